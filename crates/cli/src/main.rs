@@ -1,0 +1,109 @@
+//! `ploy`: the command-line binary. Thin by design: it parses flags, calls the
+//! library crates and prints. Every decision lives in a library crate.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// ploy: a local, security-first runtime for AI agents.
+#[derive(Debug, Parser)]
+#[command(name = "ploy", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate or show settings (execution profile, permission rules, sources).
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Copy stdin to stdout with every known secret value replaced by [REDACTED].
+    Redact(cmd::redact::RedactArgs),
+    /// Check a URL or a proof line without acting on it.
+    #[command(subcommand)]
+    Check(CheckCommand),
+    /// Fetch a URL through the guarded fetcher and print its text.
+    Fetch(cmd::url::FetchArgs),
+    /// Scrub a search phrase of paths, addresses, numbers and secrets.
+    Scrub(cmd::url::ScrubArgs),
+    /// Validate a proof line, then run it in the sandbox.
+    #[command(subcommand)]
+    Proof(ProofCommand),
+    /// Run a program in the sandbox without the proof validator.
+    #[command(subcommand)]
+    Sandbox(SandboxCommand),
+    /// Run every step's proof of the project plan (.ploy/plan.json).
+    #[command(subcommand)]
+    Plan(PlanCommand),
+    /// Report which sandbox layers work on this machine and whether proofs can run.
+    Doctor(cmd::sandbox::DoctorArgs),
+    /// Show or change the project trust decision for a directory.
+    Trust(cmd::trust::TrustArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigCommand {
+    /// Validate settings and print the execution profile and rule layers.
+    Check(cmd::config_check::ConfigCheckArgs),
+    /// Show the effective settings, each value with its source.
+    Show(cmd::config_show::ConfigShowArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum CheckCommand {
+    /// Check a URL: text stage, then (unless --no-resolve) every resolved address.
+    Url(cmd::url::CheckUrlArgs),
+    /// Validate a proof line (no execution).
+    Proof(cmd::check_proof::CheckProofArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum ProofCommand {
+    /// Validate a proof line, then run it in the sandbox.
+    Run(cmd::sandbox::ProofRunArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum SandboxCommand {
+    /// Run PROGRAM ARGS... in the sandbox, with the project as working directory.
+    Run(cmd::sandbox::SandboxRunArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum PlanCommand {
+    /// Validate and run every step's proof in the sandbox; print a table.
+    Check(cmd::sandbox::PlanCheckArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap prints help/version to stdout with exit 0 and usage errors
+            // to stderr; usage errors exit 2 as the command contracts say.
+            let _ = err.print();
+            return if err.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match cli.command {
+        Command::Config(ConfigCommand::Check(args)) => cmd::config_check::run(args),
+        Command::Config(ConfigCommand::Show(args)) => cmd::config_show::run(args),
+        Command::Redact(args) => cmd::redact::run(args),
+        Command::Check(CheckCommand::Url(args)) => cmd::url::check(args),
+        Command::Check(CheckCommand::Proof(args)) => cmd::check_proof::run(args),
+        Command::Fetch(args) => cmd::url::fetch(args),
+        Command::Scrub(args) => cmd::url::scrub(args),
+        Command::Proof(ProofCommand::Run(args)) => cmd::sandbox::proof_run(args),
+        Command::Sandbox(SandboxCommand::Run(args)) => cmd::sandbox::sandbox_run(args),
+        Command::Plan(PlanCommand::Check(args)) => cmd::sandbox::plan_check(args),
+        Command::Doctor(args) => cmd::sandbox::doctor(args),
+        Command::Trust(args) => cmd::trust::run(args),
+    }
+}
