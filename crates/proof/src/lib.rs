@@ -1,1 +1,10 @@
-//! placeholder
+//! ploy-proof: the one door to running commands.
+//!
+//! * [`validate`]: the proof validator, on `ploy-shell`'s real parse (PROOF-1..5).
+//! * [`sandbox`]: the Linux sandbox that fails closed (SBX-1..5, BEYOND-3, BEYOND-4).
+//! * [`host`]: launching user-approved helper programs (extensions) outside the
+//!   sandbox, kept here so that every process spawn lives in this one crate.
+
+pub mod host;
+pub mod sandbox;
+pub mod validate;

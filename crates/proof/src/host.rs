@@ -1,0 +1,1 @@
+//! Host programs (extensions). Being built.

@@ -1,0 +1,1 @@
+//! The sandbox (SBX-1..5). Being built.

@@ -1,0 +1,1 @@
+//! Proof validation (PROOF-1..5). Being built.
