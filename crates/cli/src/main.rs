@@ -78,8 +78,28 @@ enum PlanCommand {
     Check(cmd::sandbox::PlanCheckArgs),
 }
 
+/// `-na` is the documented short form of `--no-approve` (TRUST-7), but clap
+/// short flags are one character; rewrite the lone token before parsing.
+/// Only whole arguments before a `--` are rewritten, so a program's own
+/// arguments after `--` pass untouched.
+fn normalise_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut seen_double_dash = false;
+    args.into_iter()
+        .map(|arg| {
+            if arg == "--" {
+                seen_double_dash = true;
+            }
+            if !seen_double_dash && arg == "-na" {
+                std::ffi::OsString::from("--no-approve")
+            } else {
+                arg
+            }
+        })
+        .collect()
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(normalise_args(std::env::args_os())) {
         Ok(cli) => cli,
         Err(err) => {
             // clap prints help/version to stdout with exit 0 and usage errors
