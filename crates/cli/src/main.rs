@@ -42,6 +42,12 @@ enum Command {
     Doctor(cmd::sandbox::DoctorArgs),
     /// Show or change the project trust decision for a directory.
     Trust(cmd::trust::TrustArgs),
+    /// Start the local service: API, conversation store and model gateway.
+    Serve(cmd::service::ServeArgs),
+    /// Report whether the local service is running (never prints a secret).
+    Status(cmd::service::StatusArgs),
+    /// Run a program that may use the model gateway (token in its environment only).
+    Exec(cmd::service::ExecArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -125,5 +131,8 @@ fn main() -> ExitCode {
         Command::Plan(PlanCommand::Check(args)) => cmd::sandbox::plan_check(args),
         Command::Doctor(args) => cmd::sandbox::doctor(args),
         Command::Trust(args) => cmd::trust::run(args),
+        Command::Serve(args) => cmd::service::serve(args),
+        Command::Status(args) => cmd::service::status(args),
+        Command::Exec(args) => cmd::service::exec(args),
     }
 }

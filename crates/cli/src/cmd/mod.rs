@@ -5,6 +5,7 @@ pub mod config_check;
 pub mod config_show;
 pub mod redact;
 pub mod sandbox;
+pub mod service;
 pub mod trust;
 pub mod url;
 

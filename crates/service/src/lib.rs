@@ -1,0 +1,1 @@
+//! ploy-service: being built.

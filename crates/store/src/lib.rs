@@ -1,0 +1,1 @@
+//! ploy-store: being built.
