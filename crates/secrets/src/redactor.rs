@@ -1,0 +1,515 @@
+//! The by-value redactor (REDACT-1): one aho-corasick automaton over every
+//! secret value and its encodings, searched once per input.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+
+use crate::encodings::{PatternInfo, is_base64_byte, patterns_for};
+
+/// What every secret value (or encoding of one) is replaced with.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Secrets shorter than this many bytes are refused: they would redact
+/// ordinary words (REDACT-1).
+pub const MIN_SECRET_BYTES: usize = 8;
+
+/// Total pattern bytes up to which a full DFA is built (fastest search; its
+/// memory grows with the patterns). Above it, aho-corasick picks for itself.
+const DFA_PATTERN_BYTES_LIMIT: usize = 64 * 1024;
+
+/// Why a secret value was not used for redaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RejectReason {
+    /// Shorter than [`MIN_SECRET_BYTES`] (after trimming white space).
+    TooShort,
+}
+
+/// A secret value the [`Redactor`] refused, named only by its mask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedSecret {
+    /// The value's [`mask`] (fully masked, since rejected values are short).
+    pub mask: String,
+    /// Length of the value in bytes.
+    pub byte_len: usize,
+    /// Why it was refused.
+    pub reason: RejectReason,
+}
+
+impl fmt::Display for RejectedSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.reason {
+            RejectReason::TooShort => write!(
+                f,
+                "REDACT-1: a secret value of {} bytes ({}) is not redacted: values shorter than \
+                 {MIN_SECRET_BYTES} bytes would redact ordinary words; use a longer secret",
+                self.byte_len, self.mask
+            ),
+        }
+    }
+}
+
+/// Names a secret by `…` and its last 4 characters, e.g. `…c2e9` (REDACT-1:
+/// prefixes are secret material too). Values of fewer than 16 characters are
+/// masked fully (`…****`): their last 4 would give away too much of them.
+pub fn mask(secret: &str) -> String {
+    const SHOWN: usize = 4;
+    const MIN_CHARS_TO_SHOW: usize = 16;
+    let count = secret.chars().count();
+    if count < MIN_CHARS_TO_SHOW {
+        return "…****".to_owned();
+    }
+    let tail: String = secret.chars().skip(count - SHOWN).collect();
+    format!("…{tail}")
+}
+
+/// The compiled search: automaton, per-pattern widening, and the secrets.
+struct Engine {
+    automaton: AhoCorasick,
+    info: Vec<PatternInfo>,
+    /// Bytes a stream must hold back between windows: longest pattern plus
+    /// one character of base64 widening on each side.
+    keep_back: usize,
+    secrets: Vec<String>,
+}
+
+/// What a [`Redactor`] can do.
+#[derive(Clone)]
+enum Mode {
+    /// No secrets: text passes unchanged.
+    Empty,
+    /// Normal operation.
+    Search(Arc<Engine>),
+    /// The automaton could not be built: fail closed, every non-empty input
+    /// becomes a single [`REDACTED`].
+    RedactAll { secrets: Arc<Vec<String>> },
+}
+
+/// Replaces every known secret value, and its common encodings, with
+/// [`REDACTED`] (REDACT-1). Cheap to clone (shared automaton).
+///
+/// Guarantee: every byte of every occurrence of a secret or one of its
+/// encodings (see the crate docs) is removed, even when occurrences overlap or
+/// touch; runs of touching occurrences become one [`REDACTED`]. Every other
+/// byte is kept as it was.
+#[derive(Clone)]
+pub struct Redactor {
+    mode: Mode,
+}
+
+impl fmt::Debug for Redactor {
+    // Never prints a value: only counts.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (mode, patterns) = match &self.mode {
+            Mode::Empty => ("empty", 0),
+            Mode::Search(engine) => ("search", engine.info.len()),
+            Mode::RedactAll { .. } => ("redact-all (automaton failed)", 0),
+        };
+        f.debug_struct("Redactor")
+            .field("mode", &mode)
+            .field("secrets", &self.len())
+            .field("patterns", &patterns)
+            .finish()
+    }
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Redactor::empty()
+    }
+}
+
+impl Redactor {
+    /// A redactor that knows no secrets.
+    pub fn empty() -> Redactor {
+        Redactor { mode: Mode::Empty }
+    }
+
+    /// Builds a redactor from secret values. Values shorter than
+    /// [`MIN_SECRET_BYTES`] after trimming white space are refused and
+    /// returned with the reason (never with the value). A value with white
+    /// space around it is searched both as given and trimmed.
+    pub fn new<I, S>(secrets: I) -> (Redactor, Vec<RejectedSecret>)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut accepted: Vec<String> = Vec::new();
+        let mut rejected = Vec::new();
+        for secret in secrets {
+            let secret = secret.as_ref();
+            let trimmed = secret.trim();
+            if trimmed.len() < MIN_SECRET_BYTES {
+                rejected.push(RejectedSecret {
+                    mask: mask(secret),
+                    byte_len: secret.len(),
+                    reason: RejectReason::TooShort,
+                });
+                continue;
+            }
+            accepted.push(trimmed.to_owned());
+            if trimmed.len() != secret.len() {
+                accepted.push(secret.to_owned());
+            }
+        }
+        (Redactor::from_accepted(accepted), rejected)
+    }
+
+    /// Builds a redactor from the secret-looking variables of an environment
+    /// (see [`crate::is_secret_env_name`]).
+    pub fn from_env_vars<I>(vars: I) -> (Redactor, Vec<RejectedSecret>)
+    where
+        I: IntoIterator<Item = (String, String)>,
+    {
+        Redactor::new(crate::secret_values_from_env(vars))
+    }
+
+    /// Builds a redactor from the secret-looking variables of this process's
+    /// environment. Variables whose name or value is not UTF-8 are skipped
+    /// (the sandbox removes them by name regardless).
+    pub fn from_process_env() -> (Redactor, Vec<RejectedSecret>) {
+        Redactor::from_env_vars(std::env::vars_os().filter_map(|(name, value)| {
+            Some((name.into_string().ok()?, value.into_string().ok()?))
+        }))
+    }
+
+    /// A new redactor knowing this one's secrets and `more` (for tokens the
+    /// program generates, keys entered later).
+    pub fn with_more<I, S>(&self, more: I) -> (Redactor, Vec<RejectedSecret>)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut all: Vec<String> = self.secrets().to_vec();
+        let (extra, rejected) = Redactor::new(more);
+        all.extend(extra.secrets().iter().cloned());
+        (Redactor::from_accepted(all), rejected)
+    }
+
+    fn secrets(&self) -> &[String] {
+        match &self.mode {
+            Mode::Empty => &[],
+            Mode::Search(engine) => &engine.secrets,
+            Mode::RedactAll { secrets } => secrets,
+        }
+    }
+
+    fn from_accepted(mut secrets: Vec<String>) -> Redactor {
+        secrets.sort_unstable();
+        secrets.dedup();
+        if secrets.is_empty() {
+            return Redactor::empty();
+        }
+        // Deduplicate patterns; a pattern reached twice widens if either asks.
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut patterns: Vec<String> = Vec::new();
+        let mut info: Vec<PatternInfo> = Vec::new();
+        for secret in &secrets {
+            for (pattern, pattern_info) in patterns_for(secret) {
+                match index.get(&pattern) {
+                    Some(&at) => {
+                        info[at].widen_left |= pattern_info.widen_left;
+                        info[at].widen_right |= pattern_info.widen_right;
+                    }
+                    None => {
+                        index.insert(pattern.clone(), patterns.len());
+                        patterns.push(pattern);
+                        info.push(pattern_info);
+                    }
+                }
+            }
+        }
+        let total_bytes: usize = patterns.iter().map(String::len).sum();
+        let longest = patterns.iter().map(String::len).max().unwrap_or(0);
+        let mut builder = AhoCorasick::builder();
+        // Standard semantics: the overlapping search reports every occurrence
+        // of every pattern, so overlapping secrets are all removed.
+        builder.match_kind(MatchKind::Standard);
+        if total_bytes <= DFA_PATTERN_BYTES_LIMIT {
+            builder.kind(Some(AhoCorasickKind::DFA));
+        }
+        let built = builder.build(&patterns).or_else(|_| {
+            // A DFA may exceed its size limit; let the library choose instead.
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(&patterns)
+        });
+        match built {
+            Ok(automaton) => Redactor {
+                mode: Mode::Search(Arc::new(Engine {
+                    automaton,
+                    info,
+                    keep_back: longest + 2,
+                    secrets,
+                })),
+            },
+            // Fail closed: a redactor that cannot search removes everything.
+            Err(_) => Redactor {
+                mode: Mode::RedactAll {
+                    secrets: Arc::new(secrets),
+                },
+            },
+        }
+    }
+
+    /// Number of distinct secret values known (trimmed and untrimmed forms of
+    /// one value count separately).
+    pub fn len(&self) -> usize {
+        self.secrets().len()
+    }
+
+    /// Whether no secret is known (then [`Redactor::redact`] changes nothing).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether `text` holds a secret or one of its encodings.
+    pub fn contains_secret(&self, text: &str) -> bool {
+        self.contains_secret_bytes(text.as_bytes())
+    }
+
+    /// Whether `bytes` hold a secret or one of its encodings.
+    pub fn contains_secret_bytes(&self, bytes: &[u8]) -> bool {
+        match &self.mode {
+            Mode::Empty => false,
+            Mode::Search(engine) => engine
+                .automaton
+                .try_find(bytes)
+                .map_or(true, |m| m.is_some()),
+            Mode::RedactAll { .. } => !bytes.is_empty(),
+        }
+    }
+
+    /// `text` with every secret (and encoding of one) replaced by [`REDACTED`].
+    /// Borrows when nothing was found.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        match self.redact_bytes(text.as_bytes()) {
+            Cow::Borrowed(_) => Cow::Borrowed(text),
+            // Matches start and end on character boundaries (patterns are
+            // whole UTF-8 strings; widening adds ASCII), so this holds; if it
+            // ever did not, fail closed.
+            Cow::Owned(bytes) => {
+                Cow::Owned(String::from_utf8(bytes).unwrap_or_else(|_| REDACTED.to_owned()))
+            }
+        }
+    }
+
+    /// Byte version of [`Redactor::redact`], for output that may not be UTF-8.
+    pub fn redact_bytes<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {
+        if !self.contains_secret_bytes(bytes) {
+            return Cow::Borrowed(bytes);
+        }
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut state = ScanState::default();
+        let _: Result<(), std::convert::Infallible> =
+            self.scan(bytes, bytes.len(), &mut state, &mut |piece: &[u8]| {
+                out.extend_from_slice(piece);
+                Ok(())
+            });
+        Cow::Owned(out)
+    }
+
+    /// A push-style streaming redactor (see [`StreamRedactor`]).
+    pub fn stream(&self) -> StreamRedactor {
+        StreamRedactor {
+            redactor: self.clone(),
+            pending: Vec::new(),
+            state: ScanState::default(),
+        }
+    }
+
+    /// Copies `reader` to `writer` with every secret replaced, in bounded
+    /// memory (one window of 1 MiB plus the longest pattern). Output is
+    /// written after each read, except the last few bytes that a secret could
+    /// still continue from, which wait for more input or the end. Returns the
+    /// number of bytes read.
+    pub fn redact_stream<R: Read, W: Write>(
+        &self,
+        mut reader: R,
+        mut writer: W,
+    ) -> io::Result<u64> {
+        const WINDOW: usize = 1 << 20;
+        let keep_back = self.keep_back();
+        let mut buf = vec![0u8; WINDOW + keep_back];
+        let mut filled = 0usize;
+        let mut total = 0u64;
+        let mut state = ScanState::default();
+        loop {
+            let read = match reader.read(&mut buf[filled..]) {
+                Ok(n) => n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            };
+            total += read as u64;
+            filled += read;
+            let at_eof = read == 0;
+            let emit_end = if at_eof {
+                filled
+            } else {
+                filled.saturating_sub(keep_back)
+            };
+            // Small reads (pipes) accumulate until a scan is worth its carry.
+            if !at_eof && emit_end == 0 {
+                continue;
+            }
+            self.scan(
+                &buf[..filled],
+                emit_end,
+                &mut state,
+                &mut |piece: &[u8]| writer.write_all(piece),
+            )?;
+            buf.copy_within(emit_end..filled, 0);
+            filled -= emit_end;
+            writer.flush()?;
+            if at_eof {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// Bytes a stream holds back between windows.
+    fn keep_back(&self) -> usize {
+        match &self.mode {
+            Mode::Search(engine) => engine.keep_back,
+            Mode::Empty | Mode::RedactAll { .. } => 0,
+        }
+    }
+
+    /// Redacts `window[..emit_end]` into `emit`, given what earlier windows
+    /// left in `state`. The caller keeps `window[emit_end..]` as the start of
+    /// the next window. `emit_end` must leave at least `keep_back` bytes
+    /// unless the stream has ended. A match touching the window's end is not
+    /// widened to the right here; it starts after `emit_end` (or continues the
+    /// open marker), so the next window finds it again with its neighbour.
+    fn scan<E>(
+        &self,
+        window: &[u8],
+        emit_end: usize,
+        state: &mut ScanState,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let engine = match &self.mode {
+            Mode::Empty => return emit(&window[..emit_end]),
+            Mode::RedactAll { .. } => {
+                if emit_end > 0 && !state.redact_all_emitted {
+                    state.redact_all_emitted = true;
+                    emit(REDACTED.as_bytes())?;
+                }
+                return Ok(());
+            }
+            Mode::Search(engine) => engine,
+        };
+        state.spans.clear();
+        match engine.automaton.try_find_overlapping_iter(window) {
+            Ok(matches) => {
+                for found in matches {
+                    let (mut start, mut end) = (found.start(), found.end());
+                    let info = engine.info[found.pattern().as_usize()];
+                    if info.widen_left && start > 0 && is_base64_byte(window[start - 1]) {
+                        start -= 1;
+                    }
+                    if info.widen_right && end < window.len() && is_base64_byte(window[end]) {
+                        end += 1;
+                    }
+                    state.spans.push((start, end));
+                }
+            }
+            // Fail closed: the whole window is one secret.
+            Err(_) => state.spans.push((0, window.len())),
+        }
+        state.spans.sort_unstable();
+
+        // `cursor`: bytes before it are already emitted or covered by the
+        // marker written last (when `in_marker`).
+        let (mut cursor, mut in_marker) = match state.open_end {
+            Some(end) => (end, true),
+            None => (0, false),
+        };
+        for &(start, end) in &state.spans {
+            if in_marker && start <= cursor {
+                cursor = cursor.max(end);
+                continue;
+            }
+            if start >= emit_end {
+                break;
+            }
+            emit(&window[cursor..start])?;
+            emit(REDACTED.as_bytes())?;
+            cursor = end;
+            in_marker = true;
+        }
+        if cursor < emit_end {
+            emit(&window[cursor..emit_end])?;
+            cursor = emit_end;
+            in_marker = false;
+        }
+        state.open_end = in_marker.then(|| cursor - emit_end);
+        Ok(())
+    }
+}
+
+/// What a scan leaves for the next window of the same stream.
+#[derive(Debug, Default)]
+struct ScanState {
+    /// The last marker covers the next window up to this offset.
+    open_end: Option<usize>,
+    /// Scratch space for spans, reused between windows.
+    spans: Vec<(usize, usize)>,
+    /// For the fail-closed mode: the single marker was written.
+    redact_all_emitted: bool,
+}
+
+/// Push-style streaming redaction: feed chunks of any size (split anywhere,
+/// even inside a character or a secret) with [`StreamRedactor::push`], then
+/// call [`StreamRedactor::finish`]. The concatenated output equals
+/// [`Redactor::redact_bytes`] of the concatenated input.
+#[derive(Debug)]
+pub struct StreamRedactor {
+    redactor: Redactor,
+    pending: Vec<u8>,
+    state: ScanState,
+}
+
+impl StreamRedactor {
+    /// Minimum new bytes per scan, so tiny chunks do not rescan the held-back
+    /// bytes each time.
+    const MIN_SCAN: usize = 4096;
+
+    /// Adds `chunk`; appends to `out` whatever can already be released.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
+        self.pending.extend_from_slice(chunk);
+        let keep_back = self.redactor.keep_back();
+        if self.pending.len() < keep_back + Self::MIN_SCAN {
+            return;
+        }
+        let emit_end = self.pending.len() - keep_back;
+        let _: Result<(), std::convert::Infallible> = self.redactor.scan(
+            &self.pending,
+            emit_end,
+            &mut self.state,
+            &mut |piece: &[u8]| {
+                out.extend_from_slice(piece);
+                Ok(())
+            },
+        );
+        self.pending.drain(..emit_end);
+    }
+
+    /// Ends the stream, appending the rest to `out`.
+    pub fn finish(mut self, out: &mut Vec<u8>) {
+        let end = self.pending.len();
+        let _: Result<(), std::convert::Infallible> = self.redactor.scan(
+            &self.pending,
+            end,
+            &mut self.state,
+            &mut |piece: &[u8]| {
+                out.extend_from_slice(piece);
+                Ok(())
+            },
+        );
+    }
+}

@@ -1,0 +1,334 @@
+//! Adversarial tests of the by-value redactor (REDACT-1, A-1).
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use base64::Engine as _;
+use ploy_secrets::{MIN_SECRET_BYTES, REDACTED, Redactor, RejectReason, mask};
+
+const SECRET: &str = "sk-canary-7f3a9c2e1b8d4f6a";
+
+fn redactor(secrets: &[&str]) -> Redactor {
+    let (redactor, rejected) = Redactor::new(secrets.iter().copied());
+    assert!(rejected.is_empty(), "unexpected rejections: {rejected:?}");
+    redactor
+}
+
+/// Every encoding the crate promises to catch, for one value.
+fn encodings_of(secret: &str) -> Vec<String> {
+    let mut out = vec![secret.to_owned()];
+    let json = serde_json::to_string(secret).expect("json");
+    out.push(json.trim_matches('"').to_owned());
+    let double = serde_json::to_string(&json).expect("json");
+    out.push(double);
+    let pct: String = secret
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    out.push(pct.clone());
+    out.push(pct.to_lowercase_hex());
+    out.push(secret.bytes().map(|b| format!("{b:02x}")).collect());
+    out.push(secret.bytes().map(|b| format!("{b:02X}")).collect());
+    for engine in [
+        base64::engine::general_purpose::STANDARD,
+        base64::engine::general_purpose::URL_SAFE,
+        base64::engine::general_purpose::STANDARD_NO_PAD,
+    ] {
+        out.push(engine.encode(secret));
+        // Inside a longer blob at every alignment (Basic auth style).
+        for prefix in ["u:", "us:", "use:", "user:", "a", ""] {
+            for suffix in ["", "!", "!!", "!!!"] {
+                out.push(engine.encode(format!("{prefix}{secret}{suffix}")));
+            }
+        }
+    }
+    out
+}
+
+trait LowerHex {
+    fn to_lowercase_hex(&self) -> String;
+}
+
+impl LowerHex for String {
+    /// Lower-cases the two hex digits after each `%`.
+    fn to_lowercase_hex(&self) -> String {
+        let mut out = String::new();
+        let mut left = 0;
+        for ch in self.chars() {
+            if ch == '%' {
+                left = 2;
+                out.push(ch);
+            } else if left > 0 {
+                left -= 1;
+                out.push(ch.to_ascii_lowercase());
+            } else {
+                out.push(ch);
+            }
+        }
+        out
+    }
+}
+
+/// Whether any decoding the redactor promises to see through still finds `secret`.
+fn leaks(output: &str, secret: &str) -> bool {
+    if output.contains(secret) {
+        return true;
+    }
+    // Every base64 run, decoded at every start offset, must not hold the value.
+    let runs = output.split(|c: char| !(c.is_ascii_alphanumeric() || "+/-_".contains(c)));
+    for run in runs {
+        for start in 0..run.len().min(4) {
+            let body = &run[start..];
+            let usable = body.len() - body.len() % 4;
+            for engine in [
+                base64::engine::general_purpose::STANDARD_NO_PAD,
+                base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            ] {
+                if let Ok(bytes) = engine.decode(&body[..usable])
+                    && String::from_utf8_lossy(&bytes).contains(secret)
+                {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+// proves: REDACT-1 (raw value and every promised encoding are removed)
+#[test]
+fn every_encoding_of_a_secret_is_redacted() {
+    for secret in [
+        SECRET,
+        "p@ss w/rd+\"quoted\"\\back&<tag>=é✓😀",
+        "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "line1\nline2\ttab/slash",
+    ] {
+        let redactor = redactor(&[secret]);
+        for encoded in encodings_of(secret) {
+            let text = format!("before {encoded} after");
+            let out = redactor.redact(&text);
+            assert!(out.contains(REDACTED), "not redacted: {encoded}");
+            assert!(!out.contains(&encoded), "encoding survived: {encoded}");
+            assert!(!leaks(&out, secret), "secret recoverable from {out}");
+            assert!(out.starts_with("before "), "prefix damaged: {out}");
+        }
+    }
+}
+
+// proves: REDACT-1 (a secret inside a base64 blob leaves no decodable bytes of it)
+#[test]
+fn secret_inside_base64_blob_leaves_no_partial_character() {
+    let secret = "Zx9-secret-value-QQ";
+    let redactor = redactor(&[secret]);
+    for prefix_len in 0..9 {
+        for suffix_len in 0..9 {
+            let blob = format!(
+                "{}{secret}{}",
+                "a".repeat(prefix_len),
+                "b".repeat(suffix_len)
+            );
+            let encoded = base64::engine::general_purpose::STANDARD.encode(&blob);
+            let out = redactor.redact(&encoded).into_owned();
+            let (left, right) = out.split_once(REDACTED).expect("redacted");
+            // What is left must decode only to bytes outside the secret: at
+            // most the full characters before and after it.
+            let left_bits = left.len() * 6;
+            assert!(
+                left_bits <= prefix_len * 8,
+                "left {left:?} for prefix {prefix_len}"
+            );
+            let right = right.trim_end_matches('=');
+            assert!(
+                right.len() * 6 <= suffix_len * 8 + 6,
+                "right {right:?} for suffix {suffix_len}"
+            );
+        }
+    }
+}
+
+// proves: REDACT-1 (overlapping and touching secrets: no byte of either survives)
+#[test]
+fn overlapping_secrets_are_both_removed() {
+    let a = "abcdefgh12";
+    let b = "12345678xy";
+    let redactor = redactor(&[a, b]);
+    let out = redactor.redact("<abcdefgh12345678xy>");
+    assert_eq!(out, format!("<{REDACTED}>"));
+    let out = redactor.redact("<abcdefgh1212345678xy>");
+    assert_eq!(out, format!("<{REDACTED}>"));
+    // A secret that is a prefix of another: the longer one is removed whole.
+    let redactor = self::redactor(&["prefix-secret", "prefix-secret-longer"]);
+    assert_eq!(
+        redactor.redact("x prefix-secret-longer y"),
+        format!("x {REDACTED} y")
+    );
+    // Repeated value.
+    let redactor = self::redactor(&["aaaaaaaa"]);
+    assert_eq!(redactor.redact(&"a".repeat(1000)), REDACTED);
+    assert_eq!(redactor.redact("aaaaaaa b"), "aaaaaaa b");
+}
+
+// proves: REDACT-1 (short secrets are refused with a reason, never with the value)
+#[test]
+fn short_secrets_are_refused_with_reason() {
+    let (redactor, rejected) = Redactor::new(["hunter2", "", "   x    ", "long-enough-secret"]);
+    assert_eq!(redactor.len(), 1);
+    assert_eq!(rejected.len(), 3);
+    for refused in &rejected {
+        assert_eq!(refused.reason, RejectReason::TooShort);
+        let message = refused.to_string();
+        assert!(message.contains("REDACT-1"), "{message}");
+        assert!(!message.contains("hunter2"), "{message}");
+        assert!(message.contains(&MIN_SECRET_BYTES.to_string()));
+    }
+    // The refused short value is not redacted (it would hit ordinary words).
+    assert_eq!(
+        redactor.redact("hunter2 long-enough-secret"),
+        format!("hunter2 {REDACTED}")
+    );
+}
+
+// proves: REDACT-1 (white space around a value: both forms caught)
+#[test]
+fn padded_values_are_caught_trimmed_and_whole() {
+    let (redactor, rejected) = Redactor::new(["  padded-secret-9\n"]);
+    assert!(rejected.is_empty());
+    assert_eq!(
+        redactor.redact("x padded-secret-9 y"),
+        format!("x {REDACTED} y")
+    );
+    assert!(
+        !redactor
+            .redact("\"  padded-secret-9\\n\"")
+            .contains("padded-secret-9")
+    );
+}
+
+// proves: REDACT-1 (non-secret text unchanged and borrowed)
+#[test]
+fn clean_text_is_borrowed_unchanged() {
+    let redactor = redactor(&[SECRET]);
+    let text = "nothing to see here: sk-canary-7f3a9c2e1b8d4f6 (one char short) é😀";
+    assert!(matches!(
+        redactor.redact(text),
+        std::borrow::Cow::Borrowed(_)
+    ));
+    assert!(!redactor.contains_secret(text));
+    assert!(redactor.contains_secret(&format!("x{SECRET}x")));
+    assert_eq!(Redactor::empty().redact(SECRET), SECRET);
+    assert!(Redactor::empty().is_empty());
+}
+
+// proves: REDACT-1 (Debug never prints a value)
+#[test]
+fn debug_output_holds_no_secret() {
+    let redactor = redactor(&[SECRET]);
+    let debug = format!("{redactor:?} {:?}", redactor.stream());
+    assert!(!leaks(&debug, SECRET), "{debug}");
+    assert!(!debug.contains("7f3a"), "{debug}");
+}
+
+// proves: REDACT-1 (mask shows the last 4 only; short values fully masked)
+#[test]
+fn mask_shows_last_four_only() {
+    assert_eq!(mask("sk-proj-abcdefghijklmnopqrstc2e9"), "…c2e9");
+    assert_eq!(mask("short-secret"), "…****");
+    assert_eq!(mask(""), "…****");
+    assert_eq!(
+        mask("ééééééééééééééé😀é😀"),
+        "…😀é😀".replacen('…', "…é", 1)
+    );
+}
+
+// proves: REDACT-1 (redactor learns new secrets without forgetting old ones)
+#[test]
+fn with_more_keeps_old_secrets() {
+    let first = redactor(&[SECRET]);
+    let (both, rejected) = first.with_more(["generated-token-0001", "short"]);
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(both.len(), 2);
+    let out = both
+        .redact(&format!("{SECRET} generated-token-0001"))
+        .into_owned();
+    assert_eq!(out, format!("{REDACTED} {REDACTED}"));
+}
+
+// proves: REDACT-1 (non-UTF-8 output is redacted byte-wise)
+#[test]
+fn bytes_with_invalid_utf8_are_redacted() {
+    let redactor = redactor(&[SECRET]);
+    let mut input = vec![0xff, 0xfe];
+    input.extend_from_slice(SECRET.as_bytes());
+    input.push(0x80);
+    let out = redactor.redact_bytes(&input);
+    let mut expected = vec![0xff, 0xfe];
+    expected.extend_from_slice(REDACTED.as_bytes());
+    expected.push(0x80);
+    assert_eq!(out.as_ref(), expected.as_slice());
+}
+
+// proves: REDACT-1 (streaming output equals one-shot output for every split)
+#[test]
+fn stream_equals_one_shot_for_every_split_point() {
+    let secrets = [SECRET, "second-secret-value"];
+    let redactor = redactor(&secrets);
+    let b64 = base64::engine::general_purpose::STANDARD.encode(format!("u:{SECRET}"));
+    // The filler makes the first push large enough to be scanned, so the
+    // split really falls between two scanned windows.
+    let filler = "filler é😀 ".repeat(600);
+    let text = format!(
+        "{filler}start {SECRET} mid {b64} then second-secret-value{SECRET} é😀 tail {}",
+        "x".repeat(50)
+    );
+    let expected = redactor.redact(&text).into_owned();
+    assert_eq!(expected.matches(REDACTED).count(), 3);
+    for split in filler.len()..=text.len() {
+        let mut out = Vec::new();
+        let mut stream = redactor.stream();
+        stream.push(&text.as_bytes()[..split], &mut out);
+        stream.push(&text.as_bytes()[split..], &mut out);
+        stream.finish(&mut out);
+        assert_eq!(
+            String::from_utf8(out).expect("utf8"),
+            expected,
+            "split at {split}"
+        );
+    }
+}
+
+// proves: REDACT-1 (large streams through Read/Write, secrets across window edges)
+#[test]
+fn redact_stream_handles_secrets_across_windows() {
+    let redactor = redactor(&[SECRET]);
+    // 3 MiB with the secret placed across the 1 MiB window edges and anywhere else.
+    let mut text = String::new();
+    while text.len() < 3 * (1 << 20) {
+        text.push_str("some ordinary log text é😀 ");
+        if text.len().is_multiple_of(7) {
+            text.push_str(SECRET);
+        }
+    }
+    for edge in [1usize << 20, 2 << 20] {
+        for delta in 0..SECRET.len() {
+            let at = edge - delta;
+            let at = (0..4)
+                .map(|d| at - d)
+                .find(|&i| text.is_char_boundary(i))
+                .expect("boundary");
+            text.insert_str(at, SECRET);
+        }
+    }
+    let mut out = Vec::new();
+    let read = redactor
+        .redact_stream(std::io::Cursor::new(text.as_bytes()), &mut out)
+        .expect("stream");
+    assert_eq!(read, text.len() as u64);
+    let out = String::from_utf8(out).expect("utf8");
+    assert!(!out.contains(SECRET));
+    assert_eq!(out, redactor.redact(&text));
+}
