@@ -1,1 +1,41 @@
-//! placeholder
+//! `ploy-egress`: the one network door.
+//!
+//! Everything ploy sends past this machine's edge goes through here, in a fixed
+//! order: the URL text check ([`check_url_text`], URL-1), resolution with every
+//! returned address checked ([`resolve_checked`], URL-2, the address policy in
+//! [`check_ip`]), a connection pinned to the checked address through a [`Dial`]
+//! (BEYOND-1), redirects followed by hand and re-checked (URL-3), and a body read
+//! with caps on size and type (FETCH-1, FETCH-2). Every outcome is a value
+//! ([`FetchOutcome`], FAIL-1); only cancellation is distinct ([`Cancelled`],
+//! CANCEL-1).
+//!
+//! Search phrases leave through [`scrub`] (SCRUB-1, SCRUB-2) and a [`SearchPlan`]
+//! (RESEARCH-1).
+//!
+//! No other crate in the workspace may open a network connection; the test
+//! `tests/one_door.rs` enforces it.
+
+mod address;
+mod dial;
+mod fetch;
+mod refusal;
+mod resolve;
+mod scrub;
+mod text;
+
+pub use address::{AddressRefusal, check_ip};
+pub use dial::{BoxedStream, Dial, DialFuture, EgressStream, TcpDial};
+pub use fetch::{
+    Cancelled, FetchConfig, FetchOutcome, Fetcher, MAX_BODY_BYTES, MAX_REDIRECTS, Page,
+    TimeoutPhase, USER_AGENT, default_tls_config, tls_config_with_roots,
+};
+pub use refusal::{Refusal, Stage};
+pub use resolve::{
+    HickoryResolver, HostsFileError, HostsFileResolver, Resolve, ResolveError, ResolveFuture,
+    StaticResolver, resolve_checked,
+};
+pub use scrub::{
+    MAX_PHRASE_CHARS, MAX_PHRASES_PER_ROUND, MAX_ROUNDS, PlanError, ScrubClass, Scrubbed,
+    SearchPhrase, SearchPlan, SearchRound, scrub,
+};
+pub use text::{CheckedUrl, check_url_text};

@@ -1,0 +1,562 @@
+//! The search-phrase scrubber (SCRUB-1, SCRUB-2) and the [`SearchPlan`]
+//! (RESEARCH-1). A phrase leaves this machine only as a [`SearchPhrase`],
+//! which only [`Scrubbed::into_phrase`] makes.
+
+use std::{
+    net::{Ipv4Addr, Ipv6Addr},
+    sync::LazyLock,
+};
+
+use ploy_secrets::{REDACTED, Redactor};
+use regex::Regex;
+
+/// The longest phrase sent, in characters (SCRUB-2).
+pub const MAX_PHRASE_CHARS: usize = 110;
+/// Phrases per research round at most (RESEARCH-1).
+pub const MAX_PHRASES_PER_ROUND: usize = 3;
+/// Research rounds at most (RESEARCH-1).
+pub const MAX_ROUNDS: usize = 2;
+
+/// A class of sensitive text the scrubber removes. `--json` reports these,
+/// never the removed text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScrubClass {
+    /// A secret value the [`Redactor`] knows (or an encoding of it).
+    KnownSecret,
+    /// A known secret form: `Bearer …`, `password=…`, provider key prefixes,
+    /// private-key blocks, JWTs.
+    SecretForm,
+    /// A web address (with or without scheme).
+    Url,
+    /// An e-mail address.
+    Email,
+    /// A file path (Unix or Windows).
+    Path,
+    /// An IPv6 address.
+    Ipv6,
+    /// An IPv4 address.
+    Ipv4,
+    /// An IBAN-like code.
+    Iban,
+    /// A card-like number (13–19 digits).
+    Card,
+    /// A phone-like number.
+    Phone,
+    /// A long string that looks like a key (length and entropy), or a UUID.
+    KeyLike,
+}
+
+impl ScrubClass {
+    /// The class's lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScrubClass::KnownSecret => "known_secret",
+            ScrubClass::SecretForm => "secret_form",
+            ScrubClass::Url => "url",
+            ScrubClass::Email => "email",
+            ScrubClass::Path => "path",
+            ScrubClass::Ipv6 => "ipv6",
+            ScrubClass::Ipv4 => "ipv4",
+            ScrubClass::Iban => "iban",
+            ScrubClass::Card => "card",
+            ScrubClass::Phone => "phone",
+            ScrubClass::KeyLike => "key_like",
+        }
+    }
+}
+
+/// The result of [`scrub`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scrubbed {
+    text: String,
+    removed: Vec<ScrubClass>,
+    cut: bool,
+}
+
+impl Scrubbed {
+    /// The scrubbed phrase (may be empty).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether nothing is left (an empty phrase is not sent, SCRUB-2).
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// The classes that were removed, in a fixed order, each once.
+    pub fn removed(&self) -> &[ScrubClass] {
+        &self.removed
+    }
+
+    /// Whether the phrase was cut to [`MAX_PHRASE_CHARS`].
+    pub fn was_cut(&self) -> bool {
+        self.cut
+    }
+
+    /// The phrase as something that may be sent; `None` when empty.
+    pub fn into_phrase(self) -> Option<SearchPhrase> {
+        (!self.text.is_empty()).then_some(SearchPhrase(self.text))
+    }
+}
+
+/// A scrubbed, non-empty phrase of at most [`MAX_PHRASE_CHARS`] characters.
+/// Only [`Scrubbed::into_phrase`] makes one.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SearchPhrase(String);
+
+impl SearchPhrase {
+    /// The phrase text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The scrubber's compiled rules, in the order they run: known values and
+/// secret forms first (they may contain anything), then addresses, then
+/// numbers, then key-like leftovers.
+struct Rules {
+    secret_forms: Vec<Regex>,
+    url: Regex,
+    url_bare: Regex,
+    email: Regex,
+    path_windows: Regex,
+    path_unix: Regex,
+    path_relative_file: Regex,
+    ipv4: Regex,
+    uuid: Regex,
+    iban: Regex,
+    card: Regex,
+    phones: Vec<Regex>,
+    token: Regex,
+}
+
+const SECRET_KEYWORDS: &str = r"(?:password|passwd|passwort|kennwort|passphrase|pwd|mot[ _-]de[ _-]passe|mdp|contrase(?:ñ|n)a|senha|пароль|パスワード|密码|密碼|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?id|credentials?)";
+
+fn build_rules() -> Result<Rules, regex::Error> {
+    let secret_forms = vec![
+        Regex::new(r"(?i)\b(?:bearer|basic|token|digest)\s+[A-Za-z0-9._~+/=-]{6,}")?,
+        // `password=…`, `api_key: …`, `"token": "…"` in any of several languages.
+        Regex::new(&format!(
+            r#"(?i)[\w.-]*{SECRET_KEYWORDS}[\w.-]*["']?\s*(?:=|:|=>)\s*["']?[^\s"',;&]+"#
+        ))?,
+        // Connection strings: scheme://user:password@host.
+        Regex::new(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/@]*:[^\s@]*@\S*")?,
+        Regex::new(
+            r"\b(?:sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{10,}|[rp]k_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{16,}|pypi-[A-Za-z0-9_-]{16,}|tvly-[A-Za-z0-9_-]{10,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
+        )?,
+        Regex::new(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+        )?,
+    ];
+    Ok(Rules {
+        secret_forms,
+        url: Regex::new(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.|file:|mailto:|data:)\S*")?,
+        url_bare: Regex::new(r"(?i)\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/\S*")?,
+        email: Regex::new(r"(?i)[\w.+%-]+@[\w-]+(?:\.[\w-]+)+")?,
+        path_windows: Regex::new(r"(?i)(?:\b[a-z]:[\\/]\S*|\\\\\S+|%[a-z_]+%[\\/]?\S*|\S*\\\S*)")?,
+        path_unix: Regex::new(r"(?:^|[\s(\[=:'\x22])((?:~[\w.-]*|\.{1,2})?/[^\s/]\S*)")?,
+        path_relative_file: Regex::new(r"\b[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}\b")?,
+        ipv4: Regex::new(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?::\d{1,5})?(?:/\d{1,2})?\b")?,
+        uuid: Regex::new(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")?,
+        iban: Regex::new(r"(?i)\b[a-z]{2}\d{2}(?:[ -]?[a-z0-9]{4}){2,7}(?:[ -]?[a-z0-9]{1,4})?\b")?,
+        card: Regex::new(r"\b\d(?:[ -]?\d){12,18}\b")?,
+        phones: vec![
+            // International: +CC then digits with common separators.
+            Regex::new(r"\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}")?,
+            Regex::new(r"\b00\d{1,3}(?:[\s.-]?\d{2,4}){3,6}\b")?,
+            // Local: (555) 123-4567, 555-123-4567, 030 1234 5678, 06 12 34 56 78.
+            Regex::new(r"\(\d{2,5}\)\s*\d{3,4}[\s.-]?\d{3,4}")?,
+            Regex::new(r"\b\d{2,5}[\s.-]\d{3,4}[\s.-]\d{3,5}\b")?,
+            Regex::new(r"\b0\d(?:[\s.-]\d{2}){4}\b")?,
+            Regex::new(r"\b\d{3}-\d{4}\b")?,
+            Regex::new(r"\b\d{9,12}\b")?,
+        ],
+        token: Regex::new(r"[^\s,;()<>\x22'`]+")?,
+    })
+}
+
+static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| build_rules().ok());
+
+/// Scrubs a search phrase (SCRUB-1, SCRUB-2): removes every value the
+/// `redactor` knows, known secret forms, URLs, e-mails, file paths, IPv6 and
+/// IPv4 addresses, IBAN-like codes, card-like and phone-like numbers and
+/// long key-like strings; collapses white space; cuts to
+/// [`MAX_PHRASE_CHARS`] characters, on a word boundary when one is near.
+///
+/// Fails closed: if the rules could not be built, the result is empty (and
+/// so is not sent).
+pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
+    let Some(rules) = RULES.as_ref() else {
+        return Scrubbed {
+            text: String::new(),
+            removed: vec![ScrubClass::SecretForm],
+            cut: false,
+        };
+    };
+    let mut removed = Vec::new();
+    let mut text = phrase.to_owned();
+
+    let redacted = redactor.redact(&text);
+    if redacted.contains(REDACTED) {
+        removed.push(ScrubClass::KnownSecret);
+        text = redacted.replace(REDACTED, " ");
+    }
+
+    for rule in &rules.secret_forms {
+        replace(&mut text, rule, ScrubClass::SecretForm, &mut removed);
+    }
+    replace(&mut text, &rules.email, ScrubClass::Email, &mut removed);
+    replace(&mut text, &rules.url, ScrubClass::Url, &mut removed);
+    replace(&mut text, &rules.url_bare, ScrubClass::Url, &mut removed);
+    replace_tokens(
+        &mut text,
+        &rules.token,
+        ScrubClass::Ipv6,
+        &mut removed,
+        is_ipv6_token,
+    );
+    replace(
+        &mut text,
+        &rules.path_windows,
+        ScrubClass::Path,
+        &mut removed,
+    );
+    replace_group(&mut text, &rules.path_unix, ScrubClass::Path, &mut removed);
+    replace(
+        &mut text,
+        &rules.path_relative_file,
+        ScrubClass::Path,
+        &mut removed,
+    );
+    replace_checked(
+        &mut text,
+        &rules.ipv4,
+        ScrubClass::Ipv4,
+        &mut removed,
+        is_ipv4_text,
+    );
+    replace(&mut text, &rules.uuid, ScrubClass::KeyLike, &mut removed);
+    replace_checked(
+        &mut text,
+        &rules.iban,
+        ScrubClass::Iban,
+        &mut removed,
+        is_iban_like,
+    );
+    replace(&mut text, &rules.card, ScrubClass::Card, &mut removed);
+    for rule in &rules.phones {
+        replace(&mut text, rule, ScrubClass::Phone, &mut removed);
+    }
+    replace_tokens(
+        &mut text,
+        &rules.token,
+        ScrubClass::KeyLike,
+        &mut removed,
+        is_key_like,
+    );
+
+    let (text, cut) = collapse_and_cut(&text);
+    removed.sort_unstable();
+    removed.dedup();
+    Scrubbed { text, removed, cut }
+}
+
+fn note(removed: &mut Vec<ScrubClass>, class: ScrubClass) {
+    if !removed.contains(&class) {
+        removed.push(class);
+    }
+}
+
+/// Replaces every match with a space (never with nothing: joining the
+/// neighbours could make a new word, or a new secret).
+fn replace(text: &mut String, rule: &Regex, class: ScrubClass, removed: &mut Vec<ScrubClass>) {
+    if rule.is_match(text) {
+        note(removed, class);
+        *text = rule.replace_all(text, " ").into_owned();
+    }
+}
+
+/// Like [`replace`], but only matches for which `keep_match` says yes.
+fn replace_checked(
+    text: &mut String,
+    rule: &Regex,
+    class: ScrubClass,
+    removed: &mut Vec<ScrubClass>,
+    is_sensitive: fn(&str) -> bool,
+) {
+    let mut hit = false;
+    let out = rule.replace_all(text, |caps: &regex::Captures<'_>| {
+        let whole = caps.get(0).map_or("", |m| m.as_str());
+        if is_sensitive(whole) {
+            hit = true;
+            " ".to_owned()
+        } else {
+            whole.to_owned()
+        }
+    });
+    if hit {
+        note(removed, class);
+        *text = out.into_owned();
+    }
+}
+
+/// Replaces capture group 1 only (the rule's context before it stays).
+fn replace_group(
+    text: &mut String,
+    rule: &Regex,
+    class: ScrubClass,
+    removed: &mut Vec<ScrubClass>,
+) {
+    if !rule.is_match(text) {
+        return;
+    }
+    note(removed, class);
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for caps in rule.captures_iter(text) {
+        if let Some(group) = caps.get(1) {
+            out.push_str(&text[last..group.start()]);
+            out.push(' ');
+            last = group.end();
+        }
+    }
+    out.push_str(&text[last..]);
+    *text = out;
+}
+
+/// Token-wise check with a predicate (for forms a regex judges badly).
+fn replace_tokens(
+    text: &mut String,
+    tokens: &Regex,
+    class: ScrubClass,
+    removed: &mut Vec<ScrubClass>,
+    is_sensitive: fn(&str) -> bool,
+) {
+    replace_checked(text, tokens, class, removed, is_sensitive);
+}
+
+fn trim_token(token: &str) -> &str {
+    token.trim_matches(|c: char| matches!(c, '.' | ',' | ';' | '!' | '?' | '[' | ']' | '{' | '}'))
+}
+
+fn is_ipv6_token(token: &str) -> bool {
+    let token = trim_token(token);
+    if token.matches(':').count() < 2 {
+        return false;
+    }
+    // Drop a port after `]:`, a zone after `%`, a prefix length after `/`.
+    let core = token.split(['%', '/']).next().unwrap_or_default();
+    let core = core
+        .split("]:")
+        .next()
+        .unwrap_or_default()
+        .trim_matches(['[', ']']);
+    core.parse::<Ipv6Addr>().is_ok() && core.chars().any(|c| c.is_ascii_digit())
+        || (core.contains("::") && core.parse::<Ipv6Addr>().is_ok())
+}
+
+fn is_ipv4_text(text: &str) -> bool {
+    let core = text.split([':', '/']).next().unwrap_or_default();
+    core.parse::<Ipv4Addr>().is_ok()
+}
+
+/// IBAN-like: country letters, check digits, and enough digits overall to
+/// be an account number rather than a word.
+fn is_iban_like(text: &str) -> bool {
+    let compact: String = text.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let digits = compact.chars().filter(char::is_ascii_digit).count();
+    (15..=34).contains(&compact.len()) && digits >= 10
+}
+
+/// Long key-like strings: a segment (split on `-`, `_`, `.`) of 16+
+/// characters mixing letters and digits with high entropy, or a long
+/// base64/hex run.
+fn is_key_like(token: &str) -> bool {
+    let token = trim_token(token);
+    if token.chars().count() < 16 {
+        return false;
+    }
+    let charset_ok =
+        |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_' | '.');
+    if !token.chars().all(charset_ok) {
+        return false;
+    }
+    let long_segment = token.split(['-', '_', '.', '/', '+', '=']).any(|segment| {
+        segment.len() >= 16
+            && segment.chars().any(|c| c.is_ascii_digit())
+            && segment.chars().any(|c| c.is_ascii_alphabetic())
+            && entropy(segment) >= 3.0
+    });
+    let long_blob = token.len() >= 32 && entropy(token) >= 4.0;
+    long_segment || long_blob
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(text: &str) -> f64 {
+    let mut counts = [0u32; 128];
+    let mut total = 0u32;
+    for byte in text.bytes().filter(u8::is_ascii) {
+        counts[usize::from(byte)] += 1;
+        total += 1;
+    }
+    if total == 0 {
+        return 0.0;
+    }
+    let total = f64::from(total);
+    counts
+        .iter()
+        .filter(|&&count| count > 0)
+        .map(|&count| {
+            let p = f64::from(count) / total;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Collapses white space and cuts to [`MAX_PHRASE_CHARS`] characters, at
+/// the last space in the final 30 characters when there is one.
+fn collapse_and_cut(text: &str) -> (String, bool) {
+    let mut collapsed = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !collapsed.is_empty() {
+            collapsed.push(' ');
+        }
+        collapsed.push_str(word);
+    }
+    let Some((cut_at, _)) = collapsed.char_indices().nth(MAX_PHRASE_CHARS) else {
+        return (collapsed, false);
+    };
+    let head = &collapsed[..cut_at];
+    let min_keep = head
+        .char_indices()
+        .nth(MAX_PHRASE_CHARS - 30)
+        .map_or(0, |(idx, _)| idx);
+    let end = match head.rfind(' ') {
+        Some(space) if space >= min_keep => space,
+        _ => cut_at,
+    };
+    (collapsed[..end].trim_end().to_owned(), true)
+}
+
+/// Why a [`SearchPlan`] refused a phrase or a round (RESEARCH-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// A fourth phrase in one round.
+    #[error("RESEARCH-1: a round holds at most {MAX_PHRASES_PER_ROUND} phrases")]
+    TooManyPhrases,
+    /// A third round.
+    #[error("RESEARCH-1: a research run has at most {MAX_ROUNDS} rounds")]
+    TooManyRounds,
+}
+
+impl PlanError {
+    /// The requirement ID.
+    pub fn rule(self) -> &'static str {
+        "RESEARCH-1"
+    }
+}
+
+/// One round of at most [`MAX_PHRASES_PER_ROUND`] scrubbed phrases. The
+/// storage is a fixed array: a fourth phrase has nowhere to go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchRound {
+    phrases: [Option<SearchPhrase>; MAX_PHRASES_PER_ROUND],
+}
+
+impl SearchRound {
+    /// An empty round.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a phrase; a fourth is refused.
+    pub fn push(&mut self, phrase: SearchPhrase) -> Result<(), PlanError> {
+        let slot = self
+            .phrases
+            .iter_mut()
+            .find(|slot| slot.is_none())
+            .ok_or(PlanError::TooManyPhrases)?;
+        *slot = Some(phrase);
+        Ok(())
+    }
+
+    /// The phrases, in the order added.
+    pub fn phrases(&self) -> impl Iterator<Item = &SearchPhrase> {
+        self.phrases.iter().flatten()
+    }
+
+    /// How many phrases the round holds.
+    pub fn len(&self) -> usize {
+        self.phrases().count()
+    }
+
+    /// Whether the round holds no phrase.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A research run: at most [`MAX_ROUNDS`] rounds, each of at most
+/// [`MAX_PHRASES_PER_ROUND`] scrubbed phrases. A third round has nowhere to go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchPlan {
+    rounds: [Option<SearchRound>; MAX_ROUNDS],
+}
+
+impl SearchPlan {
+    /// An empty plan.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a round; a third is refused.
+    pub fn push_round(&mut self, round: SearchRound) -> Result<(), PlanError> {
+        let slot = self
+            .rounds
+            .iter_mut()
+            .find(|slot| slot.is_none())
+            .ok_or(PlanError::TooManyRounds)?;
+        *slot = Some(round);
+        Ok(())
+    }
+
+    /// The rounds, in order.
+    pub fn rounds(&self) -> impl Iterator<Item = &SearchRound> {
+        self.rounds.iter().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // proves: SCRUB-1
+    #[test]
+    fn rules_compile() {
+        assert!(build_rules().is_ok());
+    }
+
+    // proves: SCRUB-2
+    #[test]
+    fn cut_prefers_a_word_boundary_and_never_splits_a_char() {
+        let long = "wörd ".repeat(40);
+        let (cut, was_cut) = collapse_and_cut(&long);
+        assert!(was_cut);
+        assert!(cut.chars().count() <= MAX_PHRASE_CHARS);
+        assert!(cut.ends_with("wörd"));
+        let one_word = "ß".repeat(300);
+        let (cut, _) = collapse_and_cut(&one_word);
+        assert_eq!(cut.chars().count(), MAX_PHRASE_CHARS);
+    }
+
+    // proves: SCRUB-1
+    #[test]
+    fn entropy_separates_keys_from_words() {
+        assert!(is_key_like("a8Fj2kL9qZ0xW3vB7nM1"));
+        assert!(!is_key_like("internationalization"));
+        assert!(!is_key_like("x86_64-unknown-linux-gnu"));
+        assert!(!is_key_like("ConcurrentModificationException"));
+    }
+}

@@ -1,0 +1,300 @@
+//! URL-1: the pure text check. The URL is parsed once with the WHATWG parser
+//! (the `url` crate, the same parse the request uses); numeric host forms are
+//! judged on the *original* host text, because the parser normalises
+//! `0x7f.1` to `127.0.0.1`.
+
+use std::net::IpAddr;
+
+use url::{Host, Url};
+
+use crate::{
+    address::check_ip,
+    refusal::{Refusal, Stage},
+};
+
+const RULE: &str = "URL-1";
+
+/// Name suffixes that only ever mean a local network.
+const LOCAL_SUFFIXES: &[&str] = &[".local", ".internal", ".lan", ".localhost"];
+
+/// A URL that passed the text check. Only this type reaches resolution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedUrl {
+    url: Url,
+    target: Target,
+}
+
+/// What the host of a checked URL is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    /// A name to resolve (lowercase ASCII, trailing dots removed).
+    Name(String),
+    /// A literal address that already passed the address policy.
+    Address(IpAddr),
+}
+
+impl CheckedUrl {
+    /// The parsed URL (fragment removed: it is never sent).
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// The name to resolve, or `None` for a literal address.
+    pub fn name(&self) -> Option<&str> {
+        match &self.target {
+            Target::Name(name) => Some(name),
+            Target::Address(_) => None,
+        }
+    }
+
+    /// The literal address, when the URL names one.
+    pub fn literal_address(&self) -> Option<IpAddr> {
+        match self.target {
+            Target::Name(_) => None,
+            Target::Address(ip) => Some(ip),
+        }
+    }
+
+    /// The port to connect to (the scheme's default when none is written).
+    pub fn port(&self) -> u16 {
+        // Both allowed schemes have a default port, so this never falls back.
+        self.url.port_or_known_default().unwrap_or(80)
+    }
+
+    /// Whether the scheme is `https`.
+    pub fn is_https(&self) -> bool {
+        self.url.scheme() == "https"
+    }
+
+    /// Resolves a redirect `Location` against this URL and checks the result
+    /// with the same text rules (URL-3 repeats URL-1). A path-relative
+    /// location keeps this URL's already-checked host; any location that
+    /// carries its own authority is judged on its own host text.
+    pub fn join_checked(&self, location: &str) -> Result<CheckedUrl, Refusal> {
+        let joined = self.url.join(location).map_err(|err| {
+            Refusal::new(
+                RULE,
+                Stage::Text,
+                format!("redirect location does not parse as a URL: {err}"),
+            )
+        })?;
+        let raw = raw_authority(location);
+        let raw = match raw {
+            Some(raw) => raw,
+            // Path-relative: the host is ours, already written canonically.
+            None => RawAuthority {
+                has_userinfo: false,
+                host: self.url.host_str().unwrap_or_default().to_owned(),
+            },
+        };
+        check_parsed(joined, &raw)
+    }
+}
+
+impl std::fmt::Display for CheckedUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.url.as_str())
+    }
+}
+
+/// The URL text check (URL-1). Pure: no DNS, no I/O.
+///
+/// Refuses: schemes other than `http`/`https`; any userinfo (even an empty
+/// `@`); `localhost` and names under `.localhost`, `.local`, `.internal`,
+/// `.lan` (any case, trailing dots ignored); single-label names; host text the
+/// parser reads as an IPv4 number but that was not written as a canonical
+/// dotted quad (decimal integer, octal, hex, short forms, percent-encoded or
+/// full-width digits, trailing dot); literal addresses the address policy
+/// refuses.
+pub fn check_url_text(input: &str) -> Result<CheckedUrl, Refusal> {
+    let url = Url::parse(input)
+        .map_err(|err| Refusal::new(RULE, Stage::Text, format!("not a valid URL: {err}")))?;
+    let raw = raw_authority(input).unwrap_or(RawAuthority {
+        has_userinfo: false,
+        host: String::new(),
+    });
+    check_parsed(url, &raw)
+}
+
+fn check_parsed(mut url: Url, raw: &RawAuthority) -> Result<CheckedUrl, Refusal> {
+    let scheme = url.scheme();
+    if scheme != "http" && scheme != "https" {
+        return Err(Refusal::new(
+            RULE,
+            Stage::Text,
+            format!("scheme `{scheme}` is not allowed (only http and https)"),
+        ));
+    }
+    if raw.has_userinfo || !url.username().is_empty() || url.password().is_some() {
+        return Err(Refusal::new(
+            RULE,
+            Stage::Text,
+            "credentials (user info before `@`) are not allowed in a URL",
+        ));
+    }
+    let target = match url.host() {
+        None => return Err(Refusal::new(RULE, Stage::Text, "the URL has no host")),
+        Some(Host::Ipv4(addr)) => {
+            // The parser accepts many spellings of a number; only the
+            // canonical dotted quad, written exactly so, is allowed.
+            if raw.host != addr.to_string() {
+                return Err(Refusal::new(
+                    RULE,
+                    Stage::Text,
+                    format!(
+                        "numeric host form `{}` (read as {addr}) is not allowed; only a plain dotted-quad address is",
+                        raw.host
+                    ),
+                ));
+            }
+            check_literal(IpAddr::V4(addr))?
+        }
+        Some(Host::Ipv6(addr)) => check_literal(IpAddr::V6(addr))?,
+        Some(Host::Domain(domain)) => Target::Name(check_name(domain)?),
+    };
+    url.set_fragment(None);
+    Ok(CheckedUrl { url, target })
+}
+
+fn check_literal(ip: IpAddr) -> Result<Target, Refusal> {
+    check_ip(ip).map_err(|refusal| Refusal::new(RULE, Stage::Text, refusal.to_string()))?;
+    Ok(Target::Address(ip))
+}
+
+fn check_name(domain: &str) -> Result<String, Refusal> {
+    let name = domain.trim_end_matches('.').to_ascii_lowercase();
+    if name.is_empty() {
+        return Err(Refusal::new(RULE, Stage::Text, "the host name is empty"));
+    }
+    if name == "localhost" {
+        return Err(Refusal::new(
+            RULE,
+            Stage::Text,
+            format!("host `{domain}` is this machine (localhost)"),
+        ));
+    }
+    for suffix in LOCAL_SUFFIXES {
+        if name.ends_with(suffix) {
+            return Err(Refusal::new(
+                RULE,
+                Stage::Text,
+                format!("host `{domain}` ends in `{suffix}`, a local-network name"),
+            ));
+        }
+    }
+    if !name.contains('.') {
+        return Err(Refusal::new(
+            RULE,
+            Stage::Text,
+            format!("host `{domain}` is a single-label name, which only local networks resolve"),
+        ));
+    }
+    // No top-level domain is numeric; a numeric last label is an address
+    // written in a form the parser did not take as one.
+    let last = name.rsplit('.').next().unwrap_or_default();
+    let hex = last
+        .strip_prefix("0x")
+        .is_some_and(|h| h.chars().all(|c| c.is_ascii_hexdigit()));
+    if last.chars().all(|c| c.is_ascii_digit()) || hex {
+        return Err(Refusal::new(
+            RULE,
+            Stage::Text,
+            format!("host `{domain}` ends in a number: numeric host forms are not allowed"),
+        ));
+    }
+    Ok(name)
+}
+
+/// The authority as written in the original text, before normalisation.
+struct RawAuthority {
+    has_userinfo: bool,
+    host: String,
+}
+
+/// Extracts the host text as written, following the WHATWG parser's own
+/// steps for special schemes: outer C0/space trimmed, tab and newlines
+/// removed, any run of `/` and `\` after the scheme skipped, the authority
+/// ending at `/`, `\`, `?` or `#`, user info ending at the last `@`, the host
+/// ending at the first `:` outside brackets. Returns `None` for a
+/// path-relative reference (no authority of its own).
+fn raw_authority(input: &str) -> Option<RawAuthority> {
+    let cleaned: String = input
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let (had_scheme, rest) = match cleaned.find(':') {
+        Some(idx) if is_scheme(&cleaned[..idx]) => (true, &cleaned[idx + 1..]),
+        _ => (false, cleaned.as_str()),
+    };
+    let after_slashes = rest.trim_start_matches(['/', '\\']);
+    let slashes = rest.len() - after_slashes.len();
+    if !had_scheme && slashes < 2 {
+        return None;
+    }
+    let end = after_slashes
+        .find(['/', '\\', '?', '#'])
+        .unwrap_or(after_slashes.len());
+    let authority = &after_slashes[..end];
+    let (has_userinfo, host_port) = match authority.rfind('@') {
+        Some(at) => (true, &authority[at + 1..]),
+        None => (false, authority),
+    };
+    let host = if host_port.starts_with('[') {
+        match host_port.find(']') {
+            Some(close) => &host_port[..=close],
+            None => host_port,
+        }
+    } else {
+        host_port.split(':').next().unwrap_or_default()
+    };
+    Some(RawAuthority {
+        has_userinfo,
+        host: host.to_owned(),
+    })
+}
+
+fn is_scheme(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // proves: URL-1
+    #[test]
+    fn canonical_public_forms_pass() {
+        for ok in [
+            "https://example.com/",
+            "http://93.184.215.14/",
+            "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/",
+            "https://EXAMPLE.com./path?q=1#frag",
+        ] {
+            assert!(check_url_text(ok).is_ok(), "{ok}");
+        }
+    }
+
+    // proves: URL-1
+    #[test]
+    fn fragment_is_never_kept() {
+        let checked = check_url_text("https://example.com/a#secret").expect("passes");
+        assert_eq!(checked.url().as_str(), "https://example.com/a");
+    }
+
+    // proves: URL-3
+    #[test]
+    fn redirect_join_checks_the_location_host_as_written() {
+        let base = check_url_text("https://example.com/a/b").expect("passes");
+        assert!(base.join_checked("/c").is_ok());
+        assert!(base.join_checked("../c").is_ok());
+        assert!(base.join_checked("//0x7f000001/").is_err());
+        assert!(base.join_checked("http://2130706433/").is_err());
+        assert!(base.join_checked("//localhost./").is_err());
+        assert!(base.join_checked("//@example.com/").is_err());
+        assert!(base.join_checked("\\\\127.1/").is_err());
+        assert!(base.join_checked("gopher://example.com/").is_err());
+    }
+}
