@@ -1,1 +1,833 @@
-//! ploy-store: being built.
+//! ploy-store: the conversation store (SQLite, bundled).
+//!
+//! Holds conversations, their messages, the conversation's own rules (the
+//! `ploy_tainted` marks, TAINT-2, and its allow/ask/deny rules), saved
+//! approvals and memory entries.
+//!
+//! Durability rules:
+//! * The database runs in WAL mode with `synchronous=FULL`: every committed
+//!   transaction is fsynced before the call returns. A taint mark is written in
+//!   its own transaction, so [`Store::mark_tainted`] returning `Ok` means the
+//!   mark is on disk (TAINT-2). Any failure returns an error, and callers must
+//!   treat an error as "not marked" (TAINT-3).
+//! * Marks are never removed: the schema refuses `DELETE`/`UPDATE` on them with
+//!   triggers, and this API offers no way to remove one.
+//! * Opening a corrupt, locked, or newer-than-known database is an error that
+//!   names the file; the store never replaces it with a silent new one.
+//! * The schema is versioned with `PRAGMA user_version`; [`MIGRATIONS`] are
+//!   applied in order, each in its own transaction.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ploy_policy::{Approval, ConversationRules, Rule, TaintMark};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
+use serde::{Deserialize, Serialize};
+
+/// How long a write waits for another process holding the database lock
+/// before it reports [`StoreError::Locked`].
+const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The schema migrations, oldest first. Migration `i` moves the database from
+/// `user_version = i` to `user_version = i + 1`. Never edit a shipped entry:
+/// add a new one.
+pub const MIGRATIONS: &[&str] = &[
+    // v1: conversations, messages, taint marks.
+    "CREATE TABLE conversations (
+         id TEXT PRIMARY KEY NOT NULL,
+         title TEXT NOT NULL,
+         created_at INTEGER NOT NULL
+     );
+     CREATE TABLE messages (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         conversation_id TEXT NOT NULL REFERENCES conversations(id),
+         role TEXT NOT NULL,
+         content TEXT NOT NULL,
+         created_at INTEGER NOT NULL
+     );
+     CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
+     CREATE TABLE taint_marks (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         conversation_id TEXT NOT NULL REFERENCES conversations(id),
+         mark TEXT NOT NULL,
+         created_at INTEGER NOT NULL,
+         UNIQUE (conversation_id, mark)
+     );",
+    // v2: conversation rules, saved approvals, memory; marks become append-only
+    // in the schema itself (TAINT-2: never removed).
+    "CREATE TABLE conversation_rules (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         conversation_id TEXT NOT NULL REFERENCES conversations(id),
+         rule TEXT NOT NULL
+     );
+     CREATE TABLE approvals (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         approval TEXT NOT NULL,
+         created_at INTEGER NOT NULL
+     );
+     CREATE TABLE memory_entries (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         conversation_id TEXT REFERENCES conversations(id),
+         text TEXT NOT NULL,
+         created_at INTEGER NOT NULL
+     );
+     CREATE TRIGGER taint_marks_never_deleted BEFORE DELETE ON taint_marks
+     BEGIN SELECT RAISE(ABORT, 'TAINT-2: taint marks are never removed'); END;
+     CREATE TRIGGER taint_marks_never_changed BEFORE UPDATE ON taint_marks
+     BEGIN SELECT RAISE(ABORT, 'TAINT-2: taint marks are never changed'); END;",
+];
+
+/// The schema version this build writes.
+pub fn schema_version() -> u32 {
+    MIGRATIONS.len() as u32
+}
+
+/// Store failures. Every variant names the file and says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file exists but is not a readable SQLite database.
+    #[error(
+        "{path}: the conversation store is corrupt or not a ploy database ({reason}); \
+         ploy will not replace it: move it aside or restore a backup"
+    )]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
+    /// Another process holds the database lock.
+    #[error(
+        "{path}: the conversation store is locked by another process ({reason}); \
+         stop the other ploy process and retry"
+    )]
+    Locked {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
+    /// The database was written by a newer ploy.
+    #[error(
+        "{path}: the conversation store has schema version {found}, this ploy knows up to \
+         {known}; upgrade ploy (the file is left untouched)"
+    )]
+    NewerSchema {
+        /// The database file.
+        path: PathBuf,
+        /// Version found in the file.
+        found: u32,
+        /// Newest version this build knows.
+        known: u32,
+    },
+    /// The database cannot be written (read-only file, full disk, I/O error).
+    /// For a taint mark this means "not marked" (TAINT-3).
+    #[error(
+        "{path}: the conversation store could not be written ({reason}); \
+         check the file's permissions and free disk space"
+    )]
+    WriteFailed {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
+    /// No conversation with this id.
+    #[error("no conversation with id {id:?}; list them with the API's GET /v1/conversations")]
+    NoSuchConversation {
+        /// The id asked for.
+        id: String,
+    },
+    /// A stored value does not parse (a damaged row, or a row from a newer ploy).
+    #[error("{path}: a stored {what} does not parse ({reason}); the store may be damaged")]
+    BadRow {
+        /// The database file.
+        path: PathBuf,
+        /// Which kind of value.
+        what: &'static str,
+        /// The parse error.
+        reason: String,
+    },
+    /// Any other SQLite failure.
+    #[error("{path}: conversation store error: {reason}")]
+    Other {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The person.
+    User,
+    /// The model.
+    Assistant,
+    /// System instructions.
+    System,
+    /// A tool's result.
+    Tool,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+            Role::Tool => "tool",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Role> {
+        match text {
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            "system" => Some(Role::System),
+            "tool" => Some(Role::Tool),
+            _ => None,
+        }
+    }
+}
+
+/// One conversation as listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConversationSummary {
+    /// Random id (24 hex digits).
+    pub id: String,
+    /// Title given at creation.
+    pub title: String,
+    /// Unix seconds.
+    pub created_at: i64,
+    /// True when at least one `ploy_tainted` mark is stored.
+    pub tainted: bool,
+}
+
+/// One stored message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// Store-wide increasing id.
+    pub id: i64,
+    /// Who wrote it.
+    pub role: Role,
+    /// The text.
+    pub content: String,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// One memory entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryEntry {
+    /// Store-wide id.
+    pub id: i64,
+    /// The conversation it came from, if any.
+    pub conversation_id: Option<String>,
+    /// The remembered text.
+    pub text: String,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// A saved approval with its store id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedApproval {
+    /// Store id (for removal).
+    pub id: i64,
+    /// The approval.
+    pub approval: Approval,
+}
+
+/// The conversation store: one SQLite connection.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Open the store at `path`, creating it when the file does not exist, and
+    /// bring its schema up to date. A corrupt, locked or newer database is an
+    /// error; an existing file is never replaced.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let conn =
+            Connection::open_with_flags(&path, flags).map_err(|e| classify(&path, e, false))?;
+        let mut store = Store { conn, path };
+        store.configure()?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn configure(&mut self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        self.conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| classify(&path, e, false))?;
+        // Reading the schema is the first access to the file's pages: garbage
+        // fails here with "file is not a database".
+        self.conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |row| {
+                row.get::<_, i64>(0)
+            })
+            .map_err(|e| classify(&path, e, false))?;
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))
+            .map_err(|e| classify(&path, e, false))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::WriteFailed {
+                path,
+                reason: format!("could not switch to WAL journaling (got {mode:?})"),
+            });
+        }
+        // FULL: each commit fsyncs the WAL before returning (TAINT-2).
+        self.conn
+            .execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+            .map_err(|e| classify(&path, e, false))?;
+        let check: String = self
+            .conn
+            .query_row("PRAGMA quick_check", [], |row| row.get(0))
+            .map_err(|e| classify(&path, e, false))?;
+        if check != "ok" {
+            return Err(StoreError::Corrupt {
+                path,
+                reason: format!("quick_check: {check}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The file's schema version (`PRAGMA user_version`).
+    pub fn file_schema_version(&self) -> Result<u32, StoreError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |row| row.get::<_, u32>(0))
+            .map_err(|e| classify(&self.path, e, false))
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let found = self.file_schema_version()?;
+        let known = schema_version();
+        if found > known {
+            return Err(StoreError::NewerSchema {
+                path: self.path.clone(),
+                found,
+                known,
+            });
+        }
+        for (index, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+            let path = self.path.clone();
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(|e| classify(&path, e, true))?;
+            tx.execute_batch(sql)
+                .map_err(|e| classify(&path, e, true))?;
+            // user_version cannot take a bound parameter; the value is our own integer.
+            tx.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
+                .map_err(|e| classify(&path, e, true))?;
+            tx.commit().map_err(|e| classify(&path, e, true))?;
+        }
+        Ok(())
+    }
+
+    /// Create a conversation and return its summary.
+    pub fn create_conversation(&mut self, title: &str) -> Result<ConversationSummary, StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        let (id, created_at): (String, i64) = tx
+            .query_row(
+                "INSERT INTO conversations (id, title, created_at)
+                 VALUES (lower(hex(randomblob(12))), ?1, unixepoch())
+                 RETURNING id, created_at",
+                params![title],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(ConversationSummary {
+            id,
+            title: title.to_string(),
+            created_at,
+            tainted: false,
+        })
+    }
+
+    /// Every conversation, oldest first.
+    pub fn list_conversations(&self) -> Result<Vec<ConversationSummary>, StoreError> {
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT c.id, c.title, c.created_at,
+                        EXISTS (SELECT 1 FROM taint_marks m WHERE m.conversation_id = c.id)
+                 FROM conversations c ORDER BY c.created_at, c.rowid",
+            )
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok(ConversationSummary {
+                    id: row.get(0)?,
+                    title: row.get(1)?,
+                    created_at: row.get(2)?,
+                    tainted: row.get(3)?,
+                })
+            })
+            .map_err(|e| classify(path, e, false))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| classify(path, e, false))
+    }
+
+    /// One conversation's summary.
+    pub fn conversation(&self, id: &str) -> Result<ConversationSummary, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT c.id, c.title, c.created_at,
+                        EXISTS (SELECT 1 FROM taint_marks m WHERE m.conversation_id = c.id)
+                 FROM conversations c WHERE c.id = ?1",
+                params![id],
+                |row| {
+                    Ok(ConversationSummary {
+                        id: row.get(0)?,
+                        title: row.get(1)?,
+                        created_at: row.get(2)?,
+                        tainted: row.get(3)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| classify(&self.path, e, false))?
+            .ok_or_else(|| StoreError::NoSuchConversation { id: id.to_string() })
+    }
+
+    /// Append a message; returns its id once committed (fsynced).
+    pub fn append_message(
+        &mut self,
+        conversation_id: &str,
+        role: Role,
+        content: &str,
+    ) -> Result<i64, StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        require_conversation(&tx, &path, conversation_id)?;
+        let id: i64 = tx
+            .query_row(
+                "INSERT INTO messages (conversation_id, role, content, created_at)
+                 VALUES (?1, ?2, ?3, unixepoch()) RETURNING id",
+                params![conversation_id, role.as_str(), content],
+                |row| row.get(0),
+            )
+            .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(id)
+    }
+
+    /// A conversation's messages, oldest first.
+    pub fn messages(&self, conversation_id: &str) -> Result<Vec<Message>, StoreError> {
+        self.conversation(conversation_id)?;
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT id, role, content, created_at FROM messages
+                 WHERE conversation_id = ?1 ORDER BY id",
+            )
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map(params![conversation_id], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, i64>(3)?,
+                ))
+            })
+            .map_err(|e| classify(path, e, false))?;
+        let mut messages = Vec::new();
+        for row in rows {
+            let (id, role, content, created_at) = row.map_err(|e| classify(path, e, false))?;
+            let role = Role::parse(&role).ok_or_else(|| StoreError::BadRow {
+                path: path.clone(),
+                what: "message role",
+                reason: format!("unknown role {role:?}"),
+            })?;
+            messages.push(Message {
+                id,
+                role,
+                content,
+                created_at,
+            });
+        }
+        Ok(messages)
+    }
+
+    /// Store a `ploy_tainted` mark on a conversation (TAINT-2). Returns `Ok`
+    /// only after the mark is committed and fsynced. On `Err` the conversation
+    /// must be treated as NOT marked: do not give web text to the model
+    /// (TAINT-3). Storing the same mark twice is a no-op.
+    pub fn mark_tainted(
+        &mut self,
+        conversation_id: &str,
+        mark: &TaintMark,
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let json = serde_json::to_string(mark).map_err(|e| StoreError::BadRow {
+            path: path.clone(),
+            what: "taint mark",
+            reason: e.to_string(),
+        })?;
+        let tx = self.write_tx()?;
+        require_conversation(&tx, &path, conversation_id)?;
+        tx.execute(
+            "INSERT OR IGNORE INTO taint_marks (conversation_id, mark, created_at)
+             VALUES (?1, ?2, unixepoch())",
+            params![conversation_id, json],
+        )
+        .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(())
+    }
+
+    /// The conversation's marks, oldest first.
+    pub fn marks(&self, conversation_id: &str) -> Result<Vec<TaintMark>, StoreError> {
+        self.conversation(conversation_id)?;
+        let texts = self.column_texts(
+            "SELECT mark FROM taint_marks WHERE conversation_id = ?1 ORDER BY id",
+            conversation_id,
+        )?;
+        texts
+            .iter()
+            .map(|text| {
+                serde_json::from_str(text).map_err(|e| StoreError::BadRow {
+                    path: self.path.clone(),
+                    what: "taint mark",
+                    reason: e.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// Add one of the conversation's own allow/ask/deny rules.
+    pub fn add_rule(&mut self, conversation_id: &str, rule: &Rule) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let json = serde_json::to_string(rule).map_err(|e| StoreError::BadRow {
+            path: path.clone(),
+            what: "conversation rule",
+            reason: e.to_string(),
+        })?;
+        let tx = self.write_tx()?;
+        require_conversation(&tx, &path, conversation_id)?;
+        tx.execute(
+            "INSERT INTO conversation_rules (conversation_id, rule) VALUES (?1, ?2)",
+            params![conversation_id, json],
+        )
+        .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(())
+    }
+
+    /// The conversation's rules: its marks and its own rule layer, rebuilt and
+    /// validated through ploy-policy's own serialized form.
+    pub fn conversation_rules(
+        &self,
+        conversation_id: &str,
+    ) -> Result<ConversationRules, StoreError> {
+        let marks = self.marks(conversation_id)?;
+        let rule_texts = self.column_texts(
+            "SELECT rule FROM conversation_rules WHERE conversation_id = ?1 ORDER BY id",
+            conversation_id,
+        )?;
+        let mut rules = Vec::with_capacity(rule_texts.len());
+        for text in &rule_texts {
+            let value: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| StoreError::BadRow {
+                    path: self.path.clone(),
+                    what: "conversation rule",
+                    reason: e.to_string(),
+                })?;
+            rules.push(value);
+        }
+        let stored = serde_json::json!({ "ploy_tainted": marks, "rules": rules });
+        serde_json::from_value(stored).map_err(|e| StoreError::BadRow {
+            path: self.path.clone(),
+            what: "conversation rules",
+            reason: e.to_string(),
+        })
+    }
+
+    /// Save an approval; returns its store id.
+    pub fn save_approval(&mut self, approval: &Approval) -> Result<i64, StoreError> {
+        let path = self.path.clone();
+        let json = serde_json::to_string(approval).map_err(|e| StoreError::BadRow {
+            path: path.clone(),
+            what: "approval",
+            reason: e.to_string(),
+        })?;
+        let tx = self.write_tx()?;
+        let id: i64 = tx
+            .query_row(
+                "INSERT INTO approvals (approval, created_at) VALUES (?1, unixepoch()) RETURNING id",
+                params![json],
+                |row| row.get(0),
+            )
+            .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(id)
+    }
+
+    /// Remove a saved approval; `false` when there was none with this id.
+    pub fn remove_approval(&mut self, id: i64) -> Result<bool, StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        let removed = tx
+            .execute("DELETE FROM approvals WHERE id = ?1", params![id])
+            .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(removed > 0)
+    }
+
+    /// Every saved approval, oldest first.
+    pub fn approvals(&self) -> Result<Vec<SavedApproval>, StoreError> {
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare("SELECT id, approval FROM approvals ORDER BY id")
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            })
+            .map_err(|e| classify(path, e, false))?;
+        let mut saved = Vec::new();
+        for row in rows {
+            let (id, text) = row.map_err(|e| classify(path, e, false))?;
+            let approval = serde_json::from_str(&text).map_err(|e| StoreError::BadRow {
+                path: path.clone(),
+                what: "approval",
+                reason: e.to_string(),
+            })?;
+            saved.push(SavedApproval { id, approval });
+        }
+        Ok(saved)
+    }
+
+    /// Add a memory entry; returns its id.
+    pub fn add_memory(
+        &mut self,
+        conversation_id: Option<&str>,
+        text: &str,
+    ) -> Result<i64, StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        if let Some(id) = conversation_id {
+            require_conversation(&tx, &path, id)?;
+        }
+        let id: i64 = tx
+            .query_row(
+                "INSERT INTO memory_entries (conversation_id, text, created_at)
+                 VALUES (?1, ?2, unixepoch()) RETURNING id",
+                params![conversation_id, text],
+                |row| row.get(0),
+            )
+            .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(id)
+    }
+
+    /// Every memory entry, oldest first.
+    pub fn memory_entries(&self) -> Result<Vec<MemoryEntry>, StoreError> {
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare("SELECT id, conversation_id, text, created_at FROM memory_entries ORDER BY id")
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok(MemoryEntry {
+                    id: row.get(0)?,
+                    conversation_id: row.get(1)?,
+                    text: row.get(2)?,
+                    created_at: row.get(3)?,
+                })
+            })
+            .map_err(|e| classify(path, e, false))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| classify(path, e, false))
+    }
+
+    /// SQLite's full `integrity_check`; `Ok(())` when the file is sound.
+    pub fn integrity_check(&self) -> Result<(), StoreError> {
+        let result: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+            .map_err(|e| classify(&self.path, e, false))?;
+        if result == "ok" {
+            Ok(())
+        } else {
+            Err(StoreError::Corrupt {
+                path: self.path.clone(),
+                reason: result,
+            })
+        }
+    }
+
+    fn write_tx(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
+        let path = self.path.clone();
+        // IMMEDIATE takes the write lock up front, so a locked or read-only
+        // database fails here rather than halfway through.
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| classify(&path, e, true))
+    }
+
+    fn column_texts(&self, sql: &str, conversation_id: &str) -> Result<Vec<String>, StoreError> {
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare(sql)
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map(params![conversation_id], |row| row.get::<_, String>(0))
+            .map_err(|e| classify(path, e, false))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| classify(path, e, false))
+    }
+
+    #[cfg(test)]
+    fn raw(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+fn require_conversation(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    conversation_id: &str,
+) -> Result<(), StoreError> {
+    let exists: bool = tx
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM conversations WHERE id = ?1)",
+            params![conversation_id],
+            |row| row.get(0),
+        )
+        .map_err(|e| classify(path, e, true))?;
+    if exists {
+        Ok(())
+    } else {
+        Err(StoreError::NoSuchConversation {
+            id: conversation_id.to_string(),
+        })
+    }
+}
+
+/// Map a SQLite error to a [`StoreError`] that says what to do.
+fn classify(path: &Path, error: rusqlite::Error, writing: bool) -> StoreError {
+    let path = path.to_path_buf();
+    let reason = error.to_string();
+    match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+            StoreError::Corrupt { path, reason }
+        }
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            StoreError::Locked { path, reason }
+        }
+        Some(
+            ErrorCode::ReadOnly
+            | ErrorCode::DiskFull
+            | ErrorCode::SystemIoFailure
+            | ErrorCode::CannotOpen
+            | ErrorCode::PermissionDenied,
+        ) => StoreError::WriteFailed { path, reason },
+        _ if writing => StoreError::WriteFailed { path, reason },
+        _ => StoreError::Other { path, reason },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ploy_policy::TaintSource;
+
+    fn mark(n: u32) -> TaintMark {
+        TaintMark {
+            reason: format!("web text entered (page {n})"),
+            source: TaintSource::Url(format!("https://example.invalid/{n}")),
+        }
+    }
+
+    // proves: TAINT-3
+    #[test]
+    fn full_disk_mark_write_is_an_error_and_leaves_no_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ploy.db");
+        let mut store = Store::open(&path).unwrap();
+        let conv = store.create_conversation("c").unwrap();
+        // Cap the file at its current size: the next page allocation fails
+        // with SQLITE_FULL, as on a full disk.
+        let pages: i64 = store
+            .raw()
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .unwrap();
+        store
+            .raw()
+            .execute_batch(&format!("PRAGMA max_page_count = {pages}"))
+            .unwrap();
+        let big = TaintMark {
+            reason: "x".repeat(64 * 1024),
+            source: TaintSource::Tool("browser_read".into()),
+        };
+        let err = store.mark_tainted(&conv.id, &big).unwrap_err();
+        assert!(matches!(err, StoreError::WriteFailed { .. }), "{err}");
+        assert!(err.to_string().contains("disk"), "{err}");
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert!(store.marks(&conv.id).unwrap().is_empty());
+        assert!(!store.conversation(&conv.id).unwrap().tainted);
+    }
+
+    // proves: TAINT-2
+    #[test]
+    fn schema_refuses_to_delete_or_change_a_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path().join("ploy.db")).unwrap();
+        let conv = store.create_conversation("c").unwrap();
+        store.mark_tainted(&conv.id, &mark(1)).unwrap();
+        let delete = store.raw().execute("DELETE FROM taint_marks", []);
+        assert!(delete.unwrap_err().to_string().contains("TAINT-2"));
+        let update = store
+            .raw()
+            .execute("UPDATE taint_marks SET mark = '{}'", []);
+        assert!(update.unwrap_err().to_string().contains("TAINT-2"));
+        assert_eq!(store.marks(&conv.id).unwrap(), vec![mark(1)]);
+    }
+
+    // proves: TAINT-2
+    #[test]
+    fn every_write_commits_with_synchronous_full_in_wal() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("ploy.db")).unwrap();
+        let sync: i64 = store
+            .raw()
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(sync, 2, "synchronous must be FULL (2)");
+        let mode: String = store
+            .raw()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert!(store.raw().is_autocommit(), "no transaction left open");
+    }
+}

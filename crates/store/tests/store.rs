@@ -1,0 +1,398 @@
+//! Store durability and failure tests (TAINT-2, TAINT-3): real files, real
+//! SQLite, a real child process killed with SIGKILL.
+// The kill -9 test re-executes this test binary as the writer process, and the
+// read-only test runs `chattr` when it runs as root: test-only process spawns.
+#![allow(clippy::disallowed_methods)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use ploy_policy::{TaintMark, TaintSource};
+use ploy_store::{MIGRATIONS, Role, Store, StoreError, schema_version};
+
+fn mark(n: u64) -> TaintMark {
+    TaintMark {
+        reason: format!("web text entered the conversation (page {n})"),
+        source: TaintSource::Url(format!("https://example.invalid/page/{n}")),
+    }
+}
+
+// proves: TAINT-2
+#[test]
+fn marks_survive_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ploy.db");
+    let id = {
+        let mut store = Store::open(&path).unwrap();
+        let conv = store.create_conversation("research").unwrap();
+        store.mark_tainted(&conv.id, &mark(1)).unwrap();
+        store
+            .mark_tainted(
+                &conv.id,
+                &TaintMark {
+                    reason: "browser tool returned a page".into(),
+                    source: TaintSource::Tool("browser_read".into()),
+                },
+            )
+            .unwrap();
+        // The same mark again is not a second mark.
+        store.mark_tainted(&conv.id, &mark(1)).unwrap();
+        conv.id
+    };
+    let store = Store::open(&path).unwrap();
+    let marks = store.marks(&id).unwrap();
+    assert_eq!(marks.len(), 2);
+    assert_eq!(marks[0], mark(1));
+    assert_eq!(marks[1].source, TaintSource::Tool("browser_read".into()));
+    assert!(store.conversation(&id).unwrap().tainted);
+    let rules = store.conversation_rules(&id).unwrap();
+    assert!(rules.is_tainted());
+    assert_eq!(rules.marks(), &marks[..]);
+    // A clean conversation next to it stays clean.
+    let mut store = store;
+    let clean = store.create_conversation("clean").unwrap();
+    assert!(!store.conversation_rules(&clean.id).unwrap().is_tainted());
+    let listed = store.list_conversations().unwrap();
+    assert_eq!(listed.len(), 2);
+    assert!(listed[0].tainted && !listed[1].tainted);
+}
+
+// proves: TAINT-3
+#[test]
+fn marking_a_missing_conversation_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path().join("ploy.db")).unwrap();
+    let err = store.mark_tainted("nope", &mark(1)).unwrap_err();
+    assert!(
+        matches!(err, StoreError::NoSuchConversation { .. }),
+        "{err}"
+    );
+}
+
+/// Build a database at exactly schema version `version` with the raw
+/// migrations, as an older ploy would have left it.
+fn database_at_version(path: &Path, version: usize) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch("PRAGMA journal_mode=WAL").unwrap();
+    for (i, sql) in MIGRATIONS.iter().take(version).enumerate() {
+        conn.execute_batch(sql).unwrap();
+        conn.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+            .unwrap();
+    }
+    conn
+}
+
+// proves: TAINT-2
+#[test]
+fn migrates_from_an_empty_file_and_from_every_earlier_version() {
+    let dir = tempfile::tempdir().unwrap();
+    // An empty (zero-byte) file is a valid empty SQLite database.
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    let store = Store::open(&empty).unwrap();
+    assert_eq!(store.file_schema_version().unwrap(), schema_version());
+    drop(store);
+
+    for version in 1..schema_version() as usize {
+        let path = dir.path().join(format!("v{version}.db"));
+        let conn = database_at_version(&path, version);
+        // Data written by the older schema: a conversation, a message, a mark.
+        conn.execute(
+            "INSERT INTO conversations (id, title, created_at) VALUES ('old', 'old one', 1)",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO messages (conversation_id, role, content, created_at)
+             VALUES ('old', 'user', 'hello', 1)",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO taint_marks (conversation_id, mark, created_at) VALUES ('old', ?1, 1)",
+            [serde_json::to_string(&mark(7)).unwrap()],
+        )
+        .unwrap();
+        drop(conn);
+
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(store.file_schema_version().unwrap(), schema_version());
+        assert_eq!(store.marks("old").unwrap(), vec![mark(7)]);
+        assert_eq!(store.messages("old").unwrap()[0].content, "hello");
+        // Every table of the newest schema works after the upgrade.
+        store.add_memory(Some("old"), "remember this").unwrap();
+        assert_eq!(store.memory_entries().unwrap().len(), 1);
+        store.integrity_check().unwrap();
+    }
+}
+
+// proves: TAINT-2
+#[test]
+fn newer_schema_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ploy.db");
+    let conn = database_at_version(&path, MIGRATIONS.len());
+    conn.execute_batch(&format!("PRAGMA user_version = {}", MIGRATIONS.len() + 5))
+        .unwrap();
+    drop(conn);
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::NewerSchema { .. }), "{err}");
+    assert!(err.to_string().contains("upgrade ploy"), "{err}");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let version: u32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version as usize, MIGRATIONS.len() + 5);
+}
+
+// proves: TAINT-3
+#[test]
+fn corrupt_file_is_a_clear_error_never_a_new_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ploy.db");
+    let garbage =
+        b"this is not a sqlite database, it is a text file of some length....".repeat(100);
+    std::fs::write(&path, &garbage).unwrap();
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("ploy.db"), "{err}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        garbage,
+        "file must be untouched"
+    );
+
+    // A real database with a damaged page in the middle.
+    let path = dir.path().join("damaged.db");
+    {
+        let mut store = Store::open(&path).unwrap();
+        let conv = store.create_conversation("c").unwrap();
+        for i in 0..200 {
+            store
+                .append_message(
+                    &conv.id,
+                    Role::User,
+                    &format!("message {i} {}", "x".repeat(500)),
+                )
+                .unwrap();
+        }
+    }
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.len() > 8 * 4096);
+    for b in &mut bytes[4096 * 3..4096 * 6] {
+        *b = 0xA5;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "file must be untouched"
+    );
+}
+
+// proves: TAINT-3
+#[test]
+fn locked_database_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ploy.db");
+    let mut store = Store::open(&path).unwrap();
+    let conv = store.create_conversation("c").unwrap();
+    // Another process (here: another connection) holds the write lock.
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let started = std::time::Instant::now();
+    let err = store.mark_tainted(&conv.id, &mark(1)).unwrap_err();
+    assert!(matches!(err, StoreError::Locked { .. }), "{err}");
+    assert!(err.to_string().contains("locked"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    other.execute_batch("ROLLBACK").unwrap();
+    assert!(
+        store.marks(&conv.id).unwrap().is_empty(),
+        "failed mark must not exist"
+    );
+    store.mark_tainted(&conv.id, &mark(1)).unwrap();
+}
+
+/// Make `path` unwritable even for root: mode 0444, plus the immutable
+/// attribute when running as root. Returns false when that is impossible here.
+fn make_read_only(path: &Path) -> bool {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    if nix::unistd::geteuid().is_root() {
+        let status = Command::new("chattr").arg("+i").arg(path).status();
+        return matches!(status, Ok(s) if s.success());
+    }
+    true
+}
+
+fn undo_read_only(path: &Path) {
+    if nix::unistd::geteuid().is_root() {
+        let _ = Command::new("chattr").arg("-i").arg(path).status();
+    }
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644)).unwrap();
+}
+
+// proves: TAINT-3
+#[test]
+fn read_only_database_file_reports_mark_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ploy.db");
+    let id = {
+        let mut store = Store::open(&path).unwrap();
+        store.create_conversation("c").unwrap().id
+    };
+    if !make_read_only(&path) {
+        eprintln!(
+            "SKIPPED read_only_database_file_reports_mark_failure: running as root and \
+             `chattr +i` is unavailable, so no file can be made read-only here"
+        );
+        undo_read_only(&path);
+        return;
+    }
+    // Either the open or the mark write must fail; never a silent success.
+    let result = Store::open(&path).and_then(|mut store| store.mark_tainted(&id, &mark(1)));
+    undo_read_only(&path);
+    let err = result.unwrap_err();
+    assert!(
+        matches!(err, StoreError::WriteFailed { .. }),
+        "expected a write failure, got: {err}"
+    );
+    // Nothing was marked.
+    let store = Store::open(&path).unwrap();
+    assert!(store.marks(&id).unwrap().is_empty());
+}
+
+const WRITER_ENV: &str = "PLOY_STORE_TEST_WRITER_DB";
+
+/// The writer half of the kill -9 test: runs only in the child process.
+fn writer_main(db: &str) -> ! {
+    let mut store = Store::open(db).unwrap();
+    let conv = match store.list_conversations().unwrap().first() {
+        Some(c) => c.id.clone(),
+        None => store.create_conversation("burst").unwrap().id,
+    };
+    let mut out = std::io::stdout().lock();
+    // Leading newline: the harness's "test NAME ... " has no line end yet.
+    writeln!(out, "\nconv {conv}").unwrap();
+    out.flush().unwrap();
+    let mut i: u64 = 0;
+    loop {
+        let content = format!("burst message {i} {}", "y".repeat((i % 7) as usize * 300));
+        let id = store
+            .append_message(&conv, Role::Assistant, &content)
+            .unwrap();
+        // Printed only after the commit returned: every printed line is a
+        // promise that the row is durable.
+        writeln!(out, "msg {id} {i}").unwrap();
+        if i.is_multiple_of(5) {
+            store.mark_tainted(&conv, &mark(i)).unwrap();
+            writeln!(out, "mark {i}").unwrap();
+        }
+        out.flush().unwrap();
+        i += 1;
+    }
+}
+
+// proves: TAINT-2, TAINT-3
+#[test]
+fn kill_9_mid_burst_loses_no_committed_write_and_no_half_mark() {
+    if let Ok(db) = std::env::var(WRITER_ENV) {
+        writer_main(&db);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ploy.db");
+    let mut promised_messages: Vec<(i64, u64)> = Vec::new();
+    let mut promised_marks: Vec<u64> = Vec::new();
+    let mut conv = String::new();
+    for (round, kill_after) in [(0, 120usize), (1, 333), (2, 57)] {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "kill_9_mid_burst_loses_no_committed_write_and_no_half_mark",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(WRITER_ENV, &db)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = 0usize;
+        while seen < kill_after {
+            let line = lines.next().expect("writer ended early").unwrap();
+            seen += record(
+                &line,
+                &mut conv,
+                &mut promised_messages,
+                &mut promised_marks,
+            );
+        }
+        child.kill().unwrap(); // SIGKILL, mid-burst
+        // Lines already in the pipe were printed after their commit: keep them.
+        for line in lines {
+            let Ok(line) = line else { break };
+            record(
+                &line,
+                &mut conv,
+                &mut promised_messages,
+                &mut promised_marks,
+            );
+        }
+        child.wait().unwrap();
+
+        let store = Store::open(&db).unwrap();
+        store.integrity_check().unwrap();
+        let stored = store.messages(&conv).unwrap();
+        for (id, i) in &promised_messages {
+            let found = stored.iter().find(|m| m.id == *id);
+            let found =
+                found.unwrap_or_else(|| panic!("round {round}: committed message {id} lost"));
+            assert!(found.content.starts_with(&format!("burst message {i} ")));
+        }
+        // Every stored mark is whole (parses, with its reason and source), and
+        // every promised mark is there.
+        let marks = store.marks(&conv).unwrap();
+        for m in &marks {
+            assert!(m.reason.starts_with("web text entered"), "half mark: {m:?}");
+            assert!(matches!(&m.source, TaintSource::Url(u) if u.starts_with("https://")));
+        }
+        for i in &promised_marks {
+            assert!(
+                marks.contains(&mark(*i)),
+                "round {round}: committed mark {i} lost"
+            );
+        }
+        assert!(store.conversation_rules(&conv).unwrap().is_tainted());
+    }
+    assert!(promised_messages.len() >= 120 + 333 + 57 - 200);
+}
+
+fn record(
+    line: &str,
+    conv: &mut String,
+    messages: &mut Vec<(i64, u64)>,
+    marks: &mut Vec<u64>,
+) -> usize {
+    let parts: Vec<&str> = line.split_whitespace().collect();
+    match parts.as_slice() {
+        ["conv", id] => {
+            *conv = id.to_string();
+            0
+        }
+        ["msg", id, i] => {
+            messages.push((id.parse().unwrap(), i.parse().unwrap()));
+            1
+        }
+        ["mark", i] => {
+            marks.push(i.parse().unwrap());
+            1
+        }
+        // Test-harness chatter ("running 1 test", ...).
+        _ => 0,
+    }
+}
