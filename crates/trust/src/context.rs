@@ -1,0 +1,153 @@
+//! Context files (TRUST-5): `AGENTS.override.md`, `AGENTS.md`, `CLAUDE.md`.
+//! They load whatever the trust decision, unless context loading is off,
+//! because they are text the model reads, not settings or code ploy runs
+//! (and prompt injection from repository text is a limit ploy admits, not one
+//! trust could close).
+//!
+//! Which files: in each directory from the repository root (the nearest
+//! ancestor holding `.git`) down to the working directory — or only the
+//! working directory when there is no repository — the first of
+//! `AGENTS.override.md`, `AGENTS.md`, `CLAUDE.md` that exists (the override
+//! replaces the ordinary file of its folder). Outer folders come first, so
+//! nearer instructions come later and read as more specific.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// File names looked for in each folder, first match wins.
+pub const CONTEXT_FILE_NAMES: [&str; 3] = ["AGENTS.override.md", "AGENTS.md", "CLAUDE.md"];
+
+/// Largest context file read; longer files are cut with a warning.
+pub const MAX_CONTEXT_FILE_BYTES: usize = 256 * 1024;
+
+/// A context file, read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its text (cut at [`MAX_CONTEXT_FILE_BYTES`] on a character boundary).
+    pub text: String,
+}
+
+/// The folders context files are read from, outermost first.
+pub fn context_dirs(canonical_cwd: &Path) -> Vec<PathBuf> {
+    let repo_root = canonical_cwd
+        .ancestors()
+        .find(|dir| dir.join(".git").symlink_metadata().is_ok());
+    let mut dirs: Vec<PathBuf> = match repo_root {
+        Some(root) => canonical_cwd
+            .ancestors()
+            .take_while(|dir| dir.starts_with(root))
+            .map(Path::to_path_buf)
+            .collect(),
+        None => vec![canonical_cwd.to_path_buf()],
+    };
+    dirs.reverse();
+    dirs
+}
+
+/// Reads the context files for `canonical_cwd`. Unreadable files become
+/// warnings, never errors: context is optional text.
+pub fn load_context_files(canonical_cwd: &Path, warnings: &mut Vec<String>) -> Vec<ContextFile> {
+    let mut files = Vec::new();
+    for dir in context_dirs(canonical_cwd) {
+        let Some(path) = CONTEXT_FILE_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|path| path.is_file())
+        else {
+            continue;
+        };
+        match read_capped(&path, MAX_CONTEXT_FILE_BYTES) {
+            Ok((text, cut)) => {
+                if cut {
+                    warnings.push(format!(
+                        "context file {} is longer than {MAX_CONTEXT_FILE_BYTES} bytes; the rest was cut",
+                        path.display()
+                    ));
+                }
+                files.push(ContextFile { path, text });
+            }
+            Err(err) => warnings.push(format!(
+                "context file {} could not be read: {err}",
+                path.display()
+            )),
+        }
+    }
+    files
+}
+
+/// Reads up to `cap` bytes of a UTF-8 (lossy) text file; returns whether it
+/// was cut.
+pub(crate) fn read_capped(path: &Path, cap: usize) -> std::io::Result<(String, bool)> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    let cut = bytes.len() > cap;
+    bytes.truncate(cap);
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if cut {
+        // A cut may split a character; drop the replacement it became.
+        while text.ends_with('\u{FFFD}') {
+            text.pop();
+        }
+    }
+    Ok((text, cut))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    // proves: TRUST-5
+    #[test]
+    fn repo_root_to_cwd_with_override_first() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        fs::write(root.join("AGENTS.md"), "outside repo").unwrap();
+        let repo = root.join("repo");
+        let sub = repo.join("a/b");
+        fs::create_dir_all(&sub).unwrap();
+        fs::create_dir(repo.join(".git")).unwrap();
+        fs::write(repo.join("AGENTS.md"), "repo").unwrap();
+        fs::write(repo.join("CLAUDE.md"), "repo claude (shadowed)").unwrap();
+        fs::write(repo.join("a/CLAUDE.md"), "a claude").unwrap();
+        fs::write(sub.join("AGENTS.md"), "b agents (shadowed)").unwrap();
+        fs::write(sub.join("AGENTS.override.md"), "b override").unwrap();
+        let mut warnings = Vec::new();
+        let texts: Vec<String> = load_context_files(&sub, &mut warnings)
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
+        assert_eq!(texts, ["repo", "a claude", "b override"]);
+        assert!(warnings.is_empty());
+    }
+
+    // proves: TRUST-5
+    #[test]
+    fn without_a_repo_only_cwd() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        fs::write(root.join("AGENTS.md"), "parent").unwrap();
+        let cwd = root.join("p");
+        fs::create_dir(&cwd).unwrap();
+        fs::write(cwd.join("CLAUDE.md"), "here").unwrap();
+        let files = load_context_files(&cwd, &mut Vec::new());
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].text, "here");
+    }
+
+    #[test]
+    fn long_files_are_cut_on_a_character_boundary() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("AGENTS.md");
+        fs::write(&path, "é".repeat(MAX_CONTEXT_FILE_BYTES)).unwrap();
+        let (text, cut) = read_capped(&path, 5).unwrap();
+        assert!(cut);
+        assert_eq!(text, "éé");
+    }
+}
