@@ -74,7 +74,138 @@ struct Engine {
     /// Bytes a stream must hold back between windows: longest pattern plus
     /// one character of base64 widening on each side.
     keep_back: usize,
+    /// Length of the longest pattern.
+    longest: usize,
+    /// Sampling prefilter; `None` searches everything with the automaton.
+    filter: Option<GramFilter>,
     secrets: Vec<String>,
+}
+
+/// Gram length of the prefilter.
+const GRAM: usize = 4;
+/// log2 of the prefilter's bit count (4 Mi bits = 512 KiB).
+const FILTER_BITS_LOG2: u32 = 22;
+
+/// A Bloom filter (two bits per entry) over every 4-byte gram of every
+/// pattern. Every pattern is at least `min_len` bytes long, so every
+/// occurrence fully contains a gram starting at a multiple of
+/// `step = min_len - GRAM + 1`: sampling those positions finds every
+/// occurrence (no false negatives), and only windows around a hit are
+/// searched by the automaton. This keeps clean text at memory-scan speed.
+struct GramFilter {
+    bits: Vec<u64>,
+    step: usize,
+}
+
+impl GramFilter {
+    fn slots(gram: u32) -> (usize, usize) {
+        let hash = u64::from(gram).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mask = (1usize << FILTER_BITS_LOG2) - 1;
+        ((hash >> 40) as usize & mask, (hash >> 8) as usize & mask)
+    }
+
+    fn gram_at(bytes: &[u8], at: usize) -> u32 {
+        let mut gram = [0u8; GRAM];
+        gram.copy_from_slice(&bytes[at..at + GRAM]);
+        u32::from_le_bytes(gram)
+    }
+
+    /// `None` when a pattern is too short to sample (never with 8-byte secrets).
+    fn build(patterns: &[String]) -> Option<GramFilter> {
+        let min_len = patterns.iter().map(String::len).min()?;
+        if min_len < GRAM {
+            return None;
+        }
+        let mut bits = vec![0u64; (1usize << FILTER_BITS_LOG2) / 64];
+        for pattern in patterns {
+            let bytes = pattern.as_bytes();
+            for at in 0..=bytes.len() - GRAM {
+                let (a, b) = GramFilter::slots(GramFilter::gram_at(bytes, at));
+                bits[a / 64] |= 1 << (a % 64);
+                bits[b / 64] |= 1 << (b % 64);
+            }
+        }
+        Some(GramFilter {
+            bits,
+            step: min_len - GRAM + 1,
+        })
+    }
+
+    fn hit(&self, gram: u32) -> bool {
+        let (a, b) = GramFilter::slots(gram);
+        (self.bits[a / 64] >> (a % 64)) & (self.bits[b / 64] >> (b % 64)) & 1 == 1
+    }
+}
+
+impl Engine {
+    /// Pushes onto `spans` the (widened) byte range of every occurrence of
+    /// every pattern in `window`, in no particular order. With `first_only`,
+    /// stops after the first.
+    fn collect_spans(&self, window: &[u8], spans: &mut Vec<(usize, usize)>, first_only: bool) {
+        spans.clear();
+        let Some(filter) = &self.filter else {
+            self.search(window, 0, window.len(), spans, first_only);
+            return;
+        };
+        let reach = self.longest;
+        // The current candidate region [lo, hi), searched when the next hit
+        // does not touch it.
+        let mut region: Option<(usize, usize)> = None;
+        let mut at = 0usize;
+        while at + GRAM <= window.len() {
+            if filter.hit(GramFilter::gram_at(window, at)) {
+                // An occurrence holding this gram lies inside [lo, hi).
+                let lo = (at + GRAM).saturating_sub(reach);
+                let hi = (at + reach).min(window.len());
+                region = match region {
+                    Some((start, end)) if lo <= end => Some((start, hi)),
+                    Some((start, end)) => {
+                        self.search(window, start, end, spans, first_only);
+                        if first_only && !spans.is_empty() {
+                            return;
+                        }
+                        Some((lo, hi))
+                    }
+                    None => Some((lo, hi)),
+                };
+            }
+            at += filter.step;
+        }
+        if let Some((start, end)) = region {
+            self.search(window, start, end, spans, first_only);
+        }
+    }
+
+    /// Runs the automaton over `window[start..end]`, pushing widened spans.
+    fn search(
+        &self,
+        window: &[u8],
+        start: usize,
+        end: usize,
+        spans: &mut Vec<(usize, usize)>,
+        first_only: bool,
+    ) {
+        match self.automaton.try_find_overlapping_iter(&window[start..end]) {
+            Ok(matches) => {
+                for found in matches {
+                    let (mut from, mut to) = (start + found.start(), start + found.end());
+                    let info = self.info[found.pattern().as_usize()];
+                    if info.widen_left && from > 0 && is_base64_byte(window[from - 1]) {
+                        from -= 1;
+                    }
+                    if info.widen_right && to < window.len() && is_base64_byte(window[to]) {
+                        to += 1;
+                    }
+                    spans.push((from, to));
+                    if first_only {
+                        return;
+                    }
+                }
+            }
+            // Fail closed: the whole region is one secret.
+            Err(_) => spans.push((start, end)),
+        }
+    }
 }
 
 /// What a [`Redactor`] can do.
@@ -244,6 +375,8 @@ impl Redactor {
                     automaton,
                     info,
                     keep_back: longest + 2,
+                    longest,
+                    filter: GramFilter::build(&patterns),
                     secrets,
                 })),
             },
@@ -300,11 +433,17 @@ impl Redactor {
 
     /// Byte version of [`Redactor::redact`], for output that may not be UTF-8.
     pub fn redact_bytes<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {
-        if !self.contains_secret_bytes(bytes) {
+        let mut state = ScanState::default();
+        if let Mode::Search(engine) = &self.mode {
+            engine.collect_spans(bytes, &mut state.spans, false);
+            if state.spans.is_empty() {
+                return Cow::Borrowed(bytes);
+            }
+            state.spans_ready = true;
+        } else if !self.contains_secret_bytes(bytes) {
             return Cow::Borrowed(bytes);
         }
         let mut out = Vec::with_capacity(bytes.len());
-        let mut state = ScanState::default();
         let _: Result<(), std::convert::Infallible> =
             self.scan(bytes, bytes.len(), &mut state, &mut |piece: &[u8]| {
                 out.extend_from_slice(piece);
@@ -403,23 +542,8 @@ impl Redactor {
             }
             Mode::Search(engine) => engine,
         };
-        state.spans.clear();
-        match engine.automaton.try_find_overlapping_iter(window) {
-            Ok(matches) => {
-                for found in matches {
-                    let (mut start, mut end) = (found.start(), found.end());
-                    let info = engine.info[found.pattern().as_usize()];
-                    if info.widen_left && start > 0 && is_base64_byte(window[start - 1]) {
-                        start -= 1;
-                    }
-                    if info.widen_right && end < window.len() && is_base64_byte(window[end]) {
-                        end += 1;
-                    }
-                    state.spans.push((start, end));
-                }
-            }
-            // Fail closed: the whole window is one secret.
-            Err(_) => state.spans.push((0, window.len())),
+        if !std::mem::take(&mut state.spans_ready) {
+            engine.collect_spans(window, &mut state.spans, false);
         }
         state.spans.sort_unstable();
 
@@ -461,6 +585,8 @@ struct ScanState {
     spans: Vec<(usize, usize)>,
     /// For the fail-closed mode: the single marker was written.
     redact_all_emitted: bool,
+    /// `spans` already hold this window's spans (one-shot path).
+    spans_ready: bool,
 }
 
 /// Push-style streaming redaction: feed chunks of any size (split anywhere,

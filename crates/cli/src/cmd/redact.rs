@@ -1,6 +1,9 @@
 //! `ploy redact [--secret-env NAME]... [--secret-file FILE]`
 
+use std::io::{self, BufWriter, Write};
 use std::{path::PathBuf, process::ExitCode};
+
+use ploy_secrets::{Redactor, secret_values_from_env};
 
 /// Arguments of `ploy redact`.
 #[derive(Debug, clap::Args)]
@@ -13,6 +16,102 @@ pub struct RedactArgs {
     pub secret_file: Vec<PathBuf>,
 }
 
-pub fn run(_args: RedactArgs) -> ExitCode {
-    super::not_built("redact")
+/// A secret the user asked for that cannot be used: the command refuses to
+/// run rather than copy the input with that secret in it (fail closed).
+struct Refusal {
+    message: String,
+    hint: &'static str,
+}
+
+/// Copies stdin to stdout with every known secret replaced (REDACT-1).
+pub fn run(args: RedactArgs) -> ExitCode {
+    let redactor = match build_redactor(&args) {
+        Ok(redactor) => redactor,
+        Err(refusal) => {
+            eprintln!("ploy redact: {}", refusal.message);
+            eprintln!("hint: {}", refusal.hint);
+            return ExitCode::from(1);
+        }
+    };
+    match copy_redacted(&redactor) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output went away (`| head`): nothing leaked.
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("ploy redact: copying stdin to stdout failed: {err}");
+            eprintln!("hint: check that stdin is readable and stdout writable");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The environment's secret-looking values (short ones skipped: environments
+/// hold many harmless short values) plus every secret asked for by flag,
+/// each of which must be usable.
+fn build_redactor(args: &RedactArgs) -> Result<Redactor, Refusal> {
+    let environment = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)));
+    let mut secrets = secret_values_from_env(environment);
+    let mut asked: Vec<(String, String)> = Vec::new();
+    for name in &args.secret_env {
+        let value = match std::env::var_os(name) {
+            None => {
+                return Err(Refusal {
+                    message: format!(
+                        "--secret-env {name}: the variable is not set (REDACT-1: refusing to run \
+                         without a secret you asked for)"
+                    ),
+                    hint: "export the variable, or drop the flag",
+                });
+            }
+            Some(value) => value.into_string().map_err(|_| Refusal {
+                message: format!(
+                    "--secret-env {name}: the value is not valid UTF-8 and cannot be redacted \
+                     (REDACT-1)"
+                ),
+                hint: "secrets must be UTF-8 text",
+            })?,
+        };
+        asked.push((format!("--secret-env {name}"), value));
+    }
+    for path in &args.secret_file {
+        let text = std::fs::read_to_string(path).map_err(|err| Refusal {
+            message: format!(
+                "--secret-file {}: cannot read it: {err} (REDACT-1: refusing to run without the \
+                 secrets you asked for)",
+                path.display()
+            ),
+            hint: "give a readable UTF-8 file with one secret per line",
+        })?;
+        for (index, line) in text.lines().enumerate() {
+            // Blank lines separate secrets; they are not secrets themselves.
+            if line.trim().is_empty() {
+                continue;
+            }
+            asked.push((
+                format!("--secret-file {} line {}", path.display(), index + 1),
+                line.to_owned(),
+            ));
+        }
+    }
+    for (source, value) in &asked {
+        let (_, rejected) = Redactor::new([value]);
+        if let Some(refused) = rejected.first() {
+            return Err(Refusal {
+                message: format!("{source}: {refused}"),
+                hint: "remove values shorter than 8 bytes from what you pass; they cannot be \
+                       redacted without hitting ordinary words",
+            });
+        }
+    }
+    secrets.extend(asked.into_iter().map(|(_, value)| value));
+    let (redactor, _short_environment_values) = Redactor::new(secrets);
+    Ok(redactor)
+}
+
+fn copy_redacted(redactor: &Redactor) -> io::Result<()> {
+    let stdin = io::stdin().lock();
+    let mut stdout = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    redactor.redact_stream(stdin, &mut stdout)?;
+    stdout.flush()
 }
