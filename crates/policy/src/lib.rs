@@ -1,1 +1,41 @@
-//! placeholder
+//! ploy-policy: the decision core. Pure: no I/O, no async, no clock.
+//!
+//! * [`Action`]: a tool call reduced to kinds (`read`, `edit`, `shell`,
+//!   `external_directory`, `web`) and match units (paths, simple commands, URLs).
+//! * [`Rules`]: allow / ask / deny layers (defaults < user < project when
+//!   trusted), plus the conversation's own rules in [`ConversationRules`].
+//! * [`ConversationRules`]: the `ploy_tainted` marks; they only accumulate.
+//! * [`Approvals`]: saved answers (once / always).
+//! * [`Permission::assert`]: THE one function, with a fixed order: deny rules →
+//!   taint mark → allow/ask rules → saved approvals → default ask.
+//! * [`Decision::without_user`]: non-interactive callers turn `Ask` into a
+//!   structured [`Refusal`] (PERM-5).
+//! * [`ExecutionProfile`], [`Settings`], [`resolve`]: the settings format and
+//!   its layering (PROFILE-1, PROFILE-2, CONFIG-1).
+//!
+//! Limits (documented): path placement is lexical (a symlink inside the
+//! project pointing out is not seen; the sandbox guards that); reading inside
+//! the project is allowed even when tainted (PERM-6).
+
+mod action;
+mod approvals;
+mod conversation;
+mod decision;
+mod path;
+mod permission;
+mod profile;
+mod rules;
+mod settings;
+mod shell;
+
+pub use action::{Action, ActionKind, KindSet, MatchUnit, Target};
+pub use approvals::{Approval, ApprovalError, ApprovalId, ApprovalScope, Approvals, Grant};
+pub use conversation::{ConversationRules, TAINT_RULE, TaintMark, TaintSource};
+pub use decision::{AskOption, Basis, Decision, Refusal, Verdict};
+pub use path::{Placement, ProjectRoot, RootError};
+pub use permission::Permission;
+pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};
+pub use rules::{Effect, ProjectTrust, Rule, RuleError, RuleLayer, RuleSource, Rules};
+pub use settings::{
+    DefaultProjectTrust, ResolvedSettings, Settings, SettingsError, Sourced, ValueSource, resolve,
+};

@@ -1,0 +1,341 @@
+//! Actions: what a tool call proposes to do, reduced to kinds and targets.
+//!
+//! An [`Action`] is built once per tool call, before [`crate::Permission::assert`].
+//! Building it does the classification (path placement, shell analysis) so
+//! that `assert` itself is only matching. Each action carries *match units*:
+//! the separate things a rule must cover (one per path, per simple command,
+//! per URL). An allow needs every unit allowed; a deny needs one unit denied.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::path::{Placement, ProjectRoot};
+
+/// The kinds of action (PERM-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// Read a file or list a folder.
+    Read,
+    /// Create or change a file (includes a media tool's writes and shell redirects).
+    Edit,
+    /// Run a command.
+    Shell,
+    /// Touch a path outside the project.
+    ExternalDirectory,
+    /// Search, fetch or browse the web.
+    Web,
+}
+
+impl ActionKind {
+    /// Every kind, in a fixed order.
+    pub const ALL: [Self; 5] = [
+        Self::Read,
+        Self::Edit,
+        Self::Shell,
+        Self::ExternalDirectory,
+        Self::Web,
+    ];
+
+    /// The settings spelling (`read`, `edit`, `shell`, `external_directory`, `web`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Edit => "edit",
+            Self::Shell => "shell",
+            Self::ExternalDirectory => "external_directory",
+            Self::Web => "web",
+        }
+    }
+
+    /// True for the kinds a tainted conversation always asks about (PERM-3).
+    pub fn guarded_by_taint(self) -> bool {
+        matches!(self, Self::Edit | Self::Shell | Self::ExternalDirectory)
+    }
+
+    pub(crate) fn index(self) -> usize {
+        match self {
+            Self::Read => 0,
+            Self::Edit => 1,
+            Self::Shell => 2,
+            Self::ExternalDirectory => 3,
+            Self::Web => 4,
+        }
+    }
+
+    /// True when rules of this kind match paths (so `*` stops at `/`).
+    pub(crate) fn is_path_kind(self) -> bool {
+        matches!(self, Self::Read | Self::Edit | Self::ExternalDirectory)
+    }
+}
+
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A set of action kinds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct KindSet(u8);
+
+impl KindSet {
+    /// The empty set.
+    pub const EMPTY: Self = Self(0);
+
+    /// Add a kind.
+    pub fn insert(&mut self, kind: ActionKind) {
+        self.0 |= 1 << kind.index();
+    }
+
+    /// True when the set holds `kind`.
+    pub fn contains(self, kind: ActionKind) -> bool {
+        self.0 & (1 << kind.index()) != 0
+    }
+
+    /// True when every kind of `self` is in `other`.
+    pub fn is_subset(self, other: Self) -> bool {
+        self.0 & !other.0 == 0
+    }
+
+    /// The kinds, in [`ActionKind::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = ActionKind> {
+        ActionKind::ALL
+            .into_iter()
+            .filter(move |k| self.contains(*k))
+    }
+
+    /// True when the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl FromIterator<ActionKind> for KindSet {
+    fn from_iter<I: IntoIterator<Item = ActionKind>>(iter: I) -> Self {
+        let mut set = Self::EMPTY;
+        for kind in iter {
+            set.insert(kind);
+        }
+        set
+    }
+}
+
+impl Serialize for KindSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for KindSet {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let kinds = Vec::<ActionKind>::deserialize(deserializer)?;
+        Ok(kinds.into_iter().collect())
+    }
+}
+
+impl fmt::Display for KindSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for kind in self.iter() {
+            if !first {
+                f.write_str("+")?;
+            }
+            first = false;
+            f.write_str(kind.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+/// What the action is about, as the tool gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type", content = "value")]
+pub enum Target {
+    /// A file or folder path.
+    Path(String),
+    /// A shell command line.
+    Command(String),
+    /// A web address or search phrase.
+    Url(String),
+}
+
+impl Target {
+    /// The target text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Path(s) | Self::Command(s) | Self::Url(s) => s,
+        }
+    }
+}
+
+/// One thing a rule must cover: a kind, the texts a pattern is tried on, and
+/// (when set) why no allow rule may cover it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchUnit {
+    /// The kind of rule that applies to this unit.
+    pub kind: ActionKind,
+    /// Texts a pattern is tried on (any match counts). For a path: the
+    /// project-relative and the absolute form; for a command: its static
+    /// words joined by single spaces; for a URL: the URL and its host.
+    pub candidates: Vec<String>,
+    /// When set, allow rules and pattern approvals cannot cover this unit
+    /// (non-static program name, substitution, parse error...). Ask and deny
+    /// rules still apply.
+    pub allow_blocker: Option<String>,
+    /// Extra texts only deny rules are tried on (e.g. `rm -rf x` for
+    /// `/bin/rm -rf x`): seeing through a path must never widen an allow.
+    pub deny_candidates: Vec<String>,
+}
+
+impl MatchUnit {
+    pub(crate) fn new(kind: ActionKind, candidates: Vec<String>) -> Self {
+        Self {
+            kind,
+            candidates,
+            allow_blocker: None,
+            deny_candidates: Vec::new(),
+        }
+    }
+
+    pub(crate) fn blocked(
+        kind: ActionKind,
+        candidates: Vec<String>,
+        why: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind,
+            candidates,
+            allow_blocker: Some(why.into()),
+            deny_candidates: Vec::new(),
+        }
+    }
+
+    /// A short label for messages (the first candidate).
+    pub fn label(&self) -> &str {
+        self.candidates.first().map(String::as_str).unwrap_or("")
+    }
+}
+
+/// A classified tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Action {
+    pub(crate) tool: String,
+    pub(crate) target: Target,
+    pub(crate) kinds: KindSet,
+    pub(crate) units: Vec<MatchUnit>,
+    pub(crate) notes: Vec<String>,
+}
+
+impl Action {
+    /// Read a file or folder. Outside the project it is also `external_directory`.
+    pub fn read(tool: impl Into<String>, path: &str, root: &ProjectRoot) -> Self {
+        Self::path_action(tool.into(), ActionKind::Read, path, root)
+    }
+
+    /// Create or change a file. Outside the project it is also `external_directory`.
+    pub fn edit(tool: impl Into<String>, path: &str, root: &ProjectRoot) -> Self {
+        Self::path_action(tool.into(), ActionKind::Edit, path, root)
+    }
+
+    /// A media tool writing a file (image, audio): an `edit` (PERM-1).
+    pub fn media_write(tool: impl Into<String>, path: &str, root: &ProjectRoot) -> Self {
+        Self::path_action(tool.into(), ActionKind::Edit, path, root)
+    }
+
+    /// Search, fetch or browse. Rules match the URL text and its host.
+    pub fn web(tool: impl Into<String>, target: &str) -> Self {
+        let mut kinds = KindSet::EMPTY;
+        kinds.insert(ActionKind::Web);
+        let unit = match url::Url::parse(target) {
+            Ok(parsed) => {
+                let mut candidates = vec![target.to_string()];
+                if let Some(host) = parsed.host_str() {
+                    candidates.push(host.to_string());
+                }
+                MatchUnit::new(ActionKind::Web, candidates)
+            }
+            // A search phrase or a malformed address: rules still see the
+            // text, but no allow rule may cover what cannot be parsed.
+            Err(err) => MatchUnit::blocked(
+                ActionKind::Web,
+                vec![target.to_string()],
+                format!("not a parseable URL ({err})"),
+            ),
+        };
+        Self {
+            tool: tool.into(),
+            target: Target::Url(target.to_string()),
+            kinds,
+            units: vec![unit],
+            notes: Vec::new(),
+        }
+    }
+
+    fn path_action(tool: String, kind: ActionKind, path: &str, root: &ProjectRoot) -> Self {
+        let mut kinds = KindSet::EMPTY;
+        kinds.insert(kind);
+        let mut units = Vec::new();
+        let mut notes = Vec::new();
+        push_path_units(&mut kinds, &mut units, &mut notes, kind, path, root);
+        Self {
+            tool,
+            target: Target::Path(path.to_string()),
+            kinds,
+            units,
+            notes,
+        }
+    }
+
+    /// The tool that proposed the action.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The target as given.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// Every kind this action has (a redirecting command is `shell` + `edit`).
+    pub fn kinds(&self) -> KindSet {
+        self.kinds
+    }
+
+    /// The units rules are matched against.
+    pub fn units(&self) -> &[MatchUnit] {
+        &self.units
+    }
+
+    /// Classification notes (why a kind was added), for prompts and logs.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+}
+
+/// Add the units for one path touched with `kind`: the unit itself, plus an
+/// `external_directory` unit when the path leaves the project.
+pub(crate) fn push_path_units(
+    kinds: &mut KindSet,
+    units: &mut Vec<MatchUnit>,
+    notes: &mut Vec<String>,
+    kind: ActionKind,
+    path: &str,
+    root: &ProjectRoot,
+) {
+    match root.place(path) {
+        Placement::Inside { relative, absolute } => {
+            units.push(MatchUnit::new(kind, vec![relative, absolute]));
+        }
+        Placement::Outside { normalised } => {
+            kinds.insert(ActionKind::ExternalDirectory);
+            notes.push(format!("`{path}` is outside the project ({normalised})"));
+            units.push(MatchUnit::new(kind, vec![normalised.clone()]));
+            units.push(MatchUnit::new(
+                ActionKind::ExternalDirectory,
+                vec![normalised],
+            ));
+        }
+    }
+}

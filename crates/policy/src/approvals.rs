@@ -1,0 +1,216 @@
+//! Saved approvals: answers a person gave that apply to later calls.
+//!
+//! A saved approval can turn an "ask" into an "allow"; it never overrides a
+//! deny rule or the conversation's taint mark (PERM-4: that is enforced by
+//! the order inside [`crate::Permission::assert`], not by the caller).
+//!
+//! Two shapes: an *exact* grant (this tool, this target, these kinds: what
+//! the person saw) and a *pattern* grant (a kind and a glob, matched like an
+//! allow rule: per simple command, never on units an allow rule may not cover).
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, ActionKind, KindSet, MatchUnit};
+use crate::decision::{AskOption, Basis, Decision};
+use crate::rules::{Matcher, RuleError};
+
+/// How long an approval lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalScope {
+    /// Used up by the first call it allows.
+    Once,
+    /// Kept until removed.
+    Always,
+}
+
+/// What an approval covers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "grant", deny_unknown_fields)]
+pub enum Grant {
+    /// Exactly this call: same tool, same target text, kinds within these.
+    ExactAction {
+        /// The tool.
+        tool: String,
+        /// The target text.
+        target: String,
+        /// The kinds the person saw; an action with more kinds is not covered.
+        kinds: KindSet,
+    },
+    /// Every unit of `kind` matching the glob (as an allow rule would).
+    Pattern {
+        /// The kind.
+        kind: ActionKind,
+        /// The glob.
+        pattern: String,
+    },
+}
+
+/// One saved approval.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Approval {
+    /// Once or always.
+    pub scope: ApprovalScope,
+    /// What it covers.
+    pub grant: Grant,
+}
+
+/// Identifies a saved approval inside one [`Approvals`] value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ApprovalId(pub u64);
+
+/// Why an answer could not be saved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApprovalError {
+    /// The answer was not among the options the decision offered (e.g.
+    /// "always" in a tainted conversation, PERM-3).
+    #[error("PERM-5: answer `{answer:?}` was not offered for this decision (offered: {offered:?})")]
+    NotOffered {
+        /// The answer given.
+        answer: AskOption,
+        /// The answers offered.
+        offered: Vec<AskOption>,
+    },
+    /// The pattern does not compile.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    id: ApprovalId,
+    approval: Approval,
+    matcher: Option<Matcher>,
+}
+
+/// The saved approvals in force.
+#[derive(Debug, Clone, Default)]
+pub struct Approvals {
+    entries: Vec<Entry>,
+    next_id: u64,
+}
+
+impl Approvals {
+    /// No saved approval.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Load saved approvals (e.g. from the store); refuses bad patterns.
+    pub fn from_saved(saved: Vec<Approval>) -> Result<Self, RuleError> {
+        let mut approvals = Self::new();
+        for approval in saved {
+            approvals.grant(approval)?;
+        }
+        Ok(approvals)
+    }
+
+    /// The approvals, for saving.
+    pub fn saved(&self) -> Vec<Approval> {
+        self.entries.iter().map(|e| e.approval.clone()).collect()
+    }
+
+    /// Number of saved approvals.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when none is saved.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Save an approval.
+    pub fn grant(&mut self, approval: Approval) -> Result<ApprovalId, RuleError> {
+        let matcher = match &approval.grant {
+            Grant::Pattern { kind, pattern } => {
+                Matcher::build(*kind, std::iter::once((0, pattern.clone())))?
+            }
+            Grant::ExactAction { .. } => None,
+        };
+        let id = ApprovalId(self.next_id);
+        self.next_id += 1;
+        self.entries.push(Entry {
+            id,
+            approval,
+            matcher,
+        });
+        Ok(id)
+    }
+
+    /// Save a person's answer to `decision` about `action`. `Always` saves an
+    /// exact grant for later calls; `Once` and `Reject` save nothing (the
+    /// caller applies them to the call in hand). Refuses an answer that was
+    /// not offered, so "always" can never be saved from a tainted prompt.
+    pub fn record_answer(
+        &mut self,
+        action: &Action,
+        decision: &Decision,
+        answer: AskOption,
+    ) -> Result<Option<ApprovalId>, ApprovalError> {
+        if !decision.options().contains(&answer) {
+            return Err(ApprovalError::NotOffered {
+                answer,
+                offered: decision.options().to_vec(),
+            });
+        }
+        match answer {
+            AskOption::Always => Ok(Some(self.grant(Approval {
+                scope: ApprovalScope::Always,
+                grant: Grant::ExactAction {
+                    tool: action.tool().to_string(),
+                    target: action.target().as_str().to_string(),
+                    kinds: action.kinds(),
+                },
+            })?)),
+            AskOption::Once | AskOption::Reject => Ok(None),
+        }
+    }
+
+    /// Remove a `once` approval that `decision` used. Call after running the
+    /// allowed action.
+    pub fn consume(&mut self, decision: &Decision) {
+        if let Basis::Approval {
+            id,
+            scope: ApprovalScope::Once,
+        } = decision.basis
+        {
+            self.entries.retain(|e| e.id != id);
+        }
+    }
+
+    /// An exact grant covering the whole action.
+    pub(crate) fn exact_for(&self, action: &Action) -> Option<(ApprovalId, ApprovalScope)> {
+        self.entries.iter().find_map(|e| match &e.approval.grant {
+            Grant::ExactAction {
+                tool,
+                target,
+                kinds,
+            } if tool == action.tool()
+                && target == action.target().as_str()
+                && action.kinds().is_subset(*kinds) =>
+            {
+                Some((e.id, e.approval.scope))
+            }
+            _ => None,
+        })
+    }
+
+    /// A pattern grant covering one unit (never a unit an allow rule may not cover).
+    pub(crate) fn pattern_for(&self, unit: &MatchUnit) -> Option<(ApprovalId, ApprovalScope)> {
+        if unit.allow_blocker.is_some() {
+            return None;
+        }
+        self.entries
+            .iter()
+            .find_map(|e| match (&e.approval.grant, &e.matcher) {
+                (Grant::Pattern { kind, .. }, Some(matcher))
+                    if *kind == unit.kind && matcher.first_match(&unit.candidates).is_some() =>
+                {
+                    Some((e.id, e.approval.scope))
+                }
+                _ => None,
+            })
+    }
+}

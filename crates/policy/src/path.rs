@@ -1,0 +1,195 @@
+//! Lexical placement of a path relative to the project root.
+//!
+//! Pure: nothing here touches the filesystem. A path is normalised by its
+//! text alone (`.` dropped, `..` pops a component), then compared with the
+//! project root. Limit (documented): a symbolic link inside the project that
+//! points outside is not seen here; the sandbox is the guard for that.
+
+use std::path::{Component, Path, PathBuf};
+
+/// The project root: an absolute, lexically normalised directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectRoot {
+    root: PathBuf,
+}
+
+/// Why a project root was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RootError {
+    /// The root must be absolute so that placement is unambiguous.
+    #[error(
+        "PERM-1: project root `{0}` is not an absolute path; pass the canonical project directory"
+    )]
+    NotAbsolute(String),
+}
+
+/// Where a path lies with respect to the project root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// Inside the project; the project-relative path (`""` is the root).
+    Inside {
+        /// Path relative to the root, `/`-separated, normalised.
+        relative: String,
+        /// Absolute normalised path.
+        absolute: String,
+    },
+    /// Outside the project; the absolute normalised form, or the `~` form for
+    /// home-relative paths (the home directory is not known to a pure crate).
+    Outside {
+        /// Normalised text used for matching rules.
+        normalised: String,
+    },
+}
+
+impl Placement {
+    /// True when the path lies outside the project.
+    pub fn is_outside(&self) -> bool {
+        matches!(self, Self::Outside { .. })
+    }
+}
+
+impl ProjectRoot {
+    /// A project root from an absolute path (normalised lexically).
+    pub fn new(root: impl AsRef<Path>) -> Result<Self, RootError> {
+        let root = root.as_ref();
+        if !root.is_absolute() {
+            return Err(RootError::NotAbsolute(root.display().to_string()));
+        }
+        Ok(Self {
+            root: normalise(root),
+        })
+    }
+
+    /// The normalised root path.
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// Place a path given as text (relative paths are taken from the root).
+    ///
+    /// `~` and `~user` forms are always outside: the home directory is never
+    /// the project as far as this check knows, and guessing would fail open.
+    pub fn place(&self, raw: &str) -> Placement {
+        if raw.starts_with('~') {
+            return Placement::Outside {
+                normalised: tilde_normalise(raw),
+            };
+        }
+        let joined = if Path::new(raw).is_absolute() {
+            normalise(Path::new(raw))
+        } else {
+            normalise(&self.root.join(raw))
+        };
+        match joined.strip_prefix(&self.root) {
+            Ok(rel) => Placement::Inside {
+                relative: slash_string(rel),
+                absolute: slash_string(&joined),
+            },
+            Err(_) => Placement::Outside {
+                normalised: slash_string(&joined),
+            },
+        }
+    }
+}
+
+/// Lexical normalisation: drop `.`, let `..` pop (never above `/`).
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `~/a/../b` → `~/b`; the `~` or `~user` head is kept as the anchor.
+fn tilde_normalise(raw: &str) -> String {
+    let (head, rest) = raw.split_once('/').unwrap_or((raw, ""));
+    let mut parts: Vec<&str> = Vec::new();
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head}/{}", parts.join("/"))
+    }
+}
+
+fn slash_string(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> ProjectRoot {
+        ProjectRoot::new("/home/u/proj").unwrap()
+    }
+
+    // proves: PERM-1
+    #[test]
+    fn escapes_are_outside() {
+        let r = root();
+        for raw in [
+            "../x",
+            "a/../../x",
+            "/etc/passwd",
+            "~/.ssh/id_rsa",
+            "~",
+            "~root/x",
+            "/home/u/proj/../proj2/f",
+            "/home/u/projX/f",
+            "./../../../../..",
+            "/",
+        ] {
+            assert!(r.place(raw).is_outside(), "{raw} must be outside");
+        }
+    }
+
+    // proves: PERM-1
+    #[test]
+    fn inside_paths_stay_inside() {
+        let r = root();
+        for raw in [
+            "a",
+            "./a/b",
+            "a/../b",
+            "/home/u/proj/src/x.rs",
+            ".",
+            "a/b/../../c",
+        ] {
+            assert!(!r.place(raw).is_outside(), "{raw} must be inside");
+        }
+        assert_eq!(
+            r.place("src/./a/../main.rs"),
+            Placement::Inside {
+                relative: "src/main.rs".into(),
+                absolute: "/home/u/proj/src/main.rs".into()
+            }
+        );
+    }
+
+    #[test]
+    fn relative_root_refused() {
+        assert!(ProjectRoot::new("proj").is_err());
+    }
+
+    #[test]
+    fn tilde_forms_normalise() {
+        assert_eq!(tilde_normalise("~/a/../.ssh//k"), "~/.ssh/k");
+        assert_eq!(tilde_normalise("~"), "~");
+    }
+}

@@ -1,0 +1,244 @@
+//! `Permission::assert`: the one function every tool call passes (PERM-1).
+
+use crate::action::{Action, MatchUnit};
+use crate::approvals::{ApprovalId, ApprovalScope, Approvals};
+use crate::conversation::ConversationRules;
+use crate::decision::{AskOption, Basis, Decision, Verdict};
+use crate::rules::{Effect, Rule, RuleLayer, Rules};
+
+/// The permission check. See [`Permission::assert`].
+#[derive(Debug, Clone, Copy)]
+pub struct Permission;
+
+/// How one unit fared against the allow/ask rules.
+enum UnitOutcome<'a> {
+    Allowed(&'a RuleLayer, &'a Rule),
+    Asked(&'a RuleLayer, &'a Rule),
+    Unmatched,
+}
+
+const CLEAN_OPTIONS: [AskOption; 3] = [AskOption::Once, AskOption::Always, AskOption::Reject];
+const TAINTED_OPTIONS: [AskOption; 2] = [AskOption::Once, AskOption::Reject];
+
+impl Permission {
+    /// Decide allow / ask / deny for `action`. The order is fixed:
+    ///
+    /// 1. **Deny rules** of every layer (defaults, user, project, conversation):
+    ///    one denied unit denies the action. Nothing overrides a deny.
+    /// 2. **The conversation's marks**: a tainted conversation answers
+    ///    `Ask { options: [Once, Reject] }` for any action with an `edit`,
+    ///    `shell` or `external_directory` kind, ignoring allow rules and saved
+    ///    approvals (PERM-3, PERM-4).
+    /// 3. **Allow / ask rules**: per unit, the highest layer with a matching
+    ///    ask or allow rule decides (ask wins inside a layer). Every unit
+    ///    allowed → allow.
+    /// 4. **Saved approvals**: an exact grant for the whole action, or pattern
+    ///    grants covering every unit the rules did not allow, turn an ask
+    ///    into an allow.
+    /// 5. **Default**: ask, offering once / always / reject (once / reject
+    ///    when the conversation is tainted: PERM-5 never offers "always" there).
+    ///
+    /// Limit (PERM-6, documented): reading inside the project is allowed by
+    /// the built-in defaults even in a tainted conversation; reading outside
+    /// is also `external_directory` and so asks.
+    pub fn assert(
+        action: &Action,
+        conversation: &ConversationRules,
+        rules: &Rules,
+        approvals: &Approvals,
+    ) -> Decision {
+        // Highest precedence first: conversation, then settings layers downwards.
+        let layers = || std::iter::once(conversation.rules()).chain(rules.layers().iter().rev());
+
+        // 1. Deny rules.
+        for layer in layers() {
+            for unit in action.units() {
+                let hit = layer
+                    .first_match(unit.kind, Effect::Deny, &unit.candidates)
+                    .or_else(|| layer.first_match(unit.kind, Effect::Deny, &unit.deny_candidates));
+                if let Some(rule) = hit {
+                    return Decision {
+                        verdict: Verdict::Deny,
+                        basis: rule_basis(layer, rule),
+                        reason: format!(
+                            "{} rule {rule} (from {}) denies `{}`",
+                            layer.source(),
+                            rule_origin(layer),
+                            unit.label()
+                        ),
+                        requirement: "PERM-2",
+                    };
+                }
+            }
+        }
+
+        // 2. The conversation's marks.
+        if let Some(mark) = conversation.marks().first()
+            && let Some(kind) = action.kinds().iter().find(|k| k.guarded_by_taint())
+        {
+            {
+                return Decision {
+                    verdict: Verdict::Ask {
+                        options: TAINTED_OPTIONS.to_vec(),
+                    },
+                    basis: Basis::TaintMark(mark.clone()),
+                    reason: format!(
+                        "this conversation is tainted ({}, from {}); every {kind} action asks, \
+                         allow rules and saved approvals do not apply",
+                        mark.reason, mark.source
+                    ),
+                    requirement: "PERM-3",
+                };
+            }
+        }
+
+        // 3. Allow / ask rules.
+        let mut first_ask: Option<(&RuleLayer, &Rule)> = None;
+        let mut first_allow: Option<(&RuleLayer, &Rule)> = None;
+        let mut uncovered: Vec<&MatchUnit> = Vec::new();
+        for unit in action.units() {
+            match unit_outcome(unit, layers()) {
+                UnitOutcome::Asked(layer, rule) => {
+                    first_ask.get_or_insert((layer, rule));
+                    uncovered.push(unit);
+                }
+                UnitOutcome::Allowed(layer, rule) => {
+                    first_allow.get_or_insert((layer, rule));
+                }
+                UnitOutcome::Unmatched => uncovered.push(unit),
+            }
+        }
+        if uncovered.is_empty()
+            && let Some((layer, rule)) = first_allow
+        {
+            {
+                return Decision {
+                    verdict: Verdict::Allow,
+                    basis: rule_basis(layer, rule),
+                    reason: format!(
+                        "allowed by {} rule {rule} (from {})",
+                        layer.source(),
+                        rule_origin(layer)
+                    ),
+                    requirement: if layer.source() == crate::RuleSource::Default {
+                        "PERM-6"
+                    } else {
+                        "PERM-2"
+                    },
+                };
+            }
+        }
+
+        // 4. Saved approvals.
+        if let Some((id, scope)) = approvals.exact_for(action) {
+            return approval_decision(id, scope, "this exact call");
+        }
+        if !uncovered.is_empty() {
+            let mut found: Option<(ApprovalId, ApprovalScope)> = None;
+            let all_covered = uncovered
+                .iter()
+                .all(|unit| match approvals.pattern_for(unit) {
+                    Some(hit) => {
+                        found.get_or_insert(hit);
+                        true
+                    }
+                    None => false,
+                });
+            if all_covered && let Some((id, scope)) = found {
+                return approval_decision(id, scope, "a saved pattern");
+            }
+        }
+
+        // 5. Ask (an ask rule, or the default).
+        let blocked: Vec<&str> = uncovered
+            .iter()
+            .filter_map(|u| u.allow_blocker.as_deref())
+            .collect();
+        let mut reason = match first_ask {
+            Some((layer, rule)) => format!(
+                "{} rule {rule} (from {}) asks",
+                layer.source(),
+                rule_origin(layer)
+            ),
+            None => format!(
+                "no rule allows this {} action: {}",
+                action.kinds(),
+                uncovered
+                    .iter()
+                    .map(|u| format!("{} `{}`", u.kind, u.label()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        if !blocked.is_empty() {
+            reason.push_str(&format!(
+                "; no allow rule can cover it: {}",
+                blocked.join("; ")
+            ));
+        }
+        // PERM-5: "always" is never offered in a tainted conversation, whatever the kind.
+        let options = if conversation.is_tainted() {
+            TAINTED_OPTIONS.to_vec()
+        } else {
+            CLEAN_OPTIONS.to_vec()
+        };
+        Decision {
+            verdict: Verdict::Ask { options },
+            basis: match first_ask {
+                Some((layer, rule)) => rule_basis(layer, rule),
+                None => Basis::Default,
+            },
+            reason,
+            requirement: if first_ask.is_some() {
+                "PERM-2"
+            } else {
+                "PERM-1"
+            },
+        }
+    }
+}
+
+fn unit_outcome<'a>(
+    unit: &MatchUnit,
+    layers: impl Iterator<Item = &'a RuleLayer>,
+) -> UnitOutcome<'a> {
+    for layer in layers {
+        if let Some(rule) = layer.first_match(unit.kind, Effect::Ask, &unit.candidates) {
+            return UnitOutcome::Asked(layer, rule);
+        }
+        if unit.allow_blocker.is_none()
+            && let Some(rule) = layer.first_match(unit.kind, Effect::Allow, &unit.candidates)
+        {
+            return UnitOutcome::Allowed(layer, rule);
+        }
+    }
+    UnitOutcome::Unmatched
+}
+
+fn rule_basis(layer: &RuleLayer, rule: &Rule) -> Basis {
+    Basis::Rule {
+        source: layer.source(),
+        kind: rule.kind,
+        effect: rule.effect,
+        pattern: rule.pattern.clone(),
+    }
+}
+
+fn rule_origin(layer: &RuleLayer) -> &str {
+    layer.origin().unwrap_or(layer.source().as_str())
+}
+
+fn approval_decision(id: ApprovalId, scope: ApprovalScope, what: &str) -> Decision {
+    Decision {
+        verdict: Verdict::Allow,
+        basis: Basis::Approval { id, scope },
+        reason: format!(
+            "allowed by a saved {} approval of {what}",
+            match scope {
+                ApprovalScope::Once => "once",
+                ApprovalScope::Always => "always",
+            }
+        ),
+        requirement: "PERM-5",
+    }
+}

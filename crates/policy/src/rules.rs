@@ -1,0 +1,480 @@
+//! Permission rules: allow / ask / deny by kind, with glob patterns (PERM-2).
+//!
+//! Patterns are globs (`globset`):
+//! * `read`, `edit`, `external_directory`: matched on the path, both its
+//!   project-relative form (`src/main.rs`) and its absolute normalised form
+//!   (`/home/u/proj/src/main.rs`, or `~/.ssh/id_rsa`). `*` stops at `/`;
+//!   `**` crosses folders.
+//! * `shell`: matched on ONE simple command at a time (its static words
+//!   joined by single spaces), never on the raw line. A pattern ending in
+//!   ` *` also matches the bare prefix (`cargo test *` matches `cargo test`).
+//! * `web`: matched on the URL text and on its host (`*.wikipedia.org`).
+//!
+//! Layers, lowest first: built-in defaults < user settings < project settings
+//! (only when the project is trusted) < conversation rules. Deny rules of any
+//! layer win; otherwise, for each unit, the highest layer with a matching ask
+//! or allow rule decides it, ask winning over allow inside one layer.
+
+use std::fmt;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
+
+use crate::action::ActionKind;
+
+/// What a rule does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// Run without asking.
+    Allow,
+    /// Ask a person.
+    Ask,
+    /// Refuse; nothing overrides a deny.
+    Deny,
+}
+
+impl Effect {
+    const ALL: [Self; 3] = [Self::Allow, Self::Ask, Self::Deny];
+
+    fn index(self) -> usize {
+        match self {
+            Self::Allow => 0,
+            Self::Ask => 1,
+            Self::Deny => 2,
+        }
+    }
+
+    /// The settings spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Effect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a rule layer comes from, lowest precedence first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleSource {
+    /// Built into ploy.
+    Default,
+    /// The user's settings file.
+    User,
+    /// The project's `.ploy/settings.json` (only when trusted).
+    Project,
+    /// Rules stored in the conversation itself.
+    Conversation,
+}
+
+impl RuleSource {
+    /// Lowercase name for messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::User => "user",
+            Self::Project => "project",
+            Self::Conversation => "conversation",
+        }
+    }
+}
+
+impl fmt::Display for RuleSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One rule: kind, effect and glob pattern.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// The kind of action the rule applies to.
+    pub kind: ActionKind,
+    /// What the rule does.
+    pub effect: Effect,
+    /// The glob pattern (see the module docs for what it is matched on).
+    pub pattern: String,
+}
+
+impl Rule {
+    /// A rule.
+    pub fn new(kind: ActionKind, effect: Effect, pattern: impl Into<String>) -> Self {
+        Self {
+            kind,
+            effect,
+            pattern: pattern.into(),
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} `{}`", self.kind, self.effect, self.pattern)
+    }
+}
+
+/// Why a rule could not be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// The pattern is empty or only whitespace (it would match nothing useful,
+    /// or everything, depending on reading: refused rather than guessed).
+    #[error("PERM-2: empty pattern in a {kind} rule; write `*` or `**` to mean everything")]
+    EmptyPattern {
+        /// The rule's kind.
+        kind: ActionKind,
+    },
+    /// The glob does not parse.
+    #[error("PERM-2: invalid {kind} pattern `{pattern}`: {reason}")]
+    InvalidPattern {
+        /// The rule's kind.
+        kind: ActionKind,
+        /// The pattern as written.
+        pattern: String,
+        /// What the glob parser said.
+        reason: String,
+    },
+}
+
+/// Compile one pattern into the glob set(s) it stands for.
+pub(crate) fn add_pattern(
+    builder: &mut GlobSetBuilder,
+    kind: ActionKind,
+    pattern: &str,
+) -> Result<usize, RuleError> {
+    if pattern.trim().is_empty() {
+        return Err(RuleError::EmptyPattern { kind });
+    }
+    let mut added = 0;
+    let mut push = |text: &str| -> Result<(), RuleError> {
+        let glob = GlobBuilder::new(text)
+            .literal_separator(kind.is_path_kind())
+            .backslash_escape(true)
+            .build()
+            .map_err(|err| RuleError::InvalidPattern {
+                kind,
+                pattern: pattern.to_string(),
+                reason: err.kind().to_string(),
+            })?;
+        builder.add(glob);
+        added += 1;
+        Ok(())
+    };
+    push(pattern)?;
+    if kind == ActionKind::Shell {
+        // `cargo test *` also means the bare `cargo test`.
+        if let Some(prefix) = pattern.strip_suffix(" *")
+            && !prefix.trim().is_empty()
+        {
+            push(prefix)?;
+        }
+    }
+    Ok(added)
+}
+
+/// A compiled glob set with, for each glob, the index of the rule it came from.
+#[derive(Debug, Clone)]
+pub(crate) struct Matcher {
+    set: GlobSet,
+    owner: Vec<usize>,
+}
+
+impl Matcher {
+    pub(crate) fn build(
+        kind: ActionKind,
+        patterns: impl Iterator<Item = (usize, String)>,
+    ) -> Result<Option<Self>, RuleError> {
+        let mut builder = GlobSetBuilder::new();
+        let mut owner = Vec::new();
+        for (index, pattern) in patterns {
+            let added = add_pattern(&mut builder, kind, &pattern)?;
+            owner.extend(std::iter::repeat_n(index, added));
+        }
+        if owner.is_empty() {
+            return Ok(None);
+        }
+        let set = builder.build().map_err(|err| RuleError::InvalidPattern {
+            kind,
+            pattern: String::new(),
+            reason: err.to_string(),
+        })?;
+        Ok(Some(Self { set, owner }))
+    }
+
+    /// The owner index of the first glob matching any candidate.
+    pub(crate) fn first_match(&self, candidates: &[String]) -> Option<usize> {
+        for candidate in candidates {
+            // `is_match` first: the common case is no match, and it does not allocate.
+            if self.set.is_match(candidate.as_str()) {
+                let hits = self.set.matches(candidate.as_str());
+                if let Some(first) = hits.iter().min() {
+                    return self.owner.get(*first).copied();
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The rules of one source, compiled.
+#[derive(Debug, Clone)]
+pub struct RuleLayer {
+    source: RuleSource,
+    origin: Option<String>,
+    rules: Vec<Rule>,
+    // [kind][effect]
+    matchers: [[Option<Matcher>; 3]; 5],
+}
+
+impl RuleLayer {
+    /// Compile a layer; refuses invalid or empty patterns.
+    pub fn new(source: RuleSource, rules: Vec<Rule>) -> Result<Self, RuleError> {
+        let mut matchers: [[Option<Matcher>; 3]; 5] = Default::default();
+        for kind in ActionKind::ALL {
+            for effect in Effect::ALL {
+                let patterns = rules
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.kind == kind && r.effect == effect)
+                    .map(|(i, r)| (i, r.pattern.clone()));
+                matchers[kind.index()][effect.index()] = Matcher::build(kind, patterns)?;
+            }
+        }
+        Ok(Self {
+            source,
+            origin: None,
+            rules,
+            matchers,
+        })
+    }
+
+    /// An empty layer.
+    pub fn empty(source: RuleSource) -> Self {
+        Self {
+            source,
+            origin: None,
+            rules: Vec::new(),
+            matchers: Default::default(),
+        }
+    }
+
+    /// Record where the layer was read from (a file path), for messages.
+    pub fn with_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origin = Some(origin.into());
+        self
+    }
+
+    /// The built-in defaults: reading inside the project is allowed (PERM-6).
+    /// Everything else falls through to "ask".
+    pub fn builtin() -> Self {
+        let rules = vec![Rule::new(ActionKind::Read, Effect::Allow, "**")];
+        // The built-in pattern is a constant known to compile; an error here
+        // would be a programming error caught by the tests, and failing
+        // closed (an empty layer) only means more questions.
+        Self::new(RuleSource::Default, rules).unwrap_or_else(|_| Self::empty(RuleSource::Default))
+    }
+
+    /// The same rules under another source label.
+    pub(crate) fn relabel(mut self, source: RuleSource) -> Self {
+        self.source = source;
+        self
+    }
+
+    /// Where the layer comes from.
+    pub fn source(&self) -> RuleSource {
+        self.source
+    }
+
+    /// The file it was read from, when known.
+    pub fn origin(&self) -> Option<&str> {
+        self.origin.as_deref()
+    }
+
+    /// The rules, in the order given.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// True when the layer holds no rule.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Add one rule (layers only grow; recompiles this layer).
+    pub fn push(&mut self, rule: Rule) -> Result<(), RuleError> {
+        let mut rules = self.rules.clone();
+        rules.push(rule);
+        let rebuilt = Self::new(self.source, rules)?;
+        self.rules = rebuilt.rules;
+        self.matchers = rebuilt.matchers;
+        Ok(())
+    }
+
+    /// The first rule of `kind` and `effect` matching any candidate.
+    pub fn first_match(
+        &self,
+        kind: ActionKind,
+        effect: Effect,
+        candidates: &[String],
+    ) -> Option<&Rule> {
+        let matcher = self.matchers[kind.index()][effect.index()].as_ref()?;
+        matcher
+            .first_match(candidates)
+            .and_then(|i| self.rules.get(i))
+    }
+}
+
+/// The settings-derived rule layers: defaults < user < project (when trusted).
+/// Conversation rules travel separately in [`crate::ConversationRules`].
+#[derive(Debug, Clone)]
+pub struct Rules {
+    // Lowest precedence first.
+    layers: Vec<RuleLayer>,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl Rules {
+    /// Only the built-in defaults.
+    pub fn builtin() -> Self {
+        Self {
+            layers: vec![RuleLayer::builtin()],
+        }
+    }
+
+    /// No layer at all, not even the defaults (tests and benchmarks).
+    pub fn none() -> Self {
+        Self { layers: Vec::new() }
+    }
+
+    /// Add a layer above the existing ones. A project layer is added only
+    /// when the project is trusted (TRUST); an untrusted one is dropped here
+    /// so that no caller can forget the check.
+    pub fn with_layer(mut self, layer: RuleLayer, trust: ProjectTrust) -> Self {
+        if layer.source() == RuleSource::Project && trust != ProjectTrust::Trusted {
+            return self;
+        }
+        self.layers.push(layer);
+        self
+    }
+
+    /// The layers, lowest precedence first.
+    pub fn layers(&self) -> &[RuleLayer] {
+        &self.layers
+    }
+}
+
+/// The project trust decision, made by ploy-trust and passed in as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProjectTrust {
+    /// Project settings load.
+    Trusted,
+    /// Project settings are skipped.
+    Untrusted,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cands(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    // proves: PERM-2
+    #[test]
+    fn path_star_does_not_cross_folders() {
+        let layer = RuleLayer::new(
+            RuleSource::User,
+            vec![Rule::new(ActionKind::Edit, Effect::Allow, "src/*")],
+        )
+        .unwrap();
+        assert!(
+            layer
+                .first_match(ActionKind::Edit, Effect::Allow, &cands(&["src/a.rs"]))
+                .is_some()
+        );
+        assert!(
+            layer
+                .first_match(ActionKind::Edit, Effect::Allow, &cands(&["src/a/b.rs"]))
+                .is_none()
+        );
+        assert!(
+            layer
+                .first_match(ActionKind::Read, Effect::Allow, &cands(&["src/a.rs"]))
+                .is_none()
+        );
+    }
+
+    // proves: PERM-2
+    #[test]
+    fn command_prefix_matches_bare_command() {
+        let layer = RuleLayer::new(
+            RuleSource::User,
+            vec![Rule::new(ActionKind::Shell, Effect::Allow, "cargo test *")],
+        )
+        .unwrap();
+        for ok in ["cargo test", "cargo test --all", "cargo test a/b"] {
+            assert!(
+                layer
+                    .first_match(ActionKind::Shell, Effect::Allow, &cands(&[ok]))
+                    .is_some(),
+                "{ok}"
+            );
+        }
+        for no in ["cargo testx", "cargo build", "xcargo test", "cargo"] {
+            assert!(
+                layer
+                    .first_match(ActionKind::Shell, Effect::Allow, &cands(&[no]))
+                    .is_none(),
+                "{no}"
+            );
+        }
+    }
+
+    // proves: PERM-2
+    #[test]
+    fn bad_patterns_refused() {
+        assert!(matches!(
+            RuleLayer::new(
+                RuleSource::User,
+                vec![Rule::new(ActionKind::Edit, Effect::Deny, "  ")]
+            ),
+            Err(RuleError::EmptyPattern { .. })
+        ));
+        assert!(matches!(
+            RuleLayer::new(
+                RuleSource::User,
+                vec![Rule::new(ActionKind::Edit, Effect::Deny, "a[")]
+            ),
+            Err(RuleError::InvalidPattern { .. })
+        ));
+    }
+
+    // proves: TRUST-5
+    #[test]
+    fn untrusted_project_layer_is_dropped() {
+        let layer = RuleLayer::new(
+            RuleSource::Project,
+            vec![Rule::new(ActionKind::Shell, Effect::Allow, "*")],
+        )
+        .unwrap();
+        let rules = Rules::builtin().with_layer(layer.clone(), ProjectTrust::Untrusted);
+        assert_eq!(rules.layers().len(), 1);
+        let rules = Rules::builtin().with_layer(layer, ProjectTrust::Trusted);
+        assert_eq!(rules.layers().len(), 2);
+    }
+}

@@ -1,0 +1,433 @@
+//! The PERM-3 / PERM-4 matrix: {no rule, allow, ask, deny} × {no approval,
+//! once, always} × {clean, tainted} × {read, edit, shell, external_directory,
+//! web}, asserting the verdict AND the offered options for every cell.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is a test failure
+
+use ploy_policy::{
+    Action, ActionKind, Approval, ApprovalScope, Approvals, AskOption, Basis, ConversationRules,
+    Effect, Grant, Permission, ProjectRoot, ProjectTrust, Rule, RuleLayer, RuleSource, Rules,
+    TaintSource, Verdict,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum RuleCase {
+    None,
+    Allow,
+    Ask,
+    Deny,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ApprovalCase {
+    None,
+    Once,
+    Always,
+}
+
+fn root() -> ProjectRoot {
+    ProjectRoot::new("/home/dev/proj").unwrap()
+}
+
+/// The action for each row, and the pattern that a rule of that kind uses.
+fn action_for(kind: ActionKind) -> (Action, &'static str) {
+    let r = root();
+    match kind {
+        ActionKind::Read => (Action::read("read_file", "src/main.rs", &r), "src/**"),
+        ActionKind::Edit => (Action::edit("write_file", "src/main.rs", &r), "src/**"),
+        ActionKind::Shell => (
+            Action::shell("bash", "cargo test --all", &r),
+            "cargo test *",
+        ),
+        ActionKind::ExternalDirectory => (Action::read("read_file", "/etc/hosts", &r), "/etc/**"),
+        ActionKind::Web => (
+            Action::web("fetch", "https://example.com/page"),
+            "https://example.com/*",
+        ),
+    }
+}
+
+fn rules_for(kind: ActionKind, pattern: &str, case: RuleCase) -> Rules {
+    let effect = match case {
+        RuleCase::None => return Rules::builtin(),
+        RuleCase::Allow => Effect::Allow,
+        RuleCase::Ask => Effect::Ask,
+        RuleCase::Deny => Effect::Deny,
+    };
+    let layer = RuleLayer::new(RuleSource::User, vec![Rule::new(kind, effect, pattern)]).unwrap();
+    Rules::builtin().with_layer(layer, ProjectTrust::Untrusted)
+}
+
+fn approvals_for(action: &Action, case: ApprovalCase) -> Approvals {
+    let scope = match case {
+        ApprovalCase::None => return Approvals::new(),
+        ApprovalCase::Once => ApprovalScope::Once,
+        ApprovalCase::Always => ApprovalScope::Always,
+    };
+    let mut approvals = Approvals::new();
+    approvals
+        .grant(Approval {
+            scope,
+            grant: Grant::ExactAction {
+                tool: action.tool().to_string(),
+                target: action.target().as_str().to_string(),
+                kinds: action.kinds(),
+            },
+        })
+        .unwrap();
+    approvals
+}
+
+fn tainted() -> ConversationRules {
+    let mut conv = ConversationRules::new();
+    conv.mark_tainted(
+        "browser_read returned a page",
+        TaintSource::Url("https://evil.example/".into()),
+    );
+    conv
+}
+
+/// The expected verdict, written out from the rules in SPEC §3, not from the code.
+fn expected(kind: ActionKind, rule: RuleCase, approval: ApprovalCase, is_tainted: bool) -> Verdict {
+    let full = Verdict::Ask {
+        options: vec![AskOption::Once, AskOption::Always, AskOption::Reject],
+    };
+    let tainted_ask = Verdict::Ask {
+        options: vec![AskOption::Once, AskOption::Reject],
+    };
+    if rule == RuleCase::Deny {
+        return Verdict::Deny; // nothing overrides a deny
+    }
+    let guarded = matches!(
+        kind,
+        ActionKind::Edit | ActionKind::Shell | ActionKind::ExternalDirectory
+    );
+    if is_tainted && guarded {
+        return tainted_ask; // PERM-3: allow rules and approvals ignored, no "always"
+    }
+    // PERM-5: a tainted conversation is never offered "always", whatever the kind.
+    let full = if is_tainted { tainted_ask } else { full };
+    match rule {
+        RuleCase::Allow => Verdict::Allow,
+        // Reading inside the project is allowed by the defaults (PERM-6).
+        RuleCase::None if kind == ActionKind::Read => Verdict::Allow,
+        RuleCase::None | RuleCase::Ask => match approval {
+            ApprovalCase::None => full,
+            ApprovalCase::Once | ApprovalCase::Always => Verdict::Allow,
+        },
+        RuleCase::Deny => Verdict::Deny,
+    }
+}
+
+// proves: PERM-3
+// proves: PERM-4
+// proves: PERM-2
+// proves: PERM-6
+#[test]
+fn full_matrix() {
+    let mut cells = 0;
+    for kind in ActionKind::ALL {
+        for rule in [
+            RuleCase::None,
+            RuleCase::Allow,
+            RuleCase::Ask,
+            RuleCase::Deny,
+        ] {
+            for approval in [ApprovalCase::None, ApprovalCase::Once, ApprovalCase::Always] {
+                for is_tainted in [false, true] {
+                    let (action, pattern) = action_for(kind);
+                    assert!(
+                        action.kinds().contains(kind),
+                        "{kind}: {:?}",
+                        action.kinds()
+                    );
+                    let rules = rules_for(kind, pattern, rule);
+                    let approvals = approvals_for(&action, approval);
+                    let conv = if is_tainted {
+                        tainted()
+                    } else {
+                        ConversationRules::new()
+                    };
+                    let decision = Permission::assert(&action, &conv, &rules, &approvals);
+                    let want = expected(kind, rule, approval, is_tainted);
+                    assert_eq!(
+                        decision.verdict, want,
+                        "kind={kind} rule={rule:?} approval={approval:?} tainted={is_tainted}: {decision:?}"
+                    );
+                    assert!(!decision.reason.is_empty());
+                    assert!(decision.requirement.starts_with("PERM-"), "{decision:?}");
+                    if is_tainted && decision.is_ask() {
+                        assert!(!decision.options().contains(&AskOption::Always));
+                    }
+                    if is_tainted && decision.is_ask() && kind.guarded_by_taint() {
+                        assert_eq!(decision.requirement, "PERM-3");
+                        assert!(matches!(decision.basis, Basis::TaintMark(_)));
+                    }
+                    if rule == RuleCase::Deny {
+                        assert_eq!(decision.requirement, "PERM-2");
+                    }
+                    cells += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(cells, 5 * 4 * 3 * 2);
+}
+
+// proves: PERM-4
+#[test]
+fn saved_always_allow_shell_never_runs_a_tainted_command() {
+    let r = root();
+    let action = Action::shell("bash", "cargo test", &r);
+    // Every way to pre-approve shell at once: allow rules in every layer,
+    // exact and pattern approvals, once and always.
+    let mut conv = tainted();
+    conv.add_rule(Rule::new(ActionKind::Shell, Effect::Allow, "*"))
+        .unwrap();
+    let user = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Shell, Effect::Allow, "*")],
+    )
+    .unwrap();
+    let project = RuleLayer::new(
+        RuleSource::Project,
+        vec![Rule::new(ActionKind::Shell, Effect::Allow, "**")],
+    )
+    .unwrap();
+    let rules = Rules::builtin()
+        .with_layer(user, ProjectTrust::Trusted)
+        .with_layer(project, ProjectTrust::Trusted);
+    let mut approvals = Approvals::new();
+    for scope in [ApprovalScope::Once, ApprovalScope::Always] {
+        approvals
+            .grant(Approval {
+                scope,
+                grant: Grant::Pattern {
+                    kind: ActionKind::Shell,
+                    pattern: "*".into(),
+                },
+            })
+            .unwrap();
+        approvals
+            .grant(Approval {
+                scope,
+                grant: Grant::ExactAction {
+                    tool: "bash".into(),
+                    target: "cargo test".into(),
+                    kinds: action.kinds(),
+                },
+            })
+            .unwrap();
+    }
+    let decision = Permission::assert(&action, &conv, &rules, &approvals);
+    assert_eq!(
+        decision.verdict,
+        Verdict::Ask {
+            options: vec![AskOption::Once, AskOption::Reject]
+        }
+    );
+    // The same setup in a clean conversation allows: the mark alone made the difference.
+    let mut clean = ConversationRules::new();
+    clean
+        .add_rule(Rule::new(ActionKind::Shell, Effect::Allow, "*"))
+        .unwrap();
+    assert!(Permission::assert(&action, &clean, &rules, &approvals).is_allow());
+}
+
+// proves: PERM-2
+#[test]
+fn a_deny_in_any_layer_beats_allows_in_higher_layers_and_approvals() {
+    let r = root();
+    let action = Action::edit("write_file", "src/lib.rs", &r);
+    let user_deny = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Edit, Effect::Deny, "src/*.rs")],
+    )
+    .unwrap();
+    let project_allow = RuleLayer::new(
+        RuleSource::Project,
+        vec![Rule::new(ActionKind::Edit, Effect::Allow, "**")],
+    )
+    .unwrap();
+    let rules = Rules::builtin()
+        .with_layer(user_deny, ProjectTrust::Trusted)
+        .with_layer(project_allow, ProjectTrust::Trusted);
+    let mut conv = ConversationRules::new();
+    conv.add_rule(Rule::new(ActionKind::Edit, Effect::Allow, "**"))
+        .unwrap();
+    let approvals = approvals_for(&action, ApprovalCase::Always);
+    let decision = Permission::assert(&action, &conv, &rules, &approvals);
+    assert!(decision.is_deny(), "{decision:?}");
+    assert!(decision.reason.contains("src/*.rs"), "{}", decision.reason);
+}
+
+// proves: PERM-2
+#[test]
+fn higher_layer_ask_overrides_lower_allow_and_conversation_allow_overrides_user_ask() {
+    let r = root();
+    let action = Action::edit("write_file", "docs/a.md", &r);
+    let user_allow = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Edit, Effect::Allow, "**")],
+    )
+    .unwrap();
+    let project_ask = RuleLayer::new(
+        RuleSource::Project,
+        vec![Rule::new(ActionKind::Edit, Effect::Ask, "docs/**")],
+    )
+    .unwrap();
+    let rules = Rules::builtin()
+        .with_layer(user_allow.clone(), ProjectTrust::Trusted)
+        .with_layer(project_ask.clone(), ProjectTrust::Trusted);
+    let conv = ConversationRules::new();
+    assert!(Permission::assert(&action, &conv, &rules, &Approvals::new()).is_ask());
+    // Untrusted project: its ask is not loaded, the user's allow stands.
+    let rules_untrusted = Rules::builtin()
+        .with_layer(user_allow, ProjectTrust::Untrusted)
+        .with_layer(project_ask, ProjectTrust::Untrusted);
+    assert!(Permission::assert(&action, &conv, &rules_untrusted, &Approvals::new()).is_allow());
+    let mut conv = ConversationRules::new();
+    conv.add_rule(Rule::new(ActionKind::Edit, Effect::Allow, "docs/*.md"))
+        .unwrap();
+    assert!(Permission::assert(&action, &conv, &rules, &Approvals::new()).is_allow());
+}
+
+// proves: PERM-6
+#[test]
+fn tainted_reads_inside_are_allowed_but_outside_ask() {
+    let r = root();
+    let conv = tainted();
+    let rules = Rules::builtin();
+    let inside = Action::read("read_file", "README.md", &r);
+    assert!(Permission::assert(&inside, &conv, &rules, &Approvals::new()).is_allow());
+    for outside in [
+        "../other/secret",
+        "/etc/passwd",
+        "~/.ssh/id_ed25519",
+        "src/../../x",
+    ] {
+        let action = Action::read("read_file", outside, &r);
+        assert!(
+            action.kinds().contains(ActionKind::ExternalDirectory),
+            "{outside}"
+        );
+        let d = Permission::assert(&action, &conv, &rules, &Approvals::new());
+        assert_eq!(
+            d.options(),
+            [AskOption::Once, AskOption::Reject],
+            "{outside}: {d:?}"
+        );
+    }
+}
+
+// proves: PERM-5
+#[test]
+fn always_cannot_be_saved_from_a_tainted_prompt() {
+    let r = root();
+    let action = Action::edit("write_file", "a.txt", &r);
+    let decision = Permission::assert(&action, &tainted(), &Rules::builtin(), &Approvals::new());
+    let mut approvals = Approvals::new();
+    assert!(
+        approvals
+            .record_answer(&action, &decision, AskOption::Always)
+            .is_err()
+    );
+    assert!(approvals.is_empty());
+    // Clean: "always" saves an exact grant that allows the same call later...
+    let clean = ConversationRules::new();
+    let decision = Permission::assert(&action, &clean, &Rules::builtin(), &approvals);
+    assert!(
+        approvals
+            .record_answer(&action, &decision, AskOption::Always)
+            .unwrap()
+            .is_some()
+    );
+    assert!(Permission::assert(&action, &clean, &Rules::builtin(), &approvals).is_allow());
+    // ...but not a different target, and not once the conversation is tainted.
+    let other = Action::edit("write_file", "b.txt", &r);
+    assert!(Permission::assert(&other, &clean, &Rules::builtin(), &approvals).is_ask());
+    assert!(Permission::assert(&action, &tainted(), &Rules::builtin(), &approvals).is_ask());
+}
+
+// proves: PERM-5
+#[test]
+fn once_approval_is_used_up() {
+    let r = root();
+    let action = Action::edit("write_file", "a.txt", &r);
+    let mut approvals = approvals_for(&action, ApprovalCase::Once);
+    let conv = ConversationRules::new();
+    let first = Permission::assert(&action, &conv, &Rules::builtin(), &approvals);
+    assert!(first.is_allow());
+    approvals.consume(&first);
+    assert!(Permission::assert(&action, &conv, &Rules::builtin(), &approvals).is_ask());
+}
+
+// proves: PERM-5
+#[test]
+fn non_interactive_turns_ask_into_a_structured_refusal() {
+    let r = root();
+    let action = Action::edit("write_file", "a.txt", &r);
+    let decision = Permission::assert(&action, &tainted(), &Rules::builtin(), &Approvals::new());
+    let refusal = decision.without_user(&action).unwrap_err();
+    assert_eq!(refusal.requirement, "PERM-5");
+    let json = serde_json::to_value(&refusal).unwrap();
+    assert_eq!(json["status"], "refused");
+    assert_eq!(json["requirement"], "PERM-5");
+    assert_eq!(json["tool"], "write_file");
+    assert_eq!(json["kinds"], serde_json::json!(["edit"]));
+    assert!(json["reason"].as_str().unwrap().contains("tainted"));
+
+    let deny = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Edit, Effect::Deny, "*")],
+    )
+    .unwrap();
+    let rules = Rules::builtin().with_layer(deny, ProjectTrust::Trusted);
+    let decision = Permission::assert(
+        &action,
+        &ConversationRules::new(),
+        &rules,
+        &Approvals::new(),
+    );
+    assert_eq!(
+        decision.without_user(&action).unwrap_err().requirement,
+        "PERM-2"
+    );
+
+    let read = Action::read("read_file", "a.txt", &r);
+    let decision = Permission::assert(&read, &tainted(), &Rules::builtin(), &Approvals::new());
+    assert!(decision.without_user(&read).is_ok());
+}
+
+// proves: PERM-1
+#[test]
+fn media_writes_are_edits() {
+    let r = root();
+    let action = Action::media_write("image_generate", "out/cat.png", &r);
+    assert!(action.kinds().contains(ActionKind::Edit));
+    assert!(Permission::assert(&action, &tainted(), &Rules::builtin(), &Approvals::new()).is_ask());
+    let outside = Action::media_write("speak", "/tmp/a.wav", &r);
+    assert!(outside.kinds().contains(ActionKind::ExternalDirectory));
+}
+
+// proves: PERM-2
+#[test]
+fn a_pattern_approval_cannot_widen_an_edit_outside_the_project() {
+    let r = root();
+    // An approval for edits anywhere does not cover the external_directory unit.
+    let mut approvals = Approvals::new();
+    approvals
+        .grant(Approval {
+            scope: ApprovalScope::Always,
+            grant: Grant::Pattern {
+                kind: ActionKind::Edit,
+                pattern: "**".into(),
+            },
+        })
+        .unwrap();
+    let conv = ConversationRules::new();
+    let inside = Action::edit("write_file", "a.txt", &r);
+    assert!(Permission::assert(&inside, &conv, &Rules::builtin(), &approvals).is_allow());
+    let outside = Action::edit("write_file", "../x/a.txt", &r);
+    assert!(Permission::assert(&outside, &conv, &Rules::builtin(), &approvals).is_ask());
+}
