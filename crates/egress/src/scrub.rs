@@ -128,7 +128,8 @@ struct Rules {
     uuid: Regex,
     iban: Regex,
     card: Regex,
-    phones: Vec<Regex>,
+    phones_international: Vec<Regex>,
+    phones_local: Vec<Regex>,
     token: Regex,
 }
 
@@ -136,7 +137,7 @@ const SECRET_KEYWORDS: &str = r"(?:password|passwd|passwort|kennwort|passphrase|
 
 fn build_rules() -> Result<Rules, regex::Error> {
     let secret_forms = vec![
-        Regex::new(r"(?i)\b(?:bearer|basic|token|digest)\s+[A-Za-z0-9._~+/=-]{6,}")?,
+        Regex::new(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}")?,
         // `password=…`, `api_key: …`, `"token": "…"` in any of several languages.
         Regex::new(&format!(
             r#"(?i)[\w.-]*{SECRET_KEYWORDS}[\w.-]*["']?\s*(?:=|:|=>)\s*["']?[^\s"',;&]+"#
@@ -162,10 +163,13 @@ fn build_rules() -> Result<Rules, regex::Error> {
         uuid: Regex::new(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")?,
         iban: Regex::new(r"(?i)\b[a-z]{2}\d{2}(?:[ -]?[a-z0-9]{4}){2,7}(?:[ -]?[a-z0-9]{1,4})?\b")?,
         card: Regex::new(r"\b\d(?:[ -]?\d){12,18}\b")?,
-        phones: vec![
-            // International: +CC then digits with common separators.
+        // International: +CC or 00CC then digits with common separators
+        // (before cards, which would also match some of these).
+        phones_international: vec![
             Regex::new(r"\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}")?,
-            Regex::new(r"\b00\d{1,3}(?:[\s.-]?\d{2,4}){3,6}\b")?,
+            Regex::new(r"(?:^|[\s(:])00\d{1,3}(?:[\s.-]?\d{2,4}){3,6}\b")?,
+        ],
+        phones_local: vec![
             // Local: (555) 123-4567, 555-123-4567, 030 1234 5678, 06 12 34 56 78.
             Regex::new(r"\(\d{2,5}\)\s*\d{3,4}[\s.-]?\d{3,4}")?,
             Regex::new(r"\b\d{2,5}[\s.-]\d{3,4}[\s.-]\d{3,5}\b")?,
@@ -245,8 +249,11 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
         &mut removed,
         is_iban_like,
     );
+    for rule in &rules.phones_international {
+        replace(&mut text, rule, ScrubClass::Phone, &mut removed);
+    }
     replace(&mut text, &rules.card, ScrubClass::Card, &mut removed);
-    for rule in &rules.phones {
+    for rule in &rules.phones_local {
         replace(&mut text, rule, ScrubClass::Phone, &mut removed);
     }
     replace_tokens(

@@ -1,1 +1,0 @@
-//! Proof validation (PROOF-1..5). Being built.
