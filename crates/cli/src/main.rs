@@ -105,6 +105,13 @@ fn normalise_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std
 }
 
 fn main() -> ExitCode {
+    // The sandbox re-executes this binary as its namespace init; that path must
+    // run before argument parsing, logging or any thread exists.
+    if let Some(code) = ploy_proof::sandbox::init_entry_if_requested() {
+        return code;
+    }
+    // Every log line passes the redactor; installed before anything logs.
+    let _log_secrets = ploy_secrets::init_logging_from_env().ok();
     let cli = match Cli::try_parse_from(normalise_args(std::env::args_os())) {
         Ok(cli) => cli,
         Err(err) => {
