@@ -37,5 +37,6 @@ pub use permission::Permission;
 pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};
 pub use rules::{Effect, ProjectTrust, Rule, RuleError, RuleLayer, RuleSource, Rules};
 pub use settings::{
-    DefaultProjectTrust, ResolvedSettings, Settings, SettingsError, Sourced, ValueSource, resolve,
+    DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS, ResolvedSettings, Settings,
+    SettingsError, Sourced, ValueSource, resolve,
 };

@@ -11,14 +11,14 @@
 //!     "web":   { "allow": ["*.wikipedia.org"] }
 //!   },
 //!   "default_project_trust": "ask",
-//!   "extensions": [ ... ]
+//!   "extensions": [{ "command": "/abs/path/prog", "args": [], "timeout_ms": 5000 }]
 //! }
 //! ```
 //!
 //! Every object refuses unknown keys (CONFIG-1). `security_profile` is
 //! mandatory in the user's settings (PROFILE-2) and validated at load
-//! (PROFILE-1). `extensions` belongs to ploy-trust: this crate only checks it
-//! is present as JSON and hands it over. Parsing is pure: the caller reads the
+//! (PROFILE-1). `extensions` are run by ploy-trust; their limits are checked
+//! here (`timeout_ms` in 1..=600000). Parsing is pure: the caller reads the
 //! file and passes its text with a label (the path) used in every message.
 
 use serde::{Deserialize, Serialize};
@@ -37,7 +37,24 @@ struct RawSettings {
     #[serde(default)]
     default_project_trust: Option<DefaultProjectTrust>,
     #[serde(default)]
-    extensions: Option<serde_json::Value>,
+    extensions: Option<Vec<ExtensionDecl>>,
+}
+
+/// Longest timeout an extension may be given (10 minutes).
+pub const MAX_EXTENSION_TIMEOUT_MS: u64 = 600_000;
+
+/// One extension program declared in settings (run by ploy-trust, TRUST-6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtensionDecl {
+    /// The program to run.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// How long it may take to answer, in milliseconds (1..=600000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,14 +102,77 @@ pub enum DefaultProjectTrust {
     Always,
 }
 
-/// A settings file's contents, validated.
+/// A settings file's contents, validated. `Default` is an empty file with
+/// no profile (which [`Settings::execution_profile`] refuses).
 #[derive(Debug, Clone)]
 pub struct Settings {
     origin: String,
     profile: Option<ExecutionProfile>,
     rules: RuleLayer,
     default_project_trust: Option<DefaultProjectTrust>,
-    extensions: Option<serde_json::Value>,
+    extensions: Option<Vec<ExtensionDecl>>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            origin: String::new(),
+            profile: None,
+            rules: RuleLayer::empty(RuleSource::User),
+            default_project_trust: None,
+            extensions: None,
+        }
+    }
+}
+
+/// Serialized view of one kind's rules.
+#[derive(Serialize)]
+struct KindRulesView<'a> {
+    allow: Vec<&'a str>,
+    ask: Vec<&'a str>,
+    deny: Vec<&'a str>,
+}
+
+/// Serialized view of settings, in the file's own shape.
+#[derive(Serialize)]
+struct SettingsView<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    security_profile: Option<&'a ExecutionProfile>,
+    permissions: std::collections::BTreeMap<&'static str, KindRulesView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    default_project_trust: Option<DefaultProjectTrust>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extensions: Option<&'a [ExtensionDecl]>,
+}
+
+impl Serialize for Settings {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut permissions = std::collections::BTreeMap::new();
+        for kind in ActionKind::ALL {
+            let pick = |effect: Effect| -> Vec<&str> {
+                self.rules()
+                    .iter()
+                    .filter(|r| r.kind == kind && r.effect == effect)
+                    .map(|r| r.pattern.as_str())
+                    .collect()
+            };
+            let view = KindRulesView {
+                allow: pick(Effect::Allow),
+                ask: pick(Effect::Ask),
+                deny: pick(Effect::Deny),
+            };
+            if !(view.allow.is_empty() && view.ask.is_empty() && view.deny.is_empty()) {
+                permissions.insert(kind.as_str(), view);
+            }
+        }
+        SettingsView {
+            security_profile: self.profile.as_ref(),
+            permissions,
+            default_project_trust: self.default_project_trust,
+            extensions: self.extensions.as_deref(),
+        }
+        .serialize(serializer)
+    }
 }
 
 /// Why settings were refused. Every variant names the file (`origin`), the
@@ -286,6 +366,31 @@ impl Settings {
                 )?),
             };
 
+        if let Some(extensions) = &raw.extensions {
+            for (i, ext) in extensions.iter().enumerate() {
+                let problem = if ext.command.trim().is_empty() {
+                    Some(("command", "must name a program".to_string()))
+                } else {
+                    match ext.timeout_ms {
+                        Some(ms) if ms == 0 || ms > MAX_EXTENSION_TIMEOUT_MS => Some((
+                            "timeout_ms",
+                            format!("{ms} is out of range (1..={MAX_EXTENSION_TIMEOUT_MS} ms)"),
+                        )),
+                        _ => None,
+                    }
+                };
+                if let Some((field, message)) = problem {
+                    return Err(SettingsError::Invalid {
+                        origin: origin.to_string(),
+                        key: format!("extensions[{i}].{field}"),
+                        line: line_of(text, &format!("\"{field}\"")),
+                        column: None,
+                        message,
+                    });
+                }
+            }
+        }
+
         let mut rules = Vec::new();
         if let Some(perms) = raw.permissions {
             for (kind, kind_rules) in [
@@ -367,9 +472,9 @@ impl Settings {
         self.default_project_trust
     }
 
-    /// The `extensions` section, unvalidated JSON owned by ploy-trust.
-    pub fn extensions(&self) -> Option<&serde_json::Value> {
-        self.extensions.as_ref()
+    /// The `extensions` section (programs run by ploy-trust), if set.
+    pub fn extensions(&self) -> Option<&[ExtensionDecl]> {
+        self.extensions.as_deref()
     }
 }
 

@@ -289,7 +289,7 @@ fn a_full_file_parses() {
         "web": {"allow": ["*.wikipedia.org"]}
       },
       "default_project_trust": "never",
-      "extensions": [{"name": "x", "command": ["./ext"]}]
+      "extensions": [{"command": "/opt/ext", "args": ["--x"], "timeout_ms": 5000}, {"command": "/opt/y"}]
     }"#;
     let settings = Settings::parse(text, ORIGIN).unwrap();
     assert_eq!(
@@ -301,8 +301,13 @@ fn a_full_file_parses() {
         settings.default_project_trust(),
         Some(DefaultProjectTrust::Never)
     );
-    assert!(settings.extensions().is_some());
+    assert_eq!(settings.extensions().unwrap().len(), 2);
     assert_eq!(settings.origin(), ORIGIN);
+    // The serialized view re-parses to the same settings.
+    let again = Settings::parse(&serde_json::to_string(&settings).unwrap(), ORIGIN).unwrap();
+    assert_eq!(again.rules(), settings.rules());
+    assert_eq!(again.profile(), settings.profile());
+    assert_eq!(again.extensions(), settings.extensions());
 }
 
 proptest! {
