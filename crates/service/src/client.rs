@@ -1,0 +1,208 @@
+//! The local side of the API used by `ploy status` and `ploy exec`: reads the
+//! service file and calls the running service over loopback.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Method, Request, StatusCode, header};
+use http_body_util::{BodyExt, Empty};
+use hyper_util::rt::TokioIo;
+use serde::Serialize;
+
+use crate::api::{ExecToken, Health};
+use crate::service_file::{self, ServiceFile, ServiceFileError};
+use crate::upstream::connect_loopback;
+
+/// How long a local API call may take in total.
+const CALL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Failures of the local client.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// No live service file.
+    #[error(
+        "no ploy service is running (no live service file in {state_dir}); start one with `ploy serve`"
+    )]
+    NotRunning {
+        /// The state folder searched.
+        state_dir: PathBuf,
+    },
+    /// The service file could not be read.
+    #[error(transparent)]
+    File(#[from] ServiceFileError),
+    /// The service did not answer.
+    #[error(
+        "the ploy service (pid {pid}) at {addr} does not answer: {reason}; restart it with `ploy serve`"
+    )]
+    Unreachable {
+        /// Its pid.
+        pid: u32,
+        /// The API address.
+        addr: SocketAddr,
+        /// Why.
+        reason: String,
+    },
+    /// The service answered with an error.
+    #[error("the ploy service refused {what} (HTTP {status}): {body}")]
+    Refused {
+        /// What was asked.
+        what: &'static str,
+        /// The status.
+        status: u16,
+        /// The answer's body.
+        body: String,
+    },
+    /// The async runtime could not start.
+    #[error("could not start the async runtime: {0}")]
+    Runtime(String),
+}
+
+/// What `ploy status --json` prints. Never contains a secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatusReport {
+    /// True when a service file names a live process and its health route answered.
+    pub running: bool,
+    /// The service's pid, when a service file was found.
+    pub pid: Option<u32>,
+    /// The API port, when known.
+    pub api_port: Option<u16>,
+    /// The gateway port, when known.
+    pub gateway_port: Option<u16>,
+    /// One human line: what was found.
+    pub detail: String,
+}
+
+fn api_addr(file: &ServiceFile) -> SocketAddr {
+    let ip = file
+        .api_host
+        .parse::<IpAddr>()
+        .ok()
+        .filter(|ip| !ip.is_unspecified())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    SocketAddr::new(ip, file.api_port)
+}
+
+async fn call(
+    file: &ServiceFile,
+    method: Method,
+    path: &str,
+) -> Result<(StatusCode, Bytes), String> {
+    let addr = api_addr(file);
+    let exchange = async {
+        let stream = connect_loopback(addr, CALL_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| e.to_string())?;
+        let driver = tokio::spawn(connection);
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::HOST, addr.to_string())
+            .header(header::AUTHORIZATION, format!("Bearer {}", file.password))
+            .body(Empty::<Bytes>::new())
+            .map_err(|e| e.to_string())?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| e.to_string())?
+            .to_bytes();
+        driver.abort();
+        Ok((status, body))
+    };
+    match tokio::time::timeout(CALL_TIMEOUT, exchange).await {
+        Ok(result) => result,
+        Err(_) => Err(format!("no answer within {CALL_TIMEOUT:?}")),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ClientError::Runtime(e.to_string()))
+}
+
+/// Report whether a service is running in `state_dir` (blocking).
+pub fn status(state_dir: &Path) -> Result<StatusReport, ClientError> {
+    let Some((path, file)) = service_file::find_running(state_dir)? else {
+        return Ok(StatusReport {
+            running: false,
+            pid: None,
+            api_port: None,
+            gateway_port: None,
+            detail: format!("no live service file in {}", state_dir.display()),
+        });
+    };
+    let answer = runtime()?.block_on(call(&file, Method::GET, "/v1/health"));
+    let (running, detail) = match answer {
+        Ok((StatusCode::OK, body)) => match serde_json::from_slice::<Health>(&body) {
+            Ok(health) if health.pid == file.pid => (true, "service is up".to_string()),
+            Ok(health) => (
+                false,
+                format!(
+                    "{} names pid {} but the API answers as pid {}",
+                    path.display(),
+                    file.pid,
+                    health.pid
+                ),
+            ),
+            Err(e) => (false, format!("health answer does not parse: {e}")),
+        },
+        Ok((status, _)) => (false, format!("health check refused (HTTP {status})")),
+        Err(reason) => (
+            false,
+            format!(
+                "process {} is alive but its API does not answer: {reason}",
+                file.pid
+            ),
+        ),
+    };
+    Ok(StatusReport {
+        running,
+        pid: Some(file.pid),
+        api_port: Some(file.api_port),
+        gateway_port: Some(file.gateway_port),
+        detail,
+    })
+}
+
+/// Fetch the gateway URL and token for `ploy exec` from the running service
+/// (blocking). The token comes over the authenticated loopback API and is
+/// never written anywhere (GW-4).
+pub fn exec_token(state_dir: &Path) -> Result<ExecToken, ClientError> {
+    let Some((_, file)) = service_file::find_running(state_dir)? else {
+        return Err(ClientError::NotRunning {
+            state_dir: state_dir.to_path_buf(),
+        });
+    };
+    let addr = api_addr(&file);
+    let (status, body) = runtime()?
+        .block_on(call(&file, Method::POST, "/v1/exec-token"))
+        .map_err(|reason| ClientError::Unreachable {
+            pid: file.pid,
+            addr,
+            reason,
+        })?;
+    if status != StatusCode::OK {
+        return Err(ClientError::Refused {
+            what: "the gateway token",
+            status: status.as_u16(),
+            body: String::from_utf8_lossy(&body).into_owned(),
+        });
+    }
+    serde_json::from_slice(&body).map_err(|e| ClientError::Refused {
+        what: "the gateway token",
+        status: status.as_u16(),
+        body: format!("answer does not parse: {e}"),
+    })
+}

@@ -1,0 +1,323 @@
+//! The model upstream, and the service crate's single network connect.
+//!
+//! ploy-egress owns all egress. The one named exception is
+//! [`connect_loopback`]: it opens TCP connections only to loopback addresses
+//! (the validated model upstream, and the local service's own API for
+//! `ploy status` / `ploy exec`), and checks that again at the moment of
+//! connecting. Nothing else in this crate connects anywhere.
+
+use std::fmt;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::Stream;
+use http::{HeaderValue, Request, StatusCode, header};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+
+use crate::config::ConfigError;
+
+/// Open a TCP connection to a loopback address; anything else is refused.
+///
+/// This is the ONE function in ploy-service allowed past the network door
+/// (clippy's `disallowed_methods`): the model upstream and the service's own
+/// API are both on loopback, and ploy-egress (which refuses loopback by
+/// design) is the door for everything else.
+#[allow(clippy::disallowed_methods)]
+pub async fn connect_loopback(addr: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
+    if !addr.ip().is_loopback() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("GW-1: refusing to connect to non-loopback address {addr}"),
+        ));
+    }
+    match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
+        Ok(result) => {
+            let stream = result?;
+            stream.set_nodelay(true)?;
+            Ok(stream)
+        }
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("connecting to {addr} took longer than {timeout:?}"),
+        )),
+    }
+}
+
+/// A validated model upstream: `http://` on a loopback address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopbackUpstream {
+    addr: SocketAddr,
+    authority: String,
+    path: String,
+    text: String,
+}
+
+impl fmt::Display for LoopbackUpstream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Why a forward to the upstream failed.
+#[derive(Debug, thiserror::Error)]
+pub enum UpstreamError {
+    /// The connection could not be made.
+    #[error("the model upstream at {addr} is not answering ({source})")]
+    Connect {
+        /// The upstream address.
+        addr: SocketAddr,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The upstream took too long to send its response headers.
+    #[error("the model upstream at {addr} sent no response within {after:?}")]
+    Timeout {
+        /// The upstream address.
+        addr: SocketAddr,
+        /// The limit.
+        after: Duration,
+    },
+    /// HTTP-level failure talking to the upstream.
+    #[error("the model upstream at {addr} broke the HTTP exchange ({source})")]
+    Protocol {
+        /// The upstream address.
+        addr: SocketAddr,
+        /// hyper's error.
+        source: hyper::Error,
+    },
+}
+
+/// Timeouts for one forward.
+#[derive(Debug, Clone, Copy)]
+pub struct UpstreamTimeouts {
+    /// TCP connect.
+    pub connect: Duration,
+    /// Until the response headers.
+    pub first_byte: Duration,
+    /// Longest silence between body chunks.
+    pub idle: Duration,
+}
+
+/// The upstream's answer: status, content type and a body stream that
+/// yields chunks as they arrive. Dropping the stream closes the upstream
+/// connection (client cancel → upstream cancel).
+pub struct UpstreamResponse {
+    /// The upstream's status.
+    pub status: StatusCode,
+    /// The upstream's `content-type`, if any.
+    pub content_type: Option<HeaderValue>,
+    /// The body, chunk by chunk.
+    pub body: Box<dyn Stream<Item = io::Result<Bytes>> + Send + Unpin>,
+}
+
+impl fmt::Debug for UpstreamResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UpstreamResponse")
+            .field("status", &self.status)
+            .field("content_type", &self.content_type)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Aborts the upstream connection task when the response body is dropped,
+/// so a client's disconnect closes the upstream socket at once.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl LoopbackUpstream {
+    /// Validate an upstream URL: `http`, a loopback address (or `localhost`,
+    /// taken as 127.0.0.1 without a DNS lookup), no credentials, no query or
+    /// fragment.
+    pub fn parse(text: &str) -> Result<LoopbackUpstream, ConfigError> {
+        let refuse = |reason: &str| ConfigError::Upstream {
+            url: text.to_string(),
+            reason: reason.to_string(),
+        };
+        let url = url::Url::parse(text).map_err(|e| refuse(&format!("not a URL ({e})")))?;
+        if url.scheme() != "http" {
+            return Err(refuse(
+                "only http:// is supported (the upstream is on this machine's loopback)",
+            ));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(refuse("credentials in the URL are not allowed"));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(refuse("a query or fragment is not allowed"));
+        }
+        let ip = match url.host() {
+            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+            Some(url::Host::Domain(name)) if name.eq_ignore_ascii_case("localhost") => {
+                IpAddr::V4(Ipv4Addr::LOCALHOST)
+            }
+            Some(url::Host::Domain(_)) => {
+                return Err(refuse(
+                    "use a loopback address (127.0.0.1, [::1] or localhost); names are not resolved",
+                ));
+            }
+            None => return Err(refuse("no host")),
+        };
+        if !ip.is_loopback() {
+            return Err(refuse(
+                "the upstream must be on loopback (127.0.0.0/8 or ::1); ploy-egress is the only door to other addresses",
+            ));
+        }
+        let port = url.port_or_known_default().unwrap_or(80);
+        let addr = SocketAddr::new(ip, port);
+        Ok(LoopbackUpstream {
+            addr,
+            authority: addr.to_string(),
+            path: url.path().to_string(),
+            text: url.to_string(),
+        })
+    }
+
+    /// The upstream's socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// POST `body` (JSON) to the upstream. Only `host`, `content-type`,
+    /// `content-length` and `accept` are sent: none of the client's headers,
+    /// and never the gateway token.
+    pub async fn post_json(
+        &self,
+        body: Bytes,
+        timeouts: UpstreamTimeouts,
+    ) -> Result<UpstreamResponse, UpstreamError> {
+        let addr = self.addr;
+        let stream = connect_loopback(addr, timeouts.connect)
+            .await
+            .map_err(|source| UpstreamError::Connect { addr, source })?;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|source| UpstreamError::Protocol { addr, source })?;
+        let connection = AbortOnDrop(tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "upstream connection ended with an error");
+            }
+        }));
+        let length = body.len();
+        let request = Request::post(self.path.as_str())
+            .header(header::HOST, self.authority.as_str())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::CONTENT_LENGTH, length)
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .body(Full::new(body));
+        let request = match request {
+            Ok(request) => request,
+            // The parts are fixed strings and a validated path; unreachable in
+            // practice, but never panic in the service.
+            Err(e) => {
+                return Err(UpstreamError::Connect {
+                    addr,
+                    source: io::Error::other(e.to_string()),
+                });
+            }
+        };
+        let response =
+            match tokio::time::timeout(timeouts.first_byte, sender.send_request(request)).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(source)) => return Err(UpstreamError::Protocol { addr, source }),
+                Err(_) => {
+                    return Err(UpstreamError::Timeout {
+                        addr,
+                        after: timeouts.first_byte,
+                    });
+                }
+            };
+        let status = response.status();
+        let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
+        let body = body_stream(response.into_body(), connection, timeouts.idle);
+        Ok(UpstreamResponse {
+            status,
+            content_type,
+            body: Box::new(Box::pin(body)),
+        })
+    }
+}
+
+/// The upstream body as a stream of data chunks, each passed on as soon as it
+/// arrives. A silence longer than `idle` ends the stream with an error.
+fn body_stream(
+    incoming: Incoming,
+    connection: AbortOnDrop,
+    idle: Duration,
+) -> impl Stream<Item = io::Result<Bytes>> + Send {
+    futures_util::stream::unfold(Some((incoming, connection)), move |state| async move {
+        let (mut incoming, connection) = state?;
+        loop {
+            match tokio::time::timeout(idle, incoming.frame()).await {
+                Err(_) => {
+                    let error = io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("the model upstream was silent for {idle:?}"),
+                    );
+                    return Some((Err(error), None));
+                }
+                Ok(None) => return None,
+                Ok(Some(Err(e))) => return Some((Err(io::Error::other(e)), None)),
+                Ok(Some(Ok(frame))) => {
+                    // Trailers carry no data: skip them.
+                    if let Ok(data) = frame.into_data()
+                        && !data.is_empty()
+                    {
+                        return Some((Ok(data), Some((incoming, connection))));
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // proves: GW-1
+    #[test]
+    fn upstream_must_be_loopback_http() {
+        for bad in [
+            "https://127.0.0.1:11434/v1/chat/completions",
+            "http://192.168.1.2:11434/v1/chat/completions",
+            "http://10.0.0.1/v1/chat/completions",
+            "http://example.com/v1/chat/completions",
+            "http://localhost.evil.example/v1/chat/completions",
+            "http://user:pw@127.0.0.1:11434/v1/chat/completions",
+            "http://127.0.0.1:11434/v1/chat/completions?x=1",
+            "http://[::ffff:8.8.8.8]:80/",
+            "http://0.0.0.0:11434/",
+            "ftp://127.0.0.1/",
+            "not a url",
+        ] {
+            assert!(LoopbackUpstream::parse(bad).is_err(), "{bad} accepted");
+        }
+        let ok = LoopbackUpstream::parse("http://localhost:11434/v1/chat/completions").unwrap();
+        assert_eq!(ok.addr(), "127.0.0.1:11434".parse().unwrap());
+        let ok = LoopbackUpstream::parse("http://[::1]:8080/x").unwrap();
+        assert!(ok.addr().ip().is_loopback());
+        let ok = LoopbackUpstream::parse("http://127.0.0.2:9/y").unwrap();
+        assert!(ok.addr().ip().is_loopback());
+    }
+
+    // proves: GW-1
+    #[tokio::test]
+    async fn connect_refuses_non_loopback() {
+        let err = connect_loopback("192.0.2.1:80".parse().unwrap(), Duration::from_millis(100))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+    }
+}
