@@ -169,12 +169,15 @@ impl Builder<'_> {
             blocker.get_or_insert_with(|| "an assignment runs another command".into());
         }
         self.command_words(&assignments, &words, depth, blocker.as_deref());
-        // Paths: every argument and assignment value; the program when it is a path.
+        // Paths: every argument and assignment value; the program when it is a
+        // path or computed (a computed name may be any path).
         for assignment in &command.assignments {
             self.path_word(&assignment.value);
         }
         if let Some(program) = &command.program
-            && (program.raw.contains('/') || program.raw.starts_with('~'))
+            && (program.value.is_none()
+                || program.raw.contains('/')
+                || program.raw.starts_with('~'))
         {
             self.path_word(program);
         }
