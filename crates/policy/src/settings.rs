@@ -111,6 +111,7 @@ pub struct Settings {
     rules: RuleLayer,
     default_project_trust: Option<DefaultProjectTrust>,
     extensions: Option<Vec<ExtensionDecl>>,
+    extensions_json: Option<serde_json::Value>,
 }
 
 impl Default for Settings {
@@ -121,6 +122,7 @@ impl Default for Settings {
             rules: RuleLayer::empty(RuleSource::User),
             default_project_trust: None,
             extensions: None,
+            extensions_json: None,
         }
     }
 }
@@ -436,6 +438,10 @@ impl Settings {
             profile,
             rules,
             default_project_trust: raw.default_project_trust,
+            extensions_json: raw
+                .extensions
+                .as_ref()
+                .and_then(|e| serde_json::to_value(e).ok()),
             extensions: raw.extensions,
         })
     }
@@ -472,9 +478,15 @@ impl Settings {
         self.default_project_trust
     }
 
-    /// The `extensions` section (programs run by ploy-trust), if set.
-    pub fn extensions(&self) -> Option<&[ExtensionDecl]> {
+    /// The `extensions` section (programs run by ploy-trust), validated.
+    pub fn extension_decls(&self) -> Option<&[ExtensionDecl]> {
         self.extensions.as_deref()
+    }
+
+    /// The `extensions` section as JSON (the validated declarations
+    /// re-serialized; kept for callers that parse it themselves).
+    pub fn extensions(&self) -> Option<&serde_json::Value> {
+        self.extensions_json.as_ref()
     }
 }
 
