@@ -2,10 +2,11 @@
 //!
 //! Caught, for every secret value `s` (each variant only when it differs):
 //! * `s` itself;
-//! * JSON string escapes: minimal (serde_json, JavaScript), ASCII-only with
-//!   `\uXXXX` in lower and upper hex (Python `ensure_ascii`, Java), `\/`
-//!   escaping (PHP), HTML-safe `\u003c` escaping (Go), and JSON-in-JSON
-//!   (the minimal escape applied twice);
+//! * string escapes stacked up to 4 layers deep, each layer JSON (serde_json,
+//!   JavaScript) or Rust's `{:?}` (JSON in a log line in JSON...);
+//! * one layer of the other JSON conventions: ASCII-only with `\uXXXX` in
+//!   lower and upper hex (Python `ensure_ascii`, Java), `\/` escaping (PHP,
+//!   also applied to base64), HTML-safe `\u003c` escaping (Go);
 //! * percent-encoding: every non-unreserved byte encoded (upper and lower
 //!   hex), form encoding (space as `+`), `encodeURIComponent` and `encodeURI`;
 //! * hex of the UTF-8 bytes (lower and upper case);
@@ -43,9 +44,27 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
     let plain = PatternInfo::default();
     let mut out: Vec<(String, PatternInfo)> = vec![(secret.to_owned(), plain)];
 
-    let minimal = json_escape(secret, JsonStyle::MINIMAL);
+    // Escapes stack: a value JSON-escaped into a body that is logged with
+    // `{:?}` and embedded in another JSON document. Every composition of the
+    // two string escapes up to ESCAPE_DEPTH layers is searched; for values
+    // without quotes, backslashes or control characters they all equal the
+    // value and cost nothing.
+    let mut seen: Vec<String> = vec![secret.to_owned()];
+    let mut frontier: Vec<String> = vec![secret.to_owned()];
+    for _ in 0..ESCAPE_DEPTH {
+        let mut next = Vec::new();
+        for value in &frontier {
+            for escaped in [json_escape(value, JsonStyle::MINIMAL), debug_escape(value)] {
+                if !seen.contains(&escaped) {
+                    seen.push(escaped.clone());
+                    next.push(escaped);
+                }
+            }
+        }
+        frontier = next;
+    }
+    out.extend(seen.into_iter().skip(1).map(|escaped| (escaped, plain)));
     for style in [
-        JsonStyle::MINIMAL,
         JsonStyle {
             ascii_only: true,
             ..JsonStyle::MINIMAL
@@ -71,7 +90,6 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
     ] {
         out.push((json_escape(secret, style), plain));
     }
-    out.push((json_escape(&minimal, JsonStyle::MINIMAL), plain));
 
     for style in [
         PercentStyle::Strict { upper: true },
@@ -91,8 +109,12 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
         base64::engine::general_purpose::URL_SAFE_NO_PAD,
     ] {
         for alignment in 0..3 {
-            if let Some(core) = base64_core(secret.as_bytes(), alignment, &engine) {
-                out.push(core);
+            if let Some((core, info)) = base64_core(secret.as_bytes(), alignment, &engine) {
+                // PHP-style JSON writes the standard alphabet's `/` as `\/`.
+                if core.contains('/') {
+                    out.push((core.replace('/', "\\/"), info));
+                }
+                out.push((core, info));
             }
         }
     }
@@ -131,6 +153,19 @@ fn base64_core(
             widen_right: remainder != 0,
         },
     ))
+}
+
+/// How many layers of stacked string escaping (JSON, Rust `{:?}`) are searched.
+const ESCAPE_DEPTH: usize = 4;
+
+/// The body (without quotes) of Rust's `{:?}` of `text`.
+fn debug_escape(text: &str) -> String {
+    let debug = format!("{text:?}");
+    debug
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap_or(&debug)
+        .to_owned()
 }
 
 /// Which JSON string-escaping conventions to apply.

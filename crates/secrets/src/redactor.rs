@@ -185,7 +185,10 @@ impl Engine {
         spans: &mut Vec<(usize, usize)>,
         first_only: bool,
     ) {
-        match self.automaton.try_find_overlapping_iter(&window[start..end]) {
+        match self
+            .automaton
+            .try_find_overlapping_iter(&window[start..end])
+        {
             Ok(matches) => {
                 for found in matches {
                     let (mut from, mut to) = (start + found.start(), start + found.end());

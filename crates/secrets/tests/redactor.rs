@@ -2,6 +2,9 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use base64::Engine as _;
+use common::{encodings_of, leaks};
+
+mod common;
 use ploy_secrets::{MIN_SECRET_BYTES, REDACTED, Redactor, RejectReason, mask};
 
 const SECRET: &str = "sk-canary-7f3a9c2e1b8d4f6a";
@@ -10,93 +13,6 @@ fn redactor(secrets: &[&str]) -> Redactor {
     let (redactor, rejected) = Redactor::new(secrets.iter().copied());
     assert!(rejected.is_empty(), "unexpected rejections: {rejected:?}");
     redactor
-}
-
-/// Every encoding the crate promises to catch, for one value.
-fn encodings_of(secret: &str) -> Vec<String> {
-    let mut out = vec![secret.to_owned()];
-    let json = serde_json::to_string(secret).expect("json");
-    out.push(json.trim_matches('"').to_owned());
-    let double = serde_json::to_string(&json).expect("json");
-    out.push(double);
-    let pct: String = secret
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                char::from(b).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect();
-    out.push(pct.clone());
-    out.push(pct.to_lowercase_hex());
-    out.push(secret.bytes().map(|b| format!("{b:02x}")).collect());
-    out.push(secret.bytes().map(|b| format!("{b:02X}")).collect());
-    for engine in [
-        base64::engine::general_purpose::STANDARD,
-        base64::engine::general_purpose::URL_SAFE,
-        base64::engine::general_purpose::STANDARD_NO_PAD,
-    ] {
-        out.push(engine.encode(secret));
-        // Inside a longer blob at every alignment (Basic auth style).
-        for prefix in ["u:", "us:", "use:", "user:", "a", ""] {
-            for suffix in ["", "!", "!!", "!!!"] {
-                out.push(engine.encode(format!("{prefix}{secret}{suffix}")));
-            }
-        }
-    }
-    out
-}
-
-trait LowerHex {
-    fn to_lowercase_hex(&self) -> String;
-}
-
-impl LowerHex for String {
-    /// Lower-cases the two hex digits after each `%`.
-    fn to_lowercase_hex(&self) -> String {
-        let mut out = String::new();
-        let mut left = 0;
-        for ch in self.chars() {
-            if ch == '%' {
-                left = 2;
-                out.push(ch);
-            } else if left > 0 {
-                left -= 1;
-                out.push(ch.to_ascii_lowercase());
-            } else {
-                out.push(ch);
-            }
-        }
-        out
-    }
-}
-
-/// Whether any decoding the redactor promises to see through still finds `secret`.
-fn leaks(output: &str, secret: &str) -> bool {
-    if output.contains(secret) {
-        return true;
-    }
-    // Every base64 run, decoded at every start offset, must not hold the value.
-    let runs = output.split(|c: char| !(c.is_ascii_alphanumeric() || "+/-_".contains(c)));
-    for run in runs {
-        for start in 0..run.len().min(4) {
-            let body = &run[start..];
-            let usable = body.len() - body.len() % 4;
-            for engine in [
-                base64::engine::general_purpose::STANDARD_NO_PAD,
-                base64::engine::general_purpose::URL_SAFE_NO_PAD,
-            ] {
-                if let Ok(bytes) = engine.decode(&body[..usable])
-                    && String::from_utf8_lossy(&bytes).contains(secret)
-                {
-                    return true;
-                }
-            }
-        }
-    }
-    false
 }
 
 // proves: REDACT-1 (raw value and every promised encoding are removed)
