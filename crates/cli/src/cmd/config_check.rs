@@ -1,6 +1,18 @@
 //! `ploy config check [--settings FILE] [--json]`
+//!
+//! Validates one settings file (the user's by default) and prints the
+//! resolved execution profile and rule layers. Exit 0 valid, 1 invalid (with
+//! reasons), 2 usage. The checks themselves live in ploy-policy; the default
+//! location comes from ploy-trust (`PLOY_CONFIG_DIR`, else the platform's
+//! config folder for "ploy").
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
+
+use ploy_policy::{ProjectTrust, ResolvedSettings, Settings, SettingsError, resolve};
+use serde_json::json;
 
 /// Arguments of `ploy config check`.
 #[derive(Debug, clap::Args)]
@@ -13,6 +25,196 @@ pub struct ConfigCheckArgs {
     pub json: bool,
 }
 
-pub fn run(_args: ConfigCheckArgs) -> ExitCode {
-    super::not_built("config check")
+/// One reason the check failed: requirement, key, line, message, hint.
+struct Problem {
+    requirement: &'static str,
+    file: String,
+    key: Option<String>,
+    line: Option<usize>,
+    message: String,
+    hint: String,
+}
+
+const PROFILE_EXAMPLE: &str =
+    r#"{"security_profile": {"sandbox": "workspace-write", "approval": "ask"}}"#;
+
+/// Run `ploy config check`.
+pub fn run(args: ConfigCheckArgs) -> ExitCode {
+    let (path, is_default) = match &args.settings {
+        Some(path) => (path.clone(), false),
+        None => match ploy_trust::PloyDirs::from_env() {
+            Ok(dirs) => (dirs.settings_file(), true),
+            Err(err) => {
+                return fail(
+                    &args,
+                    Problem {
+                        requirement: "PROFILE-2",
+                        file: String::from("(no config folder)"),
+                        key: None,
+                        line: None,
+                        message: err.to_string(),
+                        hint: "set PLOY_CONFIG_DIR or pass --settings FILE".into(),
+                    },
+                );
+            }
+        },
+    };
+    let file = path.display().to_string();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) => return fail(&args, read_problem(&path, is_default, &err)),
+    };
+    let checked = Settings::parse(&text, &file).and_then(|settings| {
+        // A file checked alone: its rules are the user layer; project
+        // settings join only after trust (see `ploy config show`).
+        let resolved = resolve(Some(&settings), None, ProjectTrust::Untrusted)?;
+        Ok((settings, resolved))
+    });
+    match checked {
+        Ok((settings, resolved)) => {
+            print_valid(&args, &file, &settings, &resolved);
+            ExitCode::SUCCESS
+        }
+        Err(err) => fail(&args, settings_problem(&file, &err)),
+    }
+}
+
+fn read_problem(path: &Path, is_default: bool, err: &std::io::Error) -> Problem {
+    let file = path.display().to_string();
+    if err.kind() == std::io::ErrorKind::NotFound {
+        Problem {
+            requirement: "PROFILE-2",
+            file: file.clone(),
+            key: None,
+            line: None,
+            message: format!(
+                "settings file {file} not found; the execution profile (security_profile) is mandatory (PROFILE-2)"
+            ),
+            hint: if is_default {
+                format!("create {file} with {PROFILE_EXAMPLE} (or set PLOY_CONFIG_DIR)")
+            } else {
+                format!("check the path, or create it with {PROFILE_EXAMPLE}")
+            },
+        }
+    } else {
+        Problem {
+            requirement: "CONFIG-1",
+            file: file.clone(),
+            key: None,
+            line: None,
+            message: format!("cannot read {file}: {err}"),
+            hint: "check that the file exists, is readable and is UTF-8 JSON".into(),
+        }
+    }
+}
+
+fn settings_problem(file: &str, err: &SettingsError) -> Problem {
+    let hint = match err {
+        SettingsError::ForbiddenProfile { .. } => {
+            "there is no override for PROFILE-1; use approval \"ask\" or sandbox \"workspace-write\"".to_string()
+        }
+        SettingsError::MissingProfile { .. } => format!("add {PROFILE_EXAMPLE}"),
+        SettingsError::Rule { .. } => "fix the glob pattern (see `ploy config check --help`)".to_string(),
+        SettingsError::Invalid { .. } => "fix the key named above; unknown keys and values are refused".to_string(),
+    };
+    Problem {
+        requirement: err.requirement(),
+        file: file.to_string(),
+        key: Some(err.key().to_string()),
+        line: err.line(),
+        message: err.to_string(),
+        hint,
+    }
+}
+
+fn fail(args: &ConfigCheckArgs, problem: Problem) -> ExitCode {
+    if args.json {
+        let out = json!({
+            "valid": false,
+            "file": problem.file,
+            "errors": [{
+                "requirement": problem.requirement,
+                "key": problem.key,
+                "line": problem.line,
+                "message": problem.message,
+                "hint": problem.hint,
+            }],
+        });
+        println!("{out}");
+    } else {
+        eprintln!("ploy: invalid settings: {}", problem.message);
+        eprintln!("hint: {}", problem.hint);
+    }
+    ExitCode::from(1)
+}
+
+fn print_valid(
+    args: &ConfigCheckArgs,
+    file: &str,
+    settings: &Settings,
+    resolved: &ResolvedSettings,
+) {
+    let layers: Vec<_> = resolved
+        .rules
+        .layers()
+        .iter()
+        .map(|layer| {
+            json!({
+                "source": layer.source(),
+                "origin": layer.origin(),
+                "rules": layer.rules(),
+            })
+        })
+        .collect();
+    if args.json {
+        let out = json!({
+            "valid": true,
+            "file": file,
+            "security_profile": {
+                "sandbox": resolved.profile.sandbox(),
+                "approval": resolved.profile.approval(),
+            },
+            "layers": layers,
+            "default_project_trust": resolved.default_project_trust,
+            "extensions": settings.extension_decls().map(<[_]>::len).unwrap_or(0),
+        });
+        println!("{out}");
+        return;
+    }
+    println!("settings: {file}: valid");
+    println!(
+        "execution profile: sandbox={} approval={}",
+        resolved.profile.sandbox(),
+        resolved.profile.approval()
+    );
+    println!("rule layers (lowest precedence first; deny in any layer wins):");
+    for layer in resolved.rules.layers() {
+        let origin = layer
+            .origin()
+            .map(|o| format!(" ({o})"))
+            .unwrap_or_default();
+        println!(
+            "  {}{origin}: {} rule(s)",
+            layer.source(),
+            layer.rules().len()
+        );
+        for rule in layer.rules() {
+            println!("    {rule}");
+        }
+    }
+    println!("  project: loaded only when the project is trusted (see `ploy config show`)");
+    println!("  conversation: per conversation, highest precedence");
+    println!(
+        "default_project_trust: {} (from {})",
+        match resolved.default_project_trust.value {
+            ploy_policy::DefaultProjectTrust::Ask => "ask",
+            ploy_policy::DefaultProjectTrust::Never => "never",
+            ploy_policy::DefaultProjectTrust::Always => "always",
+        },
+        match resolved.default_project_trust.source {
+            ploy_policy::ValueSource::Default => "default",
+            ploy_policy::ValueSource::User => "user settings",
+            ploy_policy::ValueSource::Project => "project settings",
+        }
+    );
 }
