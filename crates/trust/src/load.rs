@@ -33,8 +33,9 @@ use crate::{
     store::TrustStore,
 };
 
-/// Largest extension timeout a settings file may ask for.
-const MAX_EXTENSION_TIMEOUT_MS: u64 = 60_000;
+/// Largest extension timeout a settings file may ask for (ploy-policy's
+/// settings validation uses the same bound).
+const MAX_EXTENSION_TIMEOUT_MS: u64 = 600_000;
 
 /// Largest system prompt file read.
 const MAX_SYSTEM_PROMPT_BYTES: usize = 256 * 1024;
