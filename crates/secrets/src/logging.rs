@@ -101,11 +101,20 @@ impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for RedactingMakeWriter<M> {
 /// [`Write::flush`], everything when dropped (the fmt layer makes one writer
 /// per event). Buffering means a secret split across `write` calls is still
 /// caught.
-#[derive(Debug)]
 pub struct RedactingWriter<W: Write> {
     inner: W,
     redactor: Option<Redactor>,
     pending: Vec<u8>,
+}
+
+impl<W: Write> std::fmt::Debug for RedactingWriter<W> {
+    // The buffered line is not redacted yet: only its length is shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedactingWriter")
+            .field("redactor", &self.redactor)
+            .field("pending_bytes", &self.pending.len())
+            .finish()
+    }
 }
 
 impl<W: Write> RedactingWriter<W> {

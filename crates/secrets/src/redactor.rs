@@ -596,11 +596,20 @@ struct ScanState {
 /// even inside a character or a secret) with [`StreamRedactor::push`], then
 /// call [`StreamRedactor::finish`]. The concatenated output equals
 /// [`Redactor::redact_bytes`] of the concatenated input.
-#[derive(Debug)]
 pub struct StreamRedactor {
     redactor: Redactor,
     pending: Vec<u8>,
     state: ScanState,
+}
+
+impl fmt::Debug for StreamRedactor {
+    // Held-back bytes may be part of a secret: only their count is shown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamRedactor")
+            .field("redactor", &self.redactor)
+            .field("pending_bytes", &self.pending.len())
+            .finish()
+    }
 }
 
 impl StreamRedactor {

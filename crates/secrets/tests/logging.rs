@@ -143,6 +143,8 @@ fn without_redactor_lines_are_withheld() {
         writer
             .write_all(format!("key {SECRET}\n").as_bytes())
             .unwrap();
+        let debug = format!("{writer:?}");
+        assert!(!debug.contains(SECRET), "{debug}");
     }
     assert_eq!(capture.text(), WITHHELD_LINE);
 }
