@@ -5,6 +5,7 @@
 //! * [`host`]: launching user-approved helper programs (extensions) outside the
 //!   sandbox, kept here so that every process spawn lives in this one crate.
 
+pub mod exec;
 pub mod host;
 pub mod sandbox;
 pub mod validate;

@@ -1,6 +1,10 @@
 //! `ploy serve`, `ploy status`, `ploy exec`
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use ploy_service::config::{STATE_DIR_ENV, state_dir_from_env};
+use ploy_service::{ConfigFlags, ServiceConfig, ServiceSection};
 
 /// Arguments of `ploy serve`.
 #[derive(Debug, clap::Args)]
@@ -12,6 +16,20 @@ pub struct ServeArgs {
     /// Gateway listen address (default: 127.0.0.1 on a free port; loopback only).
     #[arg(long, value_name = "ADDR:PORT")]
     pub gateway_listen: Option<String>,
+    /// A JSON file whose `service` object configures the service (unknown
+    /// keys are errors). Flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The model upstream (loopback http:// only; default Ollama's
+    /// http://127.0.0.1:11434/v1/chat/completions).
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
+    /// Pin every gateway request to this model name.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Gateway request body limit in bytes (default 4 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub body_limit: Option<usize>,
 }
 
 /// Arguments of `ploy status`.
@@ -30,14 +48,138 @@ pub struct ExecArgs {
     pub command: Vec<String>,
 }
 
-pub fn serve(_args: ServeArgs) -> ExitCode {
-    super::not_built("serve")
+fn fail(command: &str, error: impl std::fmt::Display, hint: &str, code: u8) -> ExitCode {
+    eprintln!("ploy {command}: {error}");
+    if !hint.is_empty() {
+        eprintln!("hint: {hint}");
+    }
+    ExitCode::from(code)
 }
 
-pub fn status(_args: StatusArgs) -> ExitCode {
-    super::not_built("status")
+fn load_section(path: &PathBuf) -> Result<ServiceSection, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("CONFIG-1: {}: {e}", path.display()))?;
+    match value.get("service") {
+        Some(section) => ServiceSection::from_value(section.clone(), &path.display().to_string())
+            .map_err(|e| e.to_string()),
+        None => Err(format!(
+            "CONFIG-1: {} has no `service` object",
+            path.display()
+        )),
+    }
 }
 
-pub fn exec(_args: ExecArgs) -> ExitCode {
-    super::not_built("exec")
+/// `ploy serve`: run the service in the foreground until SIGINT/SIGTERM.
+///
+/// main.rs installs the redacting logger before parsing arguments; until it
+/// hands its `SharedRedactor` over (see [`serve_with_redactor`]), the
+/// service's secrets are kept out of logs by never being logged at all.
+pub fn serve(args: ServeArgs) -> ExitCode {
+    serve_with_redactor(args, None)
+}
+
+/// `ploy serve` with the process's log redactor, which then learns the
+/// service password and the gateway token (GW-4: no log line can carry them).
+pub fn serve_with_redactor(
+    args: ServeArgs,
+    redactor: Option<&ploy_secrets::SharedRedactor>,
+) -> ExitCode {
+    let section = match &args.config {
+        Some(path) => match load_section(path) {
+            Ok(section) => section,
+            Err(e) => return fail("serve", e, "fix the named key or value", 2),
+        },
+        None => ServiceSection::default(),
+    };
+    let flags = ConfigFlags {
+        listen: args.listen,
+        gateway_listen: args.gateway_listen,
+        upstream: args.upstream,
+        model: args.model,
+        body_limit_bytes: args.body_limit,
+    };
+    let state_env = std::env::var_os(STATE_DIR_ENV).map(PathBuf::from);
+    let config = match ServiceConfig::load(section, flags, state_env) {
+        Ok(config) => config,
+        Err(e) => {
+            return fail(
+                "serve",
+                e,
+                "listen on loopback, e.g. --listen 127.0.0.1:0 (the default)",
+                2,
+            );
+        }
+    };
+    let upstream = config.upstream.to_string();
+    let result = ploy_service::run_until_signal(config, redactor, |service| {
+        println!(
+            "ploy serve: running (pid {}): api http://{} gateway http://{}/v1 upstream {} service file {}",
+            std::process::id(),
+            service.api_addr(),
+            service.gateway_addr(),
+            upstream,
+            service.service_file().display()
+        );
+    });
+    match result {
+        Ok(()) => {
+            println!("ploy serve: stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("serve", e, "", 1),
+    }
+}
+
+/// `ploy status`: is a service running? Exit 0 when it is, 3 when not.
+pub fn status(args: StatusArgs) -> ExitCode {
+    let state_dir = match state_dir_from_env() {
+        Ok(dir) => dir,
+        Err(e) => return fail("status", e, "", 1),
+    };
+    let report = match ploy_service::client::status(&state_dir) {
+        Ok(report) => report,
+        Err(e) => return fail("status", e, "", 1),
+    };
+    if args.json {
+        match serde_json::to_string(&report) {
+            Ok(line) => println!("{line}"),
+            Err(e) => return fail("status", e, "", 1),
+        }
+    } else if let (true, Some(pid), Some(api), Some(gateway)) = (
+        report.running,
+        report.pid,
+        report.api_port,
+        report.gateway_port,
+    ) {
+        println!("ploy service: running (pid {pid}), api port {api}, gateway port {gateway}");
+    } else {
+        println!("ploy service: not running ({})", report.detail);
+    }
+    if report.running {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
+    }
+}
+
+/// `ploy exec -- PROGRAM ARGS`: run PROGRAM with OPENAI_BASE_URL and
+/// OPENAI_API_KEY (the gateway token) in its environment only.
+pub fn exec(args: ExecArgs) -> ExitCode {
+    let state_dir = match state_dir_from_env() {
+        Ok(dir) => dir,
+        Err(e) => return fail("exec", e, "", 1),
+    };
+    let credentials = match ploy_service::client::exec_token(&state_dir) {
+        Ok(credentials) => credentials,
+        Err(e) => return fail("exec", e, "start the service with `ploy serve`", 1),
+    };
+    let env = [
+        ("OPENAI_BASE_URL", credentials.base_url.as_str()),
+        ("OPENAI_API_KEY", credentials.token.as_str()),
+    ];
+    match ploy_proof::exec::run_with_env(&args.command, &env) {
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Err(e) => fail("exec", e, "", 127),
+    }
 }

@@ -1,0 +1,339 @@
+//! `ploy serve`, `ploy status`, `ploy exec` as a user runs them (SVC-1, GW-4,
+//! ADMIN-10, CONFIG-1). Real processes, real loopback sockets, temp folders.
+#![allow(clippy::disallowed_methods)] // runs the ploy binary, `kill`, and test sockets
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A temp folder removed on drop (the CLI crate has no tempfile dev-dependency).
+struct TempRoot(PathBuf);
+
+impl Drop for TempRoot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Dirs {
+    _root: TempRoot,
+    state: PathBuf,
+    config: PathBuf,
+}
+
+fn dirs() -> Dirs {
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let root = std::env::temp_dir().join(format!(
+        "ploy-service-test-{}-{n}-{nanos}",
+        std::process::id()
+    ));
+    let state = root.join("state");
+    let config = root.join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    Dirs {
+        state,
+        config,
+        _root: TempRoot(root),
+    }
+}
+
+fn ploy(dirs: &Dirs) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ploy"));
+    command
+        .env("PLOY_STATE_DIR", &dirs.state)
+        .env("PLOY_CONFIG_DIR", &dirs.config)
+        .env("PLOY_LOG", "trace");
+    command
+}
+
+fn run(dirs: &Dirs, args: &[&str]) -> Output {
+    ploy(dirs).args(args).output().unwrap()
+}
+
+/// A one-thread OpenAI-compatible upstream on 127.0.0.1 answering JSON.
+fn fake_upstream() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; length];
+            let _ = reader.read_exact(&mut body);
+            let answer = r#"{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hello from upstream"}}]}"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    format!("http://{addr}/v1/chat/completions")
+}
+
+/// Collect a child's output in the background.
+fn collect(reader: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+    let text = Arc::new(Mutex::new(String::new()));
+    let sink = text.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines() {
+            let Ok(line) = line else { return };
+            let mut sink = sink.lock().unwrap();
+            sink.push_str(&line);
+            sink.push('\n');
+        }
+    });
+    text
+}
+
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ready() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "ploy serve did not stop");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else if path.is_file() {
+            files.push(path);
+        }
+    }
+    files
+}
+
+fn gateway_post(port: u16, token: &str) -> String {
+    let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nauthorization: Bearer {token}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+// proves: SVC-1, GW-4
+#[test]
+fn serve_status_exec_and_sigterm_end_to_end() {
+    let dirs = dirs();
+    let upstream = fake_upstream();
+    // A stale file from a dead service (pid above pid_max) is cleaned at start.
+    std::fs::create_dir_all(&dirs.state).unwrap();
+    let stale = dirs.state.join("service-999999999.json");
+    std::fs::write(&stale, b"{}").unwrap();
+
+    let mut serve = ploy(&dirs)
+        .args(["serve", "--upstream", &upstream])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let serve_out = collect(serve.stdout.take().unwrap());
+    let serve_err = collect(serve.stderr.take().unwrap());
+    let file = dirs.state.join(format!("service-{}.json", serve.id()));
+    wait_for("the ready line", || {
+        serve_out.lock().unwrap().contains("running")
+    });
+    assert!(file.exists());
+    assert!(!stale.exists(), "stale service file not cleaned");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "service file must be owner-only");
+    let contents: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let password = contents["password"].as_str().unwrap().to_string();
+    assert_eq!(password.len(), 64);
+
+    // status --json: running, the ports, never a secret.
+    let status = run(&dirs, &["status", "--json"]);
+    assert!(status.status.success(), "{status:?}");
+    let stdout = String::from_utf8(status.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(report["running"], true);
+    assert_eq!(report["pid"], serve.id());
+    assert_eq!(report["api_port"], contents["api_port"]);
+    assert_eq!(report["gateway_port"], contents["gateway_port"]);
+    assert!(!stdout.contains(&password));
+    let human = run(&dirs, &["status"]);
+    assert!(String::from_utf8_lossy(&human.stdout).contains("running"));
+
+    // exec: the child gets OPENAI_BASE_URL and OPENAI_API_KEY.
+    let exec = run(
+        &dirs,
+        &[
+            "exec",
+            "--",
+            "sh",
+            "-c",
+            r#"printf '%s\n%s\n' "$OPENAI_BASE_URL" "$OPENAI_API_KEY""#,
+        ],
+    );
+    assert!(exec.status.success(), "{exec:?}");
+    let printed = String::from_utf8(exec.stdout).unwrap();
+    let mut lines = printed.lines();
+    let base_url = lines.next().unwrap().to_string();
+    let token = lines.next().unwrap().to_string();
+    let gateway_port = contents["gateway_port"].as_u64().unwrap() as u16;
+    assert_eq!(base_url, format!("http://127.0.0.1:{gateway_port}/v1"));
+    assert_eq!(token.len(), 64);
+    assert_ne!(token, password);
+    assert!(!String::from_utf8_lossy(&exec.stderr).contains(&token));
+    // The exit code passes through.
+    let code = run(&dirs, &["exec", "--", "sh", "-c", "exit 5"]);
+    assert_eq!(code.status.code(), Some(5));
+    // The token works at the gateway (through to the upstream).
+    let answer = gateway_post(gateway_port, &token);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("hello from upstream"));
+
+    // A second `ploy serve` while the first is alive: a clear error.
+    let second = run(&dirs, &["serve"]);
+    assert!(!second.status.success());
+    let second_err = String::from_utf8_lossy(&second.stderr);
+    assert!(second_err.contains("already running"), "{second_err}");
+    assert!(second_err.contains(&serve.id().to_string()), "{second_err}");
+
+    // SIGTERM: clean stop, service file removed.
+    let killed = Command::new("kill")
+        .args(["-TERM", &serve.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let exit = wait_exit(&mut serve);
+    assert!(exit.success(), "{exit:?}");
+    assert!(!file.exists(), "service file left after SIGTERM");
+    std::thread::sleep(Duration::from_millis(100));
+
+    // GW-4 canary: neither secret in any file under the state and config
+    // folders, nor in any line the service printed or logged (PLOY_LOG=trace).
+    for path in files_under(&dirs.state)
+        .into_iter()
+        .chain(files_under(&dirs.config))
+    {
+        let bytes = std::fs::read(&path).unwrap();
+        for secret in [&token, &password] {
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "a secret is in {}",
+                path.display()
+            );
+        }
+    }
+    let logged = format!("{}{}", serve_out.lock().unwrap(), serve_err.lock().unwrap());
+    assert!(logged.contains("running"));
+    assert!(!logged.contains(&token), "token in the service's output");
+    assert!(
+        !logged.contains(&password),
+        "password in the service's output"
+    );
+
+    let after = run(&dirs, &["status", "--json"]);
+    assert_eq!(after.status.code(), Some(3));
+    let report: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&after.stdout).trim()).unwrap();
+    assert_eq!(report["running"], false);
+}
+
+// proves: ADMIN-10, GW-1
+#[test]
+fn serve_refuses_public_and_lan_binds() {
+    let dirs = dirs();
+    for (flag, addr, id) in [
+        ("--listen", "0.0.0.0:0", "ADMIN-10"),
+        ("--listen", "192.168.1.23:0", "ADMIN-10"),
+        ("--listen", "10.0.0.5:8080", "ADMIN-10"),
+        ("--listen", "[::]:0", "ADMIN-10"),
+        ("--gateway-listen", "0.0.0.0:0", "ADMIN-10"),
+        ("--gateway-listen", "192.168.1.23:0", "GW-1"),
+        ("--gateway-listen", "[::1]:0", "GW-1"),
+    ] {
+        let output = run(&dirs, &["serve", flag, addr]);
+        assert_eq!(output.status.code(), Some(2), "{flag} {addr}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("refusing"), "{flag} {addr}: {stderr}");
+        assert!(stderr.contains(id), "{flag} {addr}: {stderr}");
+        assert!(
+            files_under(&dirs.state).is_empty(),
+            "a refused serve wrote files"
+        );
+    }
+}
+
+// proves: CONFIG-1, GW-1
+#[test]
+fn serve_config_errors_name_the_key() {
+    let dirs = dirs();
+    let config = dirs.config.join("service.json");
+    std::fs::write(&config, r#"{"service":{"lissten":"127.0.0.1:0"}}"#).unwrap();
+    let output = run(&dirs, &["serve", "--config", config.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("lissten"));
+    let output = run(
+        &dirs,
+        &[
+            "serve",
+            "--upstream",
+            "http://192.168.1.5:11434/v1/chat/completions",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("GW-1") && stderr.contains("loopback"),
+        "{stderr}"
+    );
+}
+
+// proves: GW-4
+#[test]
+fn exec_and_status_without_a_service() {
+    let dirs = dirs();
+    let exec = run(&dirs, &["exec", "--", "true"]);
+    assert_eq!(exec.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&exec.stderr).contains("no ploy service is running"));
+    let status = run(&dirs, &["status"]);
+    assert_eq!(status.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&status.stdout).contains("not running"));
+}
