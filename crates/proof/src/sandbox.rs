@@ -1,1 +1,0 @@
-//! The sandbox (SBX-1..5). Being built.

@@ -1,0 +1,1184 @@
+//! The Linux sandbox that fails closed (SBX-1..5, BEYOND-3, BEYOND-4).
+//!
+//! How a run works:
+//! 1. The parent (this module) checks the policy, builds the program's
+//!    environment from an allowlist (SBX-4) and probes every layer once
+//!    (SBX-5): if any layer is missing, nothing runs.
+//! 2. It re-executes a *launcher* binary (by default the running executable,
+//!    which must call [`init_entry_if_requested`] first thing in `main`) with a
+//!    hidden argument, a clean environment, a new session and "die with parent".
+//! 3. The launcher enters new user, mount, PID, network, IPC and UTS
+//!    namespaces, forks the namespace's PID 1, builds a fresh root (system
+//!    folders read-only, the project copy-on-write or writable, private `/tmp`,
+//!    fresh `/proc`, minimal `/dev`, no home folder), pivots into it, then
+//!    applies rlimits, Landlock (writes only to the project and temp, no TCP),
+//!    drops every capability, sets no_new_privs, installs a seccomp deny list
+//!    and finally forks and executes the program.
+//! 4. Any failure before the program starts is reported on a private pipe
+//!    (fd 3 in the launcher) with the layer that failed, and the parent turns
+//!    it into a [`SandboxError`]: the program never runs.
+
+mod env;
+mod init;
+pub mod macos;
+mod seccomp;
+
+use std::{
+    ffi::OsString,
+    io::Read,
+    os::{
+        fd::{AsRawFd, FromRawFd, OwnedFd},
+        unix::process::CommandExt,
+    },
+    path::{Component, Path, PathBuf},
+    process::{Child, ExitCode, Stdio},
+    sync::{Mutex, OnceLock},
+    thread,
+    time::{Duration, Instant},
+};
+
+use serde::{Deserialize, Serialize};
+
+pub use env::{ALLOWED_ENV_NAMES, build_env, looks_secret};
+
+/// The hidden first argument that turns the launcher binary into the
+/// sandbox's init.
+pub const INIT_MARKER: &str = "__ploy-sandbox-init";
+
+/// Where the sandboxed program's `HOME` points (inside the private `/tmp`).
+pub const SANDBOX_HOME: &str = "/tmp/home";
+
+/// System folders bound read-only into the sandbox when they exist. The home
+/// folders (`/home`, `/root`), `/run`, `/var`, `/mnt`, `/media` and `/srv`
+/// are never bound (BEYOND-3).
+pub const SYSTEM_READ_ONLY: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
+];
+
+/// Folders and files under the user's home that are hidden in any case
+/// (SBX-3), even when the project folder contains them.
+pub const SENSITIVE_HOME_ENTRIES: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".azure",
+    ".config/gcloud",
+    ".config/gh",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".password-store",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".config/microsoft-edge",
+    "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Firefox",
+    ".config/ploy",
+    ".local/state/ploy",
+    ".local/share/ploy",
+];
+
+/// One layer of the sandbox, as probed and reported (SBX-5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layer {
+    /// Unprivileged user namespaces (the root of everything else).
+    UserNamespaces,
+    /// Mount, PID, network and IPC namespaces and the private root view.
+    Filesystem,
+    /// overlayfs inside the user namespace (copy-on-write project, BEYOND-4).
+    Overlay,
+    /// Landlock: writes only to the project and temp, no TCP (SBX-2, SBX-1).
+    Landlock,
+    /// seccomp deny list with no_new_privs.
+    Seccomp,
+    /// Resource limits (processes, memory, CPU, file size).
+    Limits,
+    /// Starting the program itself (not a layer: "command not found" etc.).
+    Exec,
+}
+
+impl Layer {
+    /// Every layer the probe checks, in setup order.
+    pub const PROBED: [Layer; 6] = [
+        Layer::UserNamespaces,
+        Layer::Filesystem,
+        Layer::Overlay,
+        Layer::Limits,
+        Layer::Landlock,
+        Layer::Seccomp,
+    ];
+
+    /// The layer's name as printed and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::UserNamespaces => "user-namespaces",
+            Layer::Filesystem => "filesystem",
+            Layer::Overlay => "overlay",
+            Layer::Landlock => "landlock",
+            Layer::Seccomp => "seccomp",
+            Layer::Limits => "limits",
+            Layer::Exec => "exec",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Layer> {
+        [
+            Layer::UserNamespaces,
+            Layer::Filesystem,
+            Layer::Overlay,
+            Layer::Landlock,
+            Layer::Seccomp,
+            Layer::Limits,
+            Layer::Exec,
+        ]
+        .into_iter()
+        .find(|layer| layer.name() == name)
+    }
+
+    /// How to make the layer available, for the error message.
+    pub fn how_to_enable(self) -> &'static str {
+        match self {
+            Layer::UserNamespaces => {
+                "allow unprivileged user namespaces: `sysctl -w kernel.unprivileged_userns_clone=1` \
+                 (Debian), `sysctl -w user.max_user_namespaces=15000`, and on Ubuntu 24.04+ \
+                 `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; inside a container, \
+                 run it with user namespaces allowed (e.g. a seccomp profile that permits unshare)"
+            }
+            Layer::Filesystem => {
+                "the kernel refused a mount inside the user namespace (tmpfs, bind, proc or \
+                 pivot_root); run on Linux 5.12+ without a container policy that blocks mounts"
+            }
+            Layer::Overlay => {
+                "overlayfs must be mountable inside a user namespace: Linux 5.11+ with the \
+                 `overlay` module loaded (`modprobe overlay`); the project folder must be on a \
+                 filesystem overlayfs accepts as a lower layer"
+            }
+            Layer::Landlock => {
+                "Landlock ABI 4 or newer is needed (Linux 6.7+) and must be enabled: add \
+                 `landlock` to the `lsm=` kernel boot parameter (check /sys/kernel/security/lsm)"
+            }
+            Layer::Seccomp => {
+                "the kernel must be built with CONFIG_SECCOMP_FILTER (every mainstream distribution \
+                 kernel is)"
+            }
+            Layer::Limits => {
+                "the hard resource limits of this session are lower than ploy's; raise them (`ulimit -H`)"
+            }
+            Layer::Exec => {
+                "check that the program exists inside the sandbox (system folders or the project)"
+            }
+        }
+    }
+
+    /// The requirement a failure of this layer is refused under.
+    pub fn requirement(self) -> &'static str {
+        match self {
+            Layer::Exec => "SBX-5",
+            _ => "SBX-5",
+        }
+    }
+}
+
+/// Resource limits of one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Wall-clock time, in milliseconds, before the whole sandbox is killed.
+    pub wall_ms: u64,
+    /// CPU seconds per process (RLIMIT_CPU).
+    pub cpu_seconds: u64,
+    /// Data segment bytes per process (RLIMIT_DATA: heap and private mappings).
+    pub memory_bytes: u64,
+    /// Processes of the sandbox user (RLIMIT_NPROC; not enforced by the
+    /// kernel when ploy itself runs as root).
+    pub processes: u64,
+    /// Largest file a process may write (RLIMIT_FSIZE).
+    pub file_size_bytes: u64,
+    /// Open files per process (RLIMIT_NOFILE).
+    pub open_files: u64,
+    /// Size of the private `/tmp`.
+    pub tmp_bytes: u64,
+    /// Size of the copy-on-write layer over the project.
+    pub overlay_bytes: u64,
+    /// Bytes kept of each of stdout and stderr (the rest is read and dropped).
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            wall_ms: 10 * 60 * 1000,
+            cpu_seconds: 10 * 60,
+            memory_bytes: 4 << 30,
+            processes: 512,
+            file_size_bytes: 1 << 30,
+            open_files: 1024,
+            tmp_bytes: 1 << 30,
+            overlay_bytes: 1 << 30,
+            output_bytes: 1 << 20,
+        }
+    }
+}
+
+/// How the project folder is seen inside the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProjectView {
+    /// Copy-on-write (BEYOND-4): writes land in a throwaway layer and vanish
+    /// when the run ends, except in the listed sub-folders (relative paths,
+    /// e.g. `target`), which are bound writable so builds stay incremental.
+    CopyOnWrite {
+        /// Sub-folders of the project bound writable.
+        writable: Vec<PathBuf>,
+    },
+    /// The project is bound writable: writes persist (the shell tool).
+    Writable,
+}
+
+impl Default for ProjectView {
+    fn default() -> Self {
+        ProjectView::CopyOnWrite {
+            writable: vec![PathBuf::from("target")],
+        }
+    }
+}
+
+/// What a sandbox allows: the project, how it is seen, limits and extras.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    /// The project folder; the program runs in it, at the same path.
+    pub project: PathBuf,
+    /// Copy-on-write or writable project.
+    pub view: ProjectView,
+    /// Resource limits.
+    pub limits: Limits,
+    /// Extra folders bound read-only (e.g. a toolchain outside the system
+    /// folders). Refused when they are or contain a sensitive folder.
+    pub extra_read_only: Vec<PathBuf>,
+    /// Extra environment names passed when present (never secret-looking ones).
+    pub extra_env: Vec<String>,
+}
+
+impl SandboxPolicy {
+    /// A policy with defaults for `project`: copy-on-write with `target/`
+    /// writable, default limits, nothing extra.
+    pub fn new(project: impl Into<PathBuf>) -> Self {
+        SandboxPolicy {
+            project: project.into(),
+            view: ProjectView::default(),
+            limits: Limits::default(),
+            extra_read_only: Vec::new(),
+            extra_env: Vec::new(),
+        }
+    }
+}
+
+/// Why the sandbox refused to run or failed to run.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// A layer is missing on this machine (SBX-5): nothing ran.
+    #[error("SBX-5: the sandbox layer `{}` is not available, so nothing was run: {detail}. To enable it: {}", layer.name(), layer.how_to_enable())]
+    LayerMissing {
+        /// The missing layer.
+        layer: Layer,
+        /// What failed.
+        detail: String,
+    },
+    /// The policy itself is refused (bad project folder, writable folder
+    /// escaping the project, sensitive extra folder...).
+    #[error("{rule}: {reason}")]
+    PolicyRefused {
+        /// The requirement ID.
+        rule: &'static str,
+        /// A human reason with what to change.
+        reason: String,
+    },
+    /// The program could not be started inside the sandbox.
+    #[error("SBX-5: the program could not be started inside the sandbox: {0}")]
+    Exec(String),
+    /// The launcher could not be started or talked to.
+    #[error("SBX-5: the sandbox launcher failed, so nothing was run: {0}")]
+    Launcher(String),
+}
+
+impl SandboxError {
+    /// The requirement ID of the refusal.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            SandboxError::PolicyRefused { rule, .. } => rule,
+            SandboxError::LayerMissing { .. }
+            | SandboxError::Exec(_)
+            | SandboxError::Launcher(_) => "SBX-5",
+        }
+    }
+}
+
+/// How the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "value")]
+pub enum Termination {
+    /// Exited with this status.
+    Exited(i32),
+    /// Killed by this signal (e.g. 9 after the wall-time limit, 25 SIGXFSZ).
+    Signaled(i32),
+}
+
+impl Termination {
+    /// The shell-style exit code: the status, or 128 + signal.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Termination::Exited(code) => code,
+            Termination::Signaled(signal) => 128 + signal,
+        }
+    }
+}
+
+/// What one sandboxed run produced. Output is raw (not redacted): redact it
+/// before showing it (`ploy_secrets::Redactor`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunOutput {
+    /// How the program ended.
+    pub termination: Termination,
+    /// Whether the wall-time limit killed it.
+    pub timed_out: bool,
+    /// Wall time from launch to exit.
+    pub duration: Duration,
+    /// Captured stdout (at most `limits.output_bytes`).
+    pub stdout: Vec<u8>,
+    /// Captured stderr (at most `limits.output_bytes`).
+    pub stderr: Vec<u8>,
+    /// Whether stdout or stderr was longer than the cap.
+    pub output_truncated: bool,
+}
+
+impl RunOutput {
+    /// True when the program exited with status 0 in time.
+    pub fn success(&self) -> bool {
+        !self.timed_out && self.termination == Termination::Exited(0)
+    }
+}
+
+/// The state of one layer on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerStatus {
+    /// The layer.
+    pub layer: Layer,
+    /// `ok`, `missing` or `not-checked` (an earlier layer failed).
+    pub state: LayerState,
+    /// What was found.
+    pub detail: String,
+}
+
+/// Whether a layer works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayerState {
+    /// Built and exercised in a real probe sandbox.
+    Ok,
+    /// Failed; nothing can run.
+    Missing,
+    /// Not reached because an earlier layer failed.
+    NotChecked,
+}
+
+/// The result of [`Sandbox::probe`]: every layer, the Landlock ABI and the
+/// verdict (SBX-5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProbeReport {
+    /// Every probed layer in setup order.
+    pub layers: Vec<LayerStatus>,
+    /// The kernel's Landlock ABI version (0 when Landlock is unavailable).
+    pub landlock_abi: i64,
+    /// Whether ploy runs as root (the process-count limit is then not
+    /// enforced by the kernel).
+    pub running_as_root: bool,
+}
+
+impl ProbeReport {
+    /// True only when every layer is `ok`.
+    pub fn can_run(&self) -> bool {
+        self.layers
+            .iter()
+            .all(|status| status.state == LayerState::Ok)
+    }
+
+    /// The first missing layer, as the error that stops every run.
+    pub fn first_missing(&self) -> Option<SandboxError> {
+        self.layers
+            .iter()
+            .find(|status| status.state == LayerState::Missing)
+            .or_else(|| {
+                self.layers
+                    .iter()
+                    .find(|status| status.state != LayerState::Ok)
+            })
+            .map(|status| SandboxError::LayerMissing {
+                layer: status.layer,
+                detail: status.detail.clone(),
+            })
+    }
+}
+
+/// What the launcher is asked to do (serialized into its hidden argument).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InitRequest {
+    probe_only: bool,
+    project: PathBuf,
+    view: ProjectView,
+    masks: Vec<PathBuf>,
+    read_only: Vec<PathBuf>,
+    limits: Limits,
+    program: String,
+    args: Vec<String>,
+    simulate_missing: Vec<Layer>,
+}
+
+/// The sandbox: a checked policy plus the launcher binary.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    policy: SandboxPolicy,
+    project: PathBuf,
+    masks: Vec<PathBuf>,
+    read_only: Vec<PathBuf>,
+    launcher: PathBuf,
+    simulate_missing: Vec<Layer>,
+}
+
+/// The probe result of this process, per launcher (SBX-5: probe before the first run).
+static PROBE_CACHE: OnceLock<Mutex<Vec<(PathBuf, ProbeReport)>>> = OnceLock::new();
+
+impl Sandbox {
+    /// Checks the policy and prepares a sandbox that re-executes the running
+    /// binary as its launcher (it must call [`init_entry_if_requested`]).
+    pub fn new(policy: SandboxPolicy) -> Result<Sandbox, SandboxError> {
+        let launcher = std::env::current_exe().map_err(|err| {
+            SandboxError::Launcher(format!("cannot find the running executable: {err}"))
+        })?;
+        Sandbox::with_launcher(policy, launcher)
+    }
+
+    /// Like [`Sandbox::new`] with an explicit launcher binary.
+    pub fn with_launcher(
+        policy: SandboxPolicy,
+        launcher: PathBuf,
+    ) -> Result<Sandbox, SandboxError> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let project = check_project(&policy.project, home.as_deref())?;
+        let sensitive = sensitive_paths(home.as_deref());
+        if let ProjectView::CopyOnWrite { writable } = &policy.view {
+            for sub in writable {
+                prepare_writable(&project, sub)?;
+            }
+        }
+        let mut read_only: Vec<PathBuf> = SYSTEM_READ_ONLY.iter().map(PathBuf::from).collect();
+        for extra in &policy.extra_read_only {
+            let canonical = extra.canonicalize().map_err(|err| SandboxError::PolicyRefused {
+                rule: "SBX-3",
+                reason: format!(
+                    "the extra read-only folder {} cannot be resolved ({err}); fix or remove it",
+                    extra.display()
+                ),
+            })?;
+            if sensitive
+                .iter()
+                .any(|s| s.starts_with(&canonical) || canonical.starts_with(s))
+                || home.as_deref().is_some_and(|h| h.starts_with(&canonical))
+            {
+                return Err(SandboxError::PolicyRefused {
+                    rule: "SBX-3",
+                    reason: format!(
+                        "the extra read-only folder {} is, holds or lies inside a sensitive folder \
+                         or the home folder; name a narrower folder",
+                        canonical.display()
+                    ),
+                });
+            }
+            read_only.push(canonical);
+        }
+        let masks = masks_inside(&project, &sensitive);
+        Ok(Sandbox {
+            policy,
+            project,
+            masks,
+            read_only,
+            launcher,
+            simulate_missing: Vec::new(),
+        })
+    }
+
+    /// Test seam (SBX-5): make the launcher treat `layer` as missing, as it
+    /// would on a machine without it. It can only remove layers, never skip one.
+    pub fn simulate_missing_layer(&mut self, layer: Layer) {
+        self.simulate_missing.push(layer);
+    }
+
+    /// The canonical project folder.
+    pub fn project(&self) -> &Path {
+        &self.project
+    }
+
+    /// The policy this sandbox was built from.
+    pub fn policy(&self) -> &SandboxPolicy {
+        &self.policy
+    }
+
+    /// Probes every layer by building a real sandbox around an empty project
+    /// and stopping before a program would start (SBX-5). Cached per launcher
+    /// for the life of the process (not when a layer is simulated missing).
+    pub fn probe(&self) -> ProbeReport {
+        let cacheable = self.simulate_missing.is_empty();
+        let cache = PROBE_CACHE.get_or_init(|| Mutex::new(Vec::new()));
+        if cacheable
+            && let Ok(entries) = cache.lock()
+            && let Some((_, report)) = entries.iter().find(|(l, _)| *l == self.launcher)
+        {
+            return report.clone();
+        }
+        let report = probe_with(&self.launcher, &self.simulate_missing);
+        if cacheable
+            && report.can_run()
+            && let Ok(mut entries) = cache.lock()
+        {
+            entries.push((self.launcher.clone(), report.clone()));
+        }
+        report
+    }
+
+    /// Runs `program args...` in the sandbox, in the project folder, and
+    /// captures its output. Refuses to run anything when a layer is missing.
+    pub fn run(&self, program: &str, args: &[String]) -> Result<RunOutput, SandboxError> {
+        if let Some(missing) = self.probe().first_missing() {
+            return Err(missing);
+        }
+        let request = InitRequest {
+            probe_only: false,
+            project: self.project.clone(),
+            view: self.policy.view.clone(),
+            masks: self.masks.clone(),
+            read_only: self.read_only.clone(),
+            limits: self.policy.limits.clone(),
+            program: program.to_string(),
+            args: args.to_vec(),
+            simulate_missing: self.simulate_missing.clone(),
+        };
+        let env = build_env(std::env::vars_os(), &self.policy.extra_env, SANDBOX_HOME);
+        let launched = launch(&self.launcher, &request, &env)?;
+        match launched.failure {
+            Some((Layer::Exec, detail)) => Err(SandboxError::Exec(detail)),
+            Some((layer, detail)) => Err(SandboxError::LayerMissing { layer, detail }),
+            None => Ok(launched.output),
+        }
+    }
+}
+
+/// The Landlock ABI of the running kernel (0 when unavailable).
+pub fn landlock_abi() -> i64 {
+    init::kernel_landlock_abi()
+}
+
+/// The entry point of the sandbox's init. Call it first in `main` of any
+/// binary used as a launcher; it returns `None` unless this process was
+/// started as the init (hidden first argument [`INIT_MARKER`]).
+pub fn init_entry_if_requested() -> Option<ExitCode> {
+    let mut args = std::env::args_os();
+    if args.nth(1).as_deref() != Some(std::ffi::OsStr::new(INIT_MARKER)) {
+        return None;
+    }
+    Some(init::main(args.next()))
+}
+
+fn refuse(rule: &'static str, reason: String) -> SandboxError {
+    SandboxError::PolicyRefused { rule, reason }
+}
+
+/// Resolves the project folder and refuses folders that would expose the home
+/// folder or a sensitive folder (BEYOND-3, SBX-3), or that the overlay cannot name.
+fn check_project(project: &Path, home: Option<&Path>) -> Result<PathBuf, SandboxError> {
+    let canonical = project.canonicalize().map_err(|err| {
+        refuse(
+            "BEYOND-3",
+            format!(
+                "the project folder {} cannot be resolved ({err}); pass an existing folder with --project",
+                project.display()
+            ),
+        )
+    })?;
+    if !canonical.is_dir() {
+        return Err(refuse(
+            "BEYOND-3",
+            format!("the project {} is not a folder", canonical.display()),
+        ));
+    }
+    if canonical == Path::new("/") {
+        return Err(refuse(
+            "BEYOND-3",
+            "the project folder cannot be `/`: pick the project's own folder".to_string(),
+        ));
+    }
+    if let Some(home) = home
+        && let Ok(home) = home.canonicalize()
+    {
+        if home.starts_with(&canonical) {
+            return Err(refuse(
+                "BEYOND-3",
+                format!(
+                    "the project folder {} is or contains your home folder, which the sandbox hides; \
+                     use the project's own sub-folder",
+                    canonical.display()
+                ),
+            ));
+        }
+        for sensitive in sensitive_paths(Some(&home)) {
+            if canonical.starts_with(&sensitive) {
+                return Err(refuse(
+                    "SBX-3",
+                    format!(
+                        "the project folder lies inside the sensitive folder {}",
+                        sensitive.display()
+                    ),
+                ));
+            }
+        }
+    }
+    for dir in SYSTEM_READ_ONLY {
+        if canonical == Path::new(dir) {
+            return Err(refuse(
+                "BEYOND-3",
+                format!("the project folder cannot be the system folder {dir}"),
+            ));
+        }
+    }
+    let text = canonical.to_str().ok_or_else(|| {
+        refuse(
+            "SBX-5",
+            "the project path is not UTF-8; the sandbox cannot name it safely".to_string(),
+        )
+    })?;
+    if text.contains([',', ':', '\\', '\n']) {
+        return Err(refuse(
+            "SBX-5",
+            format!(
+                "the project path {text} contains `,`, `:`, `\\` or a newline, which overlayfs \
+                 options cannot carry; move or rename the folder"
+            ),
+        ));
+    }
+    Ok(canonical)
+}
+
+/// Absolute sensitive paths: under the home folder and ploy's own folders.
+fn sensitive_paths(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    if let Some(home) = home {
+        let home = home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
+        paths.extend(SENSITIVE_HOME_ENTRIES.iter().map(|entry| home.join(entry)));
+    }
+    for name in ["PLOY_CONFIG_DIR", "PLOY_STATE_DIR"] {
+        if let Some(dir) = std::env::var_os(name).filter(|v| !v.is_empty()) {
+            let dir = PathBuf::from(dir);
+            paths.push(dir.canonicalize().unwrap_or(dir));
+        }
+    }
+    paths
+}
+
+/// Paths inside the project to hide: sensitive paths under it, and top-level
+/// entries named like a sensitive home entry (a copied `.ssh`, `.aws`...).
+fn masks_inside(project: &Path, sensitive: &[PathBuf]) -> Vec<PathBuf> {
+    let mut masks: Vec<PathBuf> = sensitive
+        .iter()
+        .filter(|path| path.starts_with(project) && path.as_path() != project)
+        .filter(|path| path.symlink_metadata().is_ok())
+        .cloned()
+        .collect();
+    for entry in SENSITIVE_HOME_ENTRIES {
+        let candidate = project.join(entry);
+        if candidate.symlink_metadata().is_ok() && !masks.contains(&candidate) {
+            masks.push(candidate);
+        }
+    }
+    masks
+}
+
+/// Checks (and creates when missing) a writable sub-folder of a copy-on-write
+/// project: a plain relative path whose resolved folder stays inside the
+/// project, so a symlink cannot make the host writable (SBX-2).
+fn prepare_writable(project: &Path, sub: &Path) -> Result<(), SandboxError> {
+    let plain = !sub.as_os_str().is_empty()
+        && sub
+            .components()
+            .all(|component| matches!(component, Component::Normal(_)));
+    if !plain {
+        return Err(refuse(
+            "SBX-2",
+            format!(
+                "the writable folder `{}` must be a plain relative path inside the project (no `/`, `..` or `.` at its start)",
+                sub.display()
+            ),
+        ));
+    }
+    let full = project.join(sub);
+    if full.symlink_metadata().is_err() {
+        std::fs::create_dir_all(&full).map_err(|err| {
+            refuse(
+                "SBX-2",
+                format!(
+                    "cannot create the writable folder {}: {err}",
+                    full.display()
+                ),
+            )
+        })?;
+    }
+    let resolved = full.canonicalize().map_err(|err| {
+        refuse(
+            "SBX-2",
+            format!(
+                "cannot resolve the writable folder {}: {err}",
+                full.display()
+            ),
+        )
+    })?;
+    if resolved != full || !resolved.is_dir() {
+        return Err(refuse(
+            "SBX-2",
+            format!(
+                "the writable folder {} is a symlink or not a folder (it resolves to {}); \
+                 writes could escape the project, so it is refused",
+                full.display(),
+                resolved.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A launched init's result: the output, or the layer that failed.
+struct Launched {
+    output: RunOutput,
+    failure: Option<(Layer, String)>,
+    status_lines: Vec<String>,
+}
+
+fn probe_with(launcher: &Path, simulate_missing: &[Layer]) -> ProbeReport {
+    let landlock_abi = init::kernel_landlock_abi();
+    let running_as_root = nix::unistd::geteuid().is_root();
+    let mut layers: Vec<LayerStatus> = Vec::new();
+    let outcome = ProbeProject::create().and_then(|project| {
+        let request = InitRequest {
+            probe_only: true,
+            project: project.path.clone(),
+            view: ProjectView::CopyOnWrite {
+                writable: Vec::new(),
+            },
+            masks: Vec::new(),
+            read_only: SYSTEM_READ_ONLY.iter().map(PathBuf::from).collect(),
+            limits: Limits::default(),
+            program: String::new(),
+            args: Vec::new(),
+            simulate_missing: simulate_missing.to_vec(),
+        };
+        let env = build_env(std::env::vars_os(), &[], SANDBOX_HOME);
+        launch(launcher, &request, &env)
+    });
+    match outcome {
+        Err(err) => {
+            for layer in Layer::PROBED {
+                layers.push(LayerStatus {
+                    layer,
+                    state: if layer == Layer::UserNamespaces {
+                        LayerState::Missing
+                    } else {
+                        LayerState::NotChecked
+                    },
+                    detail: if layer == Layer::UserNamespaces {
+                        err.to_string()
+                    } else {
+                        "not checked: the probe could not start".to_string()
+                    },
+                });
+            }
+        }
+        Ok(launched) => {
+            for layer in Layer::PROBED {
+                let ok_line = launched
+                    .status_lines
+                    .iter()
+                    .find_map(|line| line.strip_prefix(&format!("OK\t{}\t", layer.name())));
+                let (state, detail) = match (&launched.failure, ok_line) {
+                    (_, Some(detail)) => (LayerState::Ok, detail.to_string()),
+                    (Some((failed, detail)), None) if *failed == layer => {
+                        (LayerState::Missing, detail.clone())
+                    }
+                    (Some(_), None) => (
+                        LayerState::NotChecked,
+                        "not checked: another layer is missing".to_string(),
+                    ),
+                    (None, None) => (
+                        LayerState::Missing,
+                        format!(
+                            "the probe did not confirm this layer (launcher {:?}; stderr: {})",
+                            launched.output.termination,
+                            String::from_utf8_lossy(&launched.output.stderr).trim()
+                        ),
+                    ),
+                };
+                layers.push(LayerStatus {
+                    layer,
+                    state,
+                    detail,
+                });
+            }
+        }
+    }
+    ProbeReport {
+        layers,
+        landlock_abi,
+        running_as_root,
+    }
+}
+
+/// An empty temporary folder used as the probe's project; removed on drop.
+struct ProbeProject {
+    path: PathBuf,
+}
+
+impl ProbeProject {
+    fn create() -> Result<ProbeProject, SandboxError> {
+        let base = std::env::temp_dir()
+            .canonicalize()
+            .unwrap_or_else(|_| PathBuf::from("/tmp"));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let path = base.join(format!("ploy-probe-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&path).map_err(|err| {
+            SandboxError::Launcher(format!(
+                "cannot create the probe folder {}: {err}",
+                path.display()
+            ))
+        })?;
+        Ok(ProbeProject { path })
+    }
+}
+
+impl Drop for ProbeProject {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Starts the launcher as the sandbox init, feeds nothing on stdin, captures
+/// (capped) stdout/stderr and the private status pipe, enforces wall time.
+fn launch(
+    launcher: &Path,
+    request: &InitRequest,
+    env: &[(String, String)],
+) -> Result<Launched, SandboxError> {
+    let request_json = serde_json::to_string(request)
+        .map_err(|err| SandboxError::Launcher(format!("cannot encode the request: {err}")))?;
+    let (status_read, status_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|err| SandboxError::Launcher(format!("cannot create the status pipe: {err}")))?;
+    let started = Instant::now();
+    let mut child = spawn_launcher(launcher, &request_json, env, &status_write).map_err(|err| {
+        SandboxError::Launcher(format!("cannot start {}: {err}", launcher.display()))
+    })?;
+    drop(status_write);
+    let cap = request.limits.output_bytes;
+    let stdout = child.stdout.take().map(|pipe| capture(pipe, cap));
+    let stderr = child.stderr.take().map(|pipe| capture(pipe, cap));
+    let status_reader = thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::fs::File::from(status_read).read_to_string(&mut text);
+        text
+    });
+    let timed_out = !wait_with_deadline(&child, Duration::from_millis(request.limits.wall_ms));
+    if timed_out {
+        // SIGKILL to the launcher; its PID 1 dies with it (PDEATHSIG), which
+        // tears down the whole PID namespace.
+        let _ = child.kill();
+    }
+    let launcher_status = child
+        .wait()
+        .map_err(|err| SandboxError::Launcher(format!("cannot wait for the launcher: {err}")))?;
+    let duration = started.elapsed();
+    let join = |handle: Option<thread::JoinHandle<(Vec<u8>, bool)>>| {
+        handle
+            .and_then(|h| h.join().ok())
+            .unwrap_or((Vec::new(), false))
+    };
+    let (stdout, out_cut) = join(stdout);
+    let (stderr, err_cut) = join(stderr);
+    let status_text = status_reader.join().unwrap_or_default();
+    let status_lines: Vec<String> = status_text.lines().map(str::to_string).collect();
+    let mut failure = None;
+    let mut termination = None;
+    for line in &status_lines {
+        let mut parts = line.splitn(3, '\t');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some("ERR"), Some(layer), Some(detail)) if failure.is_none() => {
+                let layer = Layer::from_name(layer).unwrap_or(Layer::Filesystem);
+                failure = Some((layer, detail.to_string()));
+            }
+            (Some("EXIT"), Some("code"), Some(value)) => {
+                termination = value.parse().ok().map(Termination::Exited);
+            }
+            (Some("EXIT"), Some("signal"), Some(value)) => {
+                termination = value.parse().ok().map(Termination::Signaled);
+            }
+            _ => {}
+        }
+    }
+    let termination = termination.unwrap_or_else(|| {
+        use std::os::unix::process::ExitStatusExt;
+        match (launcher_status.code(), launcher_status.signal()) {
+            (Some(code), _) => Termination::Exited(code),
+            (None, Some(signal)) => Termination::Signaled(signal),
+            (None, None) => Termination::Signaled(9),
+        }
+    });
+    let probe_ready = status_lines.iter().any(|line| line == "READY");
+    if failure.is_none()
+        && !timed_out
+        && !request.probe_only
+        && !status_lines.iter().any(|l| l.starts_with("EXIT\t"))
+    {
+        // The init never reported the program's end: something killed it or it
+        // failed without a word. Treat as a launcher failure, never a pass.
+        failure = Some((
+            Layer::Filesystem,
+            format!(
+                "the sandbox init ended without a report (launcher {launcher_status}; stderr: {})",
+                String::from_utf8_lossy(&stderr).trim()
+            ),
+        ));
+    }
+    if request.probe_only && failure.is_none() && !probe_ready {
+        failure = Some((
+            Layer::UserNamespaces,
+            format!(
+                "the probe ended without a report (launcher {launcher_status}; stderr: {})",
+                String::from_utf8_lossy(&stderr).trim()
+            ),
+        ));
+    }
+    Ok(Launched {
+        output: RunOutput {
+            termination,
+            timed_out,
+            duration,
+            stdout,
+            stderr,
+            output_truncated: out_cut || err_cut,
+        },
+        failure,
+        status_lines,
+    })
+}
+
+/// The one place the sandbox starts a process: the launcher, with a cleared
+/// environment (SBX-4), no stdin, piped output, its own session, killed when
+/// the spawning thread dies, and the status pipe as fd 3.
+#[allow(clippy::disallowed_methods)] // ploy-proof owns the process door; this is the sandbox's spawn.
+fn spawn_launcher(
+    launcher: &Path,
+    request_json: &str,
+    env: &[(String, String)],
+    status_write: &OwnedFd,
+) -> std::io::Result<Child> {
+    let status_fd = status_write.as_raw_fd();
+    let mut command = std::process::Command::new(launcher);
+    command
+        .arg(INIT_MARKER)
+        .arg(request_json)
+        .env_clear()
+        .envs(
+            env.iter()
+                .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: the closure only makes async-signal-safe system calls (setsid,
+    // prctl, dup2, fcntl) between fork and exec, as pre_exec requires.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            if status_fd == init::STATUS_FD {
+                let flags = libc::fcntl(status_fd, libc::F_GETFD);
+                if flags < 0 || libc::fcntl(status_fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+            } else if libc::dup2(status_fd, init::STATUS_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command.spawn()
+}
+
+/// Reads a pipe to its end, keeping at most `cap` bytes.
+fn capture(
+    mut pipe: impl Read + Send + 'static,
+    cap: usize,
+) -> thread::JoinHandle<(Vec<u8>, bool)> {
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut truncated = false;
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match pipe.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let room = cap.saturating_sub(kept.len());
+                    if n > room {
+                        truncated = true;
+                    }
+                    kept.extend_from_slice(&buf[..n.min(room)]);
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
+        (kept, truncated)
+    })
+}
+
+/// Waits until the child exits or the deadline passes; true when it exited.
+/// Uses a pidfd so the wait is exact, without polling.
+fn wait_with_deadline(child: &Child, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::c_int, 0) };
+    if raw >= 0 {
+        // SAFETY: the kernel just returned this fd to us; we own it.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(raw as libc::c_int) };
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            let mut fds = [libc::pollfd {
+                fd: pidfd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            let millis = left.as_millis().min(i32::MAX as u128) as libc::c_int;
+            // SAFETY: one valid pollfd, its length, and a timeout.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, millis.max(1)) };
+            if ready > 0 {
+                return true;
+            }
+            if ready < 0
+                && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+            {
+                break;
+            }
+        }
+    }
+    // No pidfd (old kernel): poll the exit state without reaping.
+    loop {
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid with WNOWAIT only inspects the child's state.
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                child.id(),
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        // SAFETY: si_pid is valid to read after waitid returned 0.
+        if rc == 0 && unsafe { info.si_pid() } != 0 {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // proves: SBX-2
+    #[test]
+    fn writable_folder_must_be_plain_and_inside_the_project() {
+        let base = std::env::temp_dir().join(format!("ploy-sbx-unit-{}", std::process::id()));
+        let project = base.join("proj");
+        std::fs::create_dir_all(&project).unwrap();
+        let outside = base.join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join("escape")).unwrap();
+        let project = project.canonicalize().unwrap();
+        for bad in ["../outside", "/tmp", "escape", "", "./target"] {
+            let err = prepare_writable(&project, Path::new(bad)).unwrap_err();
+            assert_eq!(err.rule(), "SBX-2", "{bad}: {err}");
+        }
+        prepare_writable(&project, Path::new("target")).unwrap();
+        assert!(project.join("target").is_dir());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    // proves: BEYOND-3
+    #[test]
+    fn project_that_is_or_contains_home_is_refused() {
+        let base = std::env::temp_dir()
+            .canonicalize()
+            .unwrap()
+            .join(format!("ploy-sbx-home-{}", std::process::id()));
+        let home = base.join("home");
+        std::fs::create_dir_all(home.join(".ssh/keys")).unwrap();
+        for project in [&home, &base] {
+            let err = check_project(project, Some(&home)).unwrap_err();
+            assert_eq!(err.rule(), "BEYOND-3", "{err}");
+        }
+        let err = check_project(&home.join(".ssh/keys"), Some(&home)).unwrap_err();
+        assert_eq!(err.rule(), "SBX-3", "{err}");
+        assert!(check_project(Path::new("/"), None).is_err());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    // proves: SBX-3
+    #[test]
+    fn sensitive_entries_inside_the_project_are_masked() {
+        let base = std::env::temp_dir().join(format!("ploy-sbx-mask-{}", std::process::id()));
+        std::fs::create_dir_all(base.join(".ssh")).unwrap();
+        std::fs::create_dir_all(base.join(".aws")).unwrap();
+        std::fs::write(base.join(".netrc"), "machine x").unwrap();
+        let base = base.canonicalize().unwrap();
+        let masks = masks_inside(&base, &[]);
+        for name in [".ssh", ".aws", ".netrc"] {
+            assert!(
+                masks.contains(&base.join(name)),
+                "{name} not masked: {masks:?}"
+            );
+        }
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

@@ -1,0 +1,469 @@
+//! The sandbox, attacked by real programs (SBX-1..5, BEYOND-3, BEYOND-4).
+//!
+//! Each test drives the `ploy-sandbox-run` helper binary (a real launcher).
+//! When the tests run as root (as CI does), the helper runs as `nobody`, the
+//! way users run ploy: unprivileged. Canaries and projects are owned by the
+//! sandbox user, so only the sandbox stands between the program and them.
+#![allow(clippy::disallowed_methods)] // test servers and the helper binary's runs
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers panic on setup failure
+
+use std::{
+    net::TcpListener,
+    os::unix::{fs::PermissionsExt, process::CommandExt},
+    path::{Path, PathBuf},
+    process::Command,
+    sync::atomic::{AtomicUsize, Ordering},
+};
+
+use serde_json::Value;
+
+const PYTHON: &str = "/usr/bin/python3";
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// A fake home with canaries, a project inside it and a copy of the helper.
+struct World {
+    base: PathBuf,
+    home: PathBuf,
+    project: PathBuf,
+    helper: PathBuf,
+    user: Option<(u32, u32)>,
+}
+
+impl World {
+    fn new() -> World {
+        let base = std::env::temp_dir().canonicalize().unwrap().join(format!(
+            "ploy-sbx-test-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let home = base.join("home");
+        let project = home.join("code/app");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::create_dir_all(home.join(".aws")).unwrap();
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        std::fs::write(home.join(".ssh/id_rsa"), "CANARY-SSH-KEY").unwrap();
+        std::fs::write(home.join(".aws/credentials"), "CANARY-AWS-CREDS").unwrap();
+        std::fs::write(project.join("tracked.txt"), "original\n").unwrap();
+        std::fs::write(project.join("src/main.rs"), "fn main() {}\n").unwrap();
+        let helper = base.join("ploy-sandbox-run");
+        std::fs::copy(env!("CARGO_BIN_EXE_ploy-sandbox-run"), &helper).unwrap();
+        std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // SAFETY: geteuid has no preconditions.
+        let user = if unsafe { libc::geteuid() } == 0 {
+            Some((65534, 65534))
+        } else {
+            None
+        };
+        if let Some((uid, gid)) = user {
+            chown_tree(&base, uid, gid);
+        }
+        World {
+            base,
+            home,
+            project,
+            helper,
+            user,
+        }
+    }
+
+    fn command(&self, options: &[&str], program: &[&str]) -> Command {
+        let mut command = Command::new(&self.helper);
+        command
+            .args(options)
+            .arg("--project")
+            .arg(&self.project)
+            .arg("--")
+            .args(program)
+            .env("HOME", &self.home)
+            .current_dir(&self.base);
+        if let Some((uid, gid)) = self.user {
+            command.uid(uid).gid(gid);
+        }
+        command
+    }
+
+    fn run_with(&self, options: &[&str], program: &[&str], env: &[(&str, &str)]) -> Value {
+        let mut command = self.command(options, program);
+        command.envs(env.iter().copied());
+        let out = command.output().unwrap();
+        assert!(
+            out.status.success(),
+            "helper failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("bad JSON: {}", String::from_utf8_lossy(&out.stdout)))
+    }
+
+    fn run(&self, options: &[&str], program: &[&str]) -> Value {
+        self.run_with(options, program, &[])
+    }
+
+    fn sh(&self, options: &[&str], script: &str) -> Value {
+        self.run(options, &["/bin/sh", "-c", script])
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+fn chown_tree(path: &Path, uid: u32, gid: u32) {
+    std::os::unix::fs::lchown(path, Some(uid), Some(gid)).unwrap();
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            chown_tree(&entry.unwrap().path(), uid, gid);
+        }
+    }
+}
+
+fn stdout(result: &Value) -> &str {
+    result["stdout"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no run output: {result}"))
+}
+
+fn exit_code(result: &Value) -> i64 {
+    result["exit_code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no exit code: {result}"))
+}
+
+// proves: SBX-5
+#[test]
+fn probe_finds_every_layer_on_this_machine() {
+    let world = World::new();
+    let out = Command::new(&world.helper)
+        .arg("--probe")
+        .current_dir(&world.project)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["can_run"], true, "{report}");
+    assert!(report["probe"]["landlock_abi"].as_i64().unwrap() >= 4);
+}
+
+// proves: BEYOND-3, SBX-3
+#[test]
+fn canaries_in_the_real_home_are_not_visible() {
+    let world = World::new();
+    let ssh = world.home.join(".ssh/id_rsa");
+    let aws = world.home.join(".aws/credentials");
+    let script = format!(
+        "cat {ssh} {aws}; ls -a {home}; cat {home}/.ssh/* ; cat $HOME/.ssh/id_rsa; \
+         cat /proc/1/root{ssh}; grep -rs CANARY /tmp /dev/shm /etc; true",
+        ssh = ssh.display(),
+        aws = aws.display(),
+        home = world.home.display()
+    );
+    let result = world.sh(&[], &script);
+    let text = format!("{}{}", stdout(&result), result["stderr"]);
+    assert!(!text.contains("CANARY"), "canary leaked: {text}");
+    // The home folder shows only the path down to the project.
+    let listing: Vec<&str> = stdout(&result).lines().collect();
+    assert!(listing.contains(&"code"), "{listing:?}");
+    assert!(
+        !listing.contains(&".ssh") && !listing.contains(&".aws"),
+        "{listing:?}"
+    );
+}
+
+// proves: SBX-3
+#[test]
+fn sensitive_folders_copied_into_the_project_are_hidden() {
+    let world = World::new();
+    std::fs::create_dir_all(world.project.join(".ssh")).unwrap();
+    std::fs::write(world.project.join(".ssh/id_ed25519"), "CANARY-IN-PROJECT").unwrap();
+    std::fs::write(world.project.join(".netrc"), "CANARY-NETRC").unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let result = world.sh(
+        &[],
+        "cat .ssh/id_ed25519 .netrc; ls -a .ssh; echo x > .ssh/new; true",
+    );
+    assert!(!stdout(&result).contains("CANARY"), "{result}");
+    assert!(!world.project.join(".ssh/new").exists());
+}
+
+// proves: SBX-2
+#[test]
+fn writes_outside_the_project_never_reach_the_host() {
+    let world = World::new();
+    let outside = world.base.join("outside");
+    std::os::unix::fs::symlink(&outside, world.project.join("escape")).unwrap();
+    std::os::unix::fs::symlink("/etc", world.project.join("etc-link")).unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let host_tmp_file = std::env::temp_dir().join(format!("ploy-escape-{}", std::process::id()));
+    let script = format!(
+        "echo pwned > {home}/pwned; echo pwned > {tmp}; echo pwned > escape/pwned; \
+         echo pwned > etc-link/pwned; echo pwned > /proc/self/root{outside}/pwned2; \
+         echo pwned > /proc/1/root{outside}/pwned3; echo pwned > /etc/pwned; \
+         echo pwned > /usr/pwned; echo pwned > /pwned; true",
+        home = world.home.display(),
+        tmp = host_tmp_file.display(),
+        outside = outside.display()
+    );
+    for options in [&[][..], &["--writable-project"][..]] {
+        let result = world.sh(options, &script);
+        assert_eq!(exit_code(&result), 0, "{result}");
+        assert!(!world.home.join("pwned").exists());
+        assert!(!host_tmp_file.exists());
+        for name in ["pwned", "pwned2", "pwned3"] {
+            assert!(!outside.join(name).exists(), "{name} escaped");
+        }
+        assert!(!Path::new("/etc/pwned").exists());
+        assert!(!Path::new("/usr/pwned").exists());
+    }
+}
+
+// proves: SBX-2
+#[test]
+fn hard_links_to_files_outside_the_project_fail() {
+    let world = World::new();
+    for options in [&[][..], &["--writable-project"][..]] {
+        let result = world.sh(
+            options,
+            "ln /etc/hostname ./hn && echo LINKED; ln /usr/bin/env ./e && echo LINKED; true",
+        );
+        assert!(!stdout(&result).contains("LINKED"), "{result}");
+    }
+    assert!(!world.project.join("hn").exists());
+    assert!(!world.project.join("e").exists());
+}
+
+// proves: SBX-1
+#[test]
+fn no_connection_to_a_host_listener_and_no_name_resolution() {
+    let world = World::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let code = format!(
+        r#"
+import socket
+for family, addr in ((socket.AF_INET, ("127.0.0.1", {port})), (socket.AF_INET6, ("::1", {port}))):
+    try:
+        s = socket.socket(family, socket.SOCK_STREAM); s.settimeout(2); s.connect(addr); print("CONNECTED")
+    except OSError as e:
+        print("refused", e.errno)
+try:
+    print("RESOLVED", socket.getaddrinfo("example.com", 80))
+except OSError as e:
+    print("no-dns", e)
+try:
+    socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0); print("NETLINK")
+except OSError as e:
+    print("no-netlink", e.errno)
+"#
+    );
+    let result = world.run(&[], &[PYTHON, "-c", &code]);
+    let text = stdout(&result);
+    assert!(
+        text.contains("refused") && text.contains("no-dns"),
+        "{result}"
+    );
+    assert!(
+        !text.contains("CONNECTED") && !text.contains("RESOLVED") && !text.contains("NETLINK"),
+        "{result}"
+    );
+    assert!(
+        listener.accept().is_err(),
+        "the listener received a connection"
+    );
+}
+
+// proves: SBX-4
+#[test]
+fn secret_looking_env_is_absent_also_from_pid1_environ() {
+    let world = World::new();
+    let result = world.run_with(
+        &[],
+        &[
+            "/bin/sh",
+            "-c",
+            "env; tr '\\0' '\\n' < /proc/1/environ; tr '\\0' '\\n' < /proc/self/environ",
+        ],
+        &[
+            ("AWS_SECRET_ACCESS_KEY", "CANARY-ENV-1"),
+            ("GITHUB_TOKEN", "CANARY-ENV-2"),
+            ("LC_SECRET_TOKEN", "CANARY-ENV-3"),
+            ("RANDOM_UNLISTED", "CANARY-ENV-4"),
+        ],
+    );
+    let text = stdout(&result);
+    assert!(!text.contains("CANARY-ENV"), "{text}");
+    assert!(text.contains("HOME=/tmp/home"), "{text}");
+}
+
+// proves: SBX-1
+#[test]
+fn ptrace_and_tiocsti_are_refused_by_seccomp() {
+    let world = World::new();
+    let code = r#"
+import ctypes, os, fcntl, termios
+libc = ctypes.CDLL(None, use_errno=True)
+for target in (os.getppid(), 1):
+    rc = libc.ptrace(16, target, 0, 0)
+    print("ptrace", rc, ctypes.get_errno())
+rc = libc.ptrace(0, 0, 0, 0)
+print("traceme", rc, ctypes.get_errno())
+for name in ("TIOCSTI",):
+    try:
+        fcntl.ioctl(0, getattr(termios, name), b"x"); print("INJECTED")
+    except OSError as e:
+        print(name, e.errno)
+rc = libc.unshare(0x10000000)
+print("unshare", rc, ctypes.get_errno())
+"#;
+    let result = world.run(&[], &[PYTHON, "-c", code]);
+    let text = stdout(&result);
+    // EPERM (1) comes from the filter; without it TIOCSTI on /dev/null would say ENOTTY (25).
+    assert!(text.contains("TIOCSTI 1"), "{result}");
+    assert_eq!(text.matches("ptrace -1 1").count(), 2, "{result}");
+    assert!(text.contains("traceme -1 1"), "{result}");
+    assert!(text.contains("unshare -1 1"), "{result}");
+    assert!(!text.contains("INJECTED"));
+}
+
+// proves: SBX-2
+#[test]
+fn fork_bomb_is_stopped_by_the_process_limit() {
+    let world = World::new();
+    let code = r#"
+import os, time
+n = 0
+while n < 5000:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60); os._exit(0)
+    n += 1
+print("forked", n)
+"#;
+    let result = world.run(&["--limit", "processes=24"], &[PYTHON, "-c", code]);
+    let forked: u64 = stdout(&result)
+        .trim()
+        .strip_prefix("forked ")
+        .unwrap_or_else(|| panic!("{result}"))
+        .parse()
+        .unwrap();
+    if world.user.is_some() || unsafe { libc::geteuid() } != 0 {
+        assert!(forked < 24, "forked {forked} processes: {result}");
+    }
+    // A classic shell fork bomb ends at the wall-time limit, with everything killed.
+    let result = world.sh(
+        &["--limit", "processes=24", "--limit", "wall_ms=1500"],
+        "b() { b | b & }; b; sleep 30",
+    );
+    assert_eq!(result["timed_out"], true, "{result}");
+    assert!(result["ms"].as_u64().unwrap() < 10_000, "{result}");
+}
+
+// proves: SBX-2
+#[test]
+fn a_10_gb_write_is_stopped_by_the_file_size_limit() {
+    let world = World::new();
+    for target in ["big.bin", "/tmp/big.bin", "target/big.bin"] {
+        let result = world.sh(
+            &["--writable", "target", "--limit", "file_size_bytes=8388608"],
+            &format!("head -c 10737418240 /dev/zero > {target}"),
+        );
+        assert_ne!(exit_code(&result), 0, "{target}: {result}");
+        assert!(result["ms"].as_u64().unwrap() < 20_000, "{result}");
+    }
+    let kept = std::fs::metadata(world.project.join("target/big.bin")).unwrap();
+    assert!(kept.len() <= 8 * 1024 * 1024);
+}
+
+// proves: BEYOND-4
+#[test]
+fn a_proof_that_edits_tracked_files_leaves_them_unchanged() {
+    let world = World::new();
+    let result = world.sh(
+        &["--writable", "target"],
+        "echo evil > tracked.txt && rm src/main.rs && mkdir newdir && echo built > target/out \
+         && cat tracked.txt",
+    );
+    assert_eq!(exit_code(&result), 0, "{result}");
+    assert_eq!(stdout(&result), "evil\n");
+    assert_eq!(
+        std::fs::read_to_string(world.project.join("tracked.txt")).unwrap(),
+        "original\n"
+    );
+    assert!(world.project.join("src/main.rs").exists());
+    assert!(!world.project.join("newdir").exists());
+    // The writable build folder keeps its output (incremental builds).
+    assert_eq!(
+        std::fs::read_to_string(world.project.join("target/out")).unwrap(),
+        "built\n"
+    );
+}
+
+// proves: SBX-5
+#[test]
+fn each_missing_layer_stops_everything() {
+    let world = World::new();
+    for layer in [
+        "user-namespaces",
+        "filesystem",
+        "overlay",
+        "limits",
+        "landlock",
+        "seccomp",
+    ] {
+        let marker = world.project.join("ran");
+        let result = world.run(
+            &["--writable-project", "--simulate-missing", layer],
+            &["/bin/sh", "-c", "echo ran > ran"],
+        );
+        assert_eq!(result["rule"], "SBX-5", "{layer}: {result}");
+        let error = result["error"].as_str().unwrap();
+        assert!(
+            error.contains(layer) && error.contains("To enable it"),
+            "{error}"
+        );
+        assert!(!marker.exists(), "{layer}: the program ran");
+    }
+    // The overlay layer is probed even for a writable project: a missing
+    // layer is missing for every run.
+    let result = world.run(
+        &["--simulate-missing", "overlay"],
+        &["/bin/sh", "-c", "echo ran > ran"],
+    );
+    assert_eq!(result["rule"], "SBX-5");
+}
+
+// proves: SBX-5
+#[test]
+fn unknown_program_is_an_error_not_a_pass() {
+    let world = World::new();
+    let result = world.run(&[], &["definitely-not-a-program-ploy"]);
+    assert_eq!(result["rule"], "SBX-5", "{result}");
+    assert!(result["error"].as_str().unwrap().contains("cannot execute"));
+}
+
+// proves: SBX-2
+#[test]
+fn exit_status_and_output_are_the_programs_and_output_is_capped() {
+    let world = World::new();
+    let result = world.sh(
+        &["--limit", "output_bytes=1000"],
+        "head -c 5000 /dev/zero | tr '\\0' a; exit 7",
+    );
+    assert_eq!(exit_code(&result), 7);
+    assert_eq!(stdout(&result).len(), 1000);
+    assert_eq!(result["truncated"], true);
+    let result = world.sh(&[], "pwd; kill -9 $$");
+    assert_eq!(result["termination"]["kind"], "signaled", "{result}");
+    assert_eq!(stdout(&result).trim(), world.project.to_str().unwrap());
+}
