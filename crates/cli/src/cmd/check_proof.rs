@@ -1,6 +1,9 @@
-//! `ploy check proof 'LINE' [--json]`
+//! `ploy check proof 'LINE' [--json]`: the proof validator (PROOF-1..5) on one
+//! line, without running it. Exit 0 accepted, 1 refused, 2 usage.
 
 use std::process::ExitCode;
+
+use ploy_proof::validate::{ProofVerdict, validate};
 
 /// Arguments of `ploy check proof`.
 #[derive(Debug, clap::Args)]
@@ -12,6 +15,37 @@ pub struct CheckProofArgs {
     pub json: bool,
 }
 
-pub fn run(_args: CheckProofArgs) -> ExitCode {
-    super::not_built("check proof")
+/// Validates the line and reports every tripped rule.
+pub fn run(args: CheckProofArgs) -> ExitCode {
+    let verdict = validate(&args.line);
+    let code = if verdict.is_accepted() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    if args.json {
+        let report = serde_json::json!({
+            "line": args.line,
+            "verdict": if verdict.is_accepted() { "accepted" } else { "refused" },
+            "rules": verdict.rules(),
+            "refusals": verdict.refusals(),
+        });
+        println!("{report}");
+        return code;
+    }
+    match &verdict {
+        ProofVerdict::Accepted => {
+            println!("accepted: the line passes PROOF-1..5 (it still runs only in the sandbox)")
+        }
+        ProofVerdict::Refused(refusals) => {
+            eprintln!("ploy check proof: refused");
+            for refusal in refusals {
+                eprintln!("{}: {}", refusal.rule, refusal.detail);
+            }
+            eprintln!(
+                "hint: a proof is one plain read-only check, e.g. `cargo test -q` or `grep -q \"fn main\" src/main.rs`"
+            );
+        }
+    }
+    code
 }
