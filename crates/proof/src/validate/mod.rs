@@ -393,10 +393,21 @@ impl Checker {
         }
         self.code_values.clear();
         let mut effective = programs::check_argv(self, &argv, depth);
-        let code_values = std::mem::take(&mut self.code_values);
+        // Each registration excuses one occurrence: `grep /etc/x /etc/x` still
+        // has its second (file) operand checked. Equal values get equal checks,
+        // so which occurrence is excused does not matter.
+        let mut code_values = std::mem::take(&mut self.code_values);
         let words = std::iter::once(program).chain(command.args.iter());
         for (i, (value, word)) in argv.iter().zip(words).enumerate() {
-            if word.value.is_some() && (i == 0 || !code_values.contains(value)) {
+            let is_code = i > 0
+                && match code_values.iter().position(|c| c == value) {
+                    Some(at) => {
+                        code_values.swap_remove(at);
+                        true
+                    }
+                    None => false,
+                };
+            if word.value.is_some() && !is_code {
                 let what = if i == 0 {
                     "the program"
                 } else {

@@ -1227,6 +1227,13 @@ fn scripting(checker: &mut Checker, program: &str, fam: &str, args: &[String]) -
                     }
                     break;
                 }
+                ("php", 'S' | 't') => {
+                    checker.refuse(
+                        "PROOF-2",
+                        format!("`{program} -{flag}` starts a web server"),
+                    );
+                    break;
+                }
                 ("php", 'a') | ("lua", 'i') => {
                     checker.refuse(
                         "PROOF-4",
