@@ -224,12 +224,26 @@ async fn any_token_problem_gets_the_same_403_bytes() {
     // Documented: trailing spaces/tabs on the wire are stripped by the HTTP
     // parser before ploy sees the value, so they cannot make a wrong token
     // right or a right one wrong; ploy compares the exact remaining bytes.
-    for padded in [format!("x-ploy-token: {token} "), format!("x-ploy-token: {token}\t\t")] {
-        let answer = raw(gw, &post(&host(gw), "/v1/chat/completions", &[&padded], CHAT)).await;
+    for padded in [
+        format!("x-ploy-token: {token} "),
+        format!("x-ploy-token: {token}\t\t"),
+    ] {
+        let answer = raw(
+            gw,
+            &post(&host(gw), "/v1/chat/completions", &[&padded], CHAT),
+        )
+        .await;
         assert_eq!(status(&answer), 200, "{padded:?}");
     }
-    for padded in [format!("x-ploy-token: {other} "), format!("x-ploy-token:  {other}\t")] {
-        let answer = raw(gw, &post(&host(gw), "/v1/chat/completions", &[&padded], CHAT)).await;
+    for padded in [
+        format!("x-ploy-token: {other} "),
+        format!("x-ploy-token:  {other}\t"),
+    ] {
+        let answer = raw(
+            gw,
+            &post(&host(gw), "/v1/chat/completions", &[&padded], CHAT),
+        )
+        .await;
         assert_eq!(without_date(&answer), answers[0], "{padded:?}");
     }
     // Only the two padded-but-right requests reached the upstream.
