@@ -117,8 +117,10 @@ async fn page_server(page: String) -> (u16, Arc<Mutex<Option<String>>>) {
 }
 
 async fn start_service(state: &Path, upstream: &str) -> RunningService {
-    let mut section = ServiceSection::default();
-    section.upstream = Some(upstream.to_string());
+    let section = ServiceSection {
+        upstream: Some(upstream.to_string()),
+        ..Default::default()
+    };
     let config =
         ServiceConfig::load(section, ConfigFlags::default(), Some(state.to_path_buf())).unwrap();
     RunningService::start(config, None).await.unwrap()
