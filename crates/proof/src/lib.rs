@@ -7,5 +7,7 @@
 
 pub mod exec;
 pub mod host;
+pub mod plan;
+pub mod proof_run;
 pub mod sandbox;
 pub mod validate;

@@ -40,6 +40,7 @@ impl World {
         let home = base.join("home");
         let project = home.join("code/app");
         std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::create_dir_all(project.join("target")).unwrap();
         std::fs::create_dir_all(home.join(".ssh")).unwrap();
         std::fs::create_dir_all(home.join(".aws")).unwrap();
         std::fs::create_dir_all(base.join("outside")).unwrap();
@@ -407,6 +408,17 @@ fn a_proof_that_edits_tracked_files_leaves_them_unchanged() {
         std::fs::read_to_string(world.project.join("target/out")).unwrap(),
         "built\n"
     );
+}
+
+// proves: SBX-2
+#[test]
+fn a_writable_folder_that_is_a_symlink_out_of_the_project_is_refused() {
+    let world = World::new();
+    std::fs::remove_dir(world.project.join("target")).unwrap();
+    std::os::unix::fs::symlink(world.base.join("outside"), world.project.join("target")).unwrap();
+    let result = world.sh(&["--writable", "target"], "echo pwned > target/pwned");
+    assert_eq!(result["rule"], "SBX-2", "{result}");
+    assert!(!world.base.join("outside/pwned").exists());
 }
 
 // proves: SBX-5

@@ -1,6 +1,24 @@
 //! `ploy proof run`, `ploy sandbox run`, `ploy plan check`, `ploy doctor`
+//!
+//! Thin: the sandbox, the proof runner and the plan live in `ploy-proof`.
+//! Every output the sandboxed program produced is redacted before printing.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
+
+use ploy_proof::{
+    plan::{PlanStep, StepReport, check_plan, load_plan},
+    proof_run::{ProofOutcome, run_proof},
+    sandbox::{self, LayerState, ProjectView, Sandbox, SandboxError, SandboxPolicy},
+};
+use ploy_secrets::Redactor;
+
+/// Exit code when the sandbox itself could not run the program (as `env`
+/// and container runtimes do); the program's own codes pass through otherwise.
+pub const SANDBOX_FAILED_EXIT: u8 = 125;
 
 /// Arguments of `ploy proof run`.
 #[derive(Debug, clap::Args)]
@@ -48,18 +66,295 @@ pub struct DoctorArgs {
     pub json: bool,
 }
 
-pub fn proof_run(_args: ProofRunArgs) -> ExitCode {
-    super::not_built("proof run")
+fn project_dir(project: Option<PathBuf>) -> PathBuf {
+    project
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."))
 }
 
-pub fn sandbox_run(_args: SandboxRunArgs) -> ExitCode {
-    super::not_built("sandbox run")
+fn redactor() -> Redactor {
+    Redactor::from_process_env().0
 }
 
-pub fn plan_check(_args: PlanCheckArgs) -> ExitCode {
-    super::not_built("plan check")
+fn report_error(command: &str, err: &SandboxError, json: bool) -> ExitCode {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"error": err.to_string(), "rule": err.rule()})
+        );
+    } else {
+        eprintln!("ploy {command}: {err}");
+        eprintln!("hint: `ploy doctor` shows which sandbox layers work on this machine");
+    }
+    ExitCode::from(SANDBOX_FAILED_EXIT)
 }
 
-pub fn doctor(_args: DoctorArgs) -> ExitCode {
-    super::not_built("doctor")
+fn sandbox_for(project: &Path, view: ProjectView) -> Result<Sandbox, SandboxError> {
+    let mut policy = SandboxPolicy::new(project);
+    policy.view = view;
+    Sandbox::new(policy)
+}
+
+/// `ploy proof run`: exit 0 passed, 1 failed or refused.
+pub fn proof_run(args: ProofRunArgs) -> ExitCode {
+    let project = project_dir(args.project);
+    let sandbox = match sandbox_for(&project, ProjectView::default()) {
+        Ok(sandbox) => sandbox,
+        Err(err) => return report_error("proof run", &err, args.json),
+    };
+    let report = run_proof(&sandbox, &args.line, &redactor());
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).unwrap_or_else(|err| format!("{{\"error\":\"{err}\"}}"))
+        );
+    } else {
+        let _ = std::io::stdout().write_all(report.stdout.as_bytes());
+        let _ = std::io::stderr().write_all(report.stderr.as_bytes());
+        match report.verdict {
+            ProofOutcome::Passed => eprintln!("proof passed ({} ms)", report.time_ms),
+            ProofOutcome::Failed => {
+                eprintln!(
+                    "ploy proof run: {} ({} ms)",
+                    report.summary(),
+                    report.time_ms
+                )
+            }
+            ProofOutcome::Refused => {
+                eprintln!("ploy proof run: refused, nothing was run");
+                for hit in &report.refusals {
+                    eprintln!("{}: {}", hit.rule, hit.detail);
+                }
+                eprintln!(
+                    "hint: `ploy check proof 'LINE'` explains the rules; `ploy doctor` checks the sandbox"
+                );
+            }
+        }
+    }
+    if report.verdict == ProofOutcome::Passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `ploy sandbox run`: the program's exit status (125 when the sandbox failed).
+pub fn sandbox_run(args: SandboxRunArgs) -> ExitCode {
+    let project = project_dir(args.project);
+    let Some((program, rest)) = args.command.split_first() else {
+        eprintln!("ploy sandbox run: missing PROGRAM after --");
+        return ExitCode::from(2);
+    };
+    // The shell tool's sandbox: the project is writable, the rest is not.
+    let sandbox = match sandbox_for(&project, ProjectView::Writable) {
+        Ok(sandbox) => sandbox,
+        Err(err) => return report_error("sandbox run", &err, args.json),
+    };
+    let out = match sandbox.run(program, rest) {
+        Ok(out) => out,
+        Err(err) => return report_error("sandbox run", &err, args.json),
+    };
+    let redactor = redactor();
+    let stdout = redactor
+        .redact(&String::from_utf8_lossy(&out.stdout))
+        .into_owned();
+    let stderr = redactor
+        .redact(&String::from_utf8_lossy(&out.stderr))
+        .into_owned();
+    let code = out.termination.exit_code();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "exit_code": code,
+                "termination": out.termination,
+                "timed_out": out.timed_out,
+                "time_ms": out.duration.as_millis() as u64,
+                "stdout": stdout,
+                "stderr": stderr,
+                "output_truncated": out.output_truncated,
+            })
+        );
+    } else {
+        let _ = std::io::stdout().write_all(stdout.as_bytes());
+        let _ = std::io::stderr().write_all(stderr.as_bytes());
+        if out.timed_out {
+            eprintln!("ploy sandbox run: stopped at the wall-time limit");
+        }
+    }
+    ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+/// `ploy plan check`: exit 0 only when every step passes.
+pub fn plan_check(args: PlanCheckArgs) -> ExitCode {
+    let project = project_dir(args.project);
+    let plan = match load_plan(&project) {
+        Ok(plan) => plan,
+        Err(err) => {
+            if args.json {
+                println!("{}", serde_json::json!({"error": err.to_string()}));
+            } else {
+                eprintln!("ploy plan check: {err}");
+                eprintln!(
+                    "hint: each step is {{\"title\": \"...\", \"proof\": \"one check, e.g. cargo test -q\"}}"
+                );
+            }
+            return ExitCode::from(1);
+        }
+    };
+    let sandbox = match sandbox_for(&project, ProjectView::default()) {
+        Ok(sandbox) => sandbox,
+        Err(err) => return report_error("plan check", &err, args.json),
+    };
+    let total = plan.steps.len();
+    let mut progress = |number: usize, step: &PlanStep, done: Option<&StepReport>| match done {
+        None => eprint!("[{number}/{total}] {} ... ", step.title),
+        Some(report) => eprintln!(
+            "{} ({} ms)",
+            report.proof.verdict.as_str(),
+            report.proof.time_ms
+        ),
+    };
+    let report = check_plan(&sandbox, &plan, &redactor(), &mut progress);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).unwrap_or_else(|err| format!("{{\"error\":\"{err}\"}}"))
+        );
+    } else {
+        print!("{}", plan_table(&report.steps));
+        let passed = report
+            .steps
+            .iter()
+            .filter(|s| s.proof.verdict == ProofOutcome::Passed)
+            .count();
+        println!("{passed}/{total} steps passed");
+    }
+    if report.all_passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else {
+        let mut clipped: String = text.chars().take(width.saturating_sub(1)).collect();
+        clipped.push('…');
+        clipped
+    }
+}
+
+/// The plan table: step, proof, result (with the rule when refused), time.
+fn plan_table(steps: &[StepReport]) -> String {
+    let mut rows = vec![[
+        "STEP".to_string(),
+        "PROOF".to_string(),
+        "RESULT".to_string(),
+        "TIME".to_string(),
+    ]];
+    for step in steps {
+        let result = match step.proof.verdict {
+            ProofOutcome::Refused => format!("refused ({})", step.proof.rules.join(", ")),
+            ProofOutcome::Failed if step.proof.timed_out => "failed (time limit)".to_string(),
+            ProofOutcome::Failed => {
+                format!("failed (exit {})", step.proof.exit_code.unwrap_or(-1))
+            }
+            ProofOutcome::Passed => "passed".to_string(),
+        };
+        rows.push([
+            clip(&format!("{}. {}", step.step, step.title), 40),
+            clip(&step.proof.line, 50),
+            result,
+            format!("{} ms", step.proof.time_ms),
+        ]);
+    }
+    let mut widths = [0usize; 4];
+    for row in &rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| format!("{cell:<width$}", width = widths[i]))
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `ploy doctor`: exit 0 when proofs can run here, 1 when not.
+pub fn doctor(args: DoctorArgs) -> ExitCode {
+    let report = sandbox::probe();
+    let can_run = report.can_run();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "proofs_can_run": can_run,
+                "landlock_abi": report.landlock_abi,
+                "running_as_root": report.running_as_root,
+                "layers": report.layers,
+            })
+        );
+    } else {
+        for status in &report.layers {
+            let state = match status.state {
+                LayerState::Ok => "ok",
+                LayerState::Missing => "MISSING",
+                LayerState::NotChecked => "not checked",
+            };
+            println!(
+                "{:<16} {:<12} {}",
+                status.layer.name(),
+                state,
+                status.detail
+            );
+            if status.state == LayerState::Missing {
+                println!(
+                    "{:<16} {:<12} to enable: {}",
+                    "",
+                    "",
+                    status.layer.how_to_enable()
+                );
+            }
+        }
+        println!("landlock ABI     {}", report.landlock_abi);
+        if report.running_as_root {
+            println!(
+                "warning: running as root; the kernel does not enforce the process-count limit for root, run ploy as a normal user"
+            );
+        }
+        println!(
+            "proofs can run:  {}",
+            if can_run {
+                "yes"
+            } else {
+                "no (SBX-5: nothing runs until every layer is ok)"
+            }
+        );
+    }
+    if can_run {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_short_text_and_marks_cut_text() {
+        assert_eq!(clip("abc", 5), "abc");
+        assert_eq!(clip("abcdefgh", 5), "abcd…");
+    }
 }

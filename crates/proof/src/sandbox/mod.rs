@@ -474,10 +474,17 @@ impl Sandbox {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let project = check_project(&policy.project, home.as_deref())?;
         let sensitive = sensitive_paths(home.as_deref());
-        if let ProjectView::CopyOnWrite { writable } = &policy.view {
-            for sub in writable {
-                prepare_writable(&project, sub)?;
+        // Writable folders that do not exist yet are left out (never created
+        // in the user's project); writes there vanish like any other.
+        let mut view = policy.view.clone();
+        if let ProjectView::CopyOnWrite { writable } = &mut view {
+            let mut present = Vec::new();
+            for sub in writable.iter() {
+                if prepare_writable(&project, sub)? {
+                    present.push(sub.clone());
+                }
             }
+            *writable = present;
         }
         let mut read_only: Vec<PathBuf> = SYSTEM_READ_ONLY.iter().map(PathBuf::from).collect();
         for extra in &policy.extra_read_only {
@@ -506,7 +513,7 @@ impl Sandbox {
         }
         let masks = masks_inside(&project, &sensitive);
         Ok(Sandbox {
-            policy,
+            policy: SandboxPolicy { view, ..policy },
             project,
             masks,
             read_only,
@@ -577,6 +584,27 @@ impl Sandbox {
             Some((layer, detail)) => Err(SandboxError::LayerMissing { layer, detail }),
             None => Ok(launched.output),
         }
+    }
+}
+
+/// Probes every layer with the running executable as launcher (what
+/// `ploy doctor` shows). The running binary must call
+/// [`init_entry_if_requested`] first thing in `main`.
+pub fn probe() -> ProbeReport {
+    match std::env::current_exe() {
+        Ok(launcher) => probe_with(&launcher, &[]),
+        Err(err) => ProbeReport {
+            layers: Layer::PROBED
+                .into_iter()
+                .map(|layer| LayerStatus {
+                    layer,
+                    state: LayerState::Missing,
+                    detail: format!("cannot find the running executable: {err}"),
+                })
+                .collect(),
+            landlock_abi: init::kernel_landlock_abi(),
+            running_as_root: nix::unistd::geteuid().is_root(),
+        },
     }
 }
 
@@ -709,10 +737,10 @@ fn masks_inside(project: &Path, sensitive: &[PathBuf]) -> Vec<PathBuf> {
     masks
 }
 
-/// Checks (and creates when missing) a writable sub-folder of a copy-on-write
-/// project: a plain relative path whose resolved folder stays inside the
-/// project, so a symlink cannot make the host writable (SBX-2).
-fn prepare_writable(project: &Path, sub: &Path) -> Result<(), SandboxError> {
+/// Checks a writable sub-folder of a copy-on-write project: a plain relative
+/// path whose resolved folder stays inside the project, so a symlink cannot
+/// make the host writable (SBX-2). Ok(false) when it does not exist.
+fn prepare_writable(project: &Path, sub: &Path) -> Result<bool, SandboxError> {
     let plain = !sub.as_os_str().is_empty()
         && sub
             .components()
@@ -728,15 +756,7 @@ fn prepare_writable(project: &Path, sub: &Path) -> Result<(), SandboxError> {
     }
     let full = project.join(sub);
     if full.symlink_metadata().is_err() {
-        std::fs::create_dir_all(&full).map_err(|err| {
-            refuse(
-                "SBX-2",
-                format!(
-                    "cannot create the writable folder {}: {err}",
-                    full.display()
-                ),
-            )
-        })?;
+        return Ok(false);
     }
     let resolved = full.canonicalize().map_err(|err| {
         refuse(
@@ -758,7 +778,7 @@ fn prepare_writable(project: &Path, sub: &Path) -> Result<(), SandboxError> {
             ),
         ));
     }
-    Ok(())
+    Ok(true)
 }
 
 /// A launched init's result: the output, or the layer that failed.
@@ -1140,8 +1160,13 @@ mod tests {
             let err = prepare_writable(&project, Path::new(bad)).unwrap_err();
             assert_eq!(err.rule(), "SBX-2", "{bad}: {err}");
         }
-        prepare_writable(&project, Path::new("target")).unwrap();
-        assert!(project.join("target").is_dir());
+        assert!(!prepare_writable(&project, Path::new("target")).unwrap());
+        assert!(
+            !project.join("target").exists(),
+            "never created in the project"
+        );
+        std::fs::create_dir(project.join("target")).unwrap();
+        assert!(prepare_writable(&project, Path::new("target")).unwrap());
         std::fs::remove_dir_all(&base).unwrap();
     }
 

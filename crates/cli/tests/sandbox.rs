@@ -1,0 +1,309 @@
+//! `ploy doctor`, `ploy sandbox run`, `ploy proof run` and `ploy plan check`
+//! end to end: the real binary as the sandbox launcher. When the tests run as
+//! root (CI), ploy runs as `nobody`, as users run it.
+#![allow(clippy::disallowed_methods, clippy::expect_used, clippy::unwrap_used)]
+
+use std::{
+    os::unix::{fs::PermissionsExt, process::CommandExt},
+    path::{Path, PathBuf},
+    process::{Command, Output},
+    sync::atomic::{AtomicUsize, Ordering},
+};
+
+use serde_json::Value;
+
+const SECRET: &str = "sk-canary-7f3a9c1e5b2d8f4a6c0e9b7d5f3a1c8e";
+
+/// A temp home with a project, and a copy of the ploy binary.
+struct World {
+    base: PathBuf,
+    project: PathBuf,
+    ploy: PathBuf,
+    user: Option<(u32, u32)>,
+}
+
+impl World {
+    fn new() -> World {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let base = std::env::temp_dir().canonicalize().unwrap().join(format!(
+            "ploy-cli-sandbox-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let project = base.join("home/proj");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("README.md"), "# app\n").unwrap();
+        std::fs::write(project.join("tracked.txt"), "original\n").unwrap();
+        std::fs::write(project.join("leak.txt"), format!("key={SECRET}\n")).unwrap();
+        std::fs::write(
+            project.join("Makefile"),
+            "test:\n\techo evil > tracked.txt\n",
+        )
+        .unwrap();
+        let ploy = base.join("ploy");
+        std::fs::copy(env!("CARGO_BIN_EXE_ploy"), &ploy).unwrap();
+        std::fs::set_permissions(&ploy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // /proc/self belongs to this process's effective uid.
+        let euid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap());
+        let user = (euid == 0).then_some((65534, 65534));
+        if let Some((uid, gid)) = user {
+            chown_tree(&base, uid, gid);
+        }
+        World {
+            base,
+            project,
+            ploy,
+            user,
+        }
+    }
+
+    fn ploy(&self, args: &[&str]) -> Output {
+        let mut command = Command::new(&self.ploy);
+        command
+            .args(args)
+            .current_dir(&self.project)
+            .env("HOME", self.base.join("home"))
+            .env("PLOY_CONFIG_DIR", self.base.join("config"))
+            .env("PLOY_STATE_DIR", self.base.join("state"))
+            .env("OPENAI_API_KEY", SECRET);
+        if let Some((uid, gid)) = self.user {
+            command.uid(uid).gid(gid);
+        }
+        command.output().unwrap()
+    }
+
+    fn write_plan(&self, text: &str) {
+        std::fs::create_dir_all(self.project.join(".ploy")).unwrap();
+        std::fs::write(self.project.join(".ploy/plan.json"), text).unwrap();
+        if let Some((uid, gid)) = self.user {
+            chown_tree(&self.project, uid, gid);
+        }
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+fn chown_tree(path: &Path, uid: u32, gid: u32) {
+    std::os::unix::fs::lchown(path, Some(uid), Some(gid)).unwrap();
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            chown_tree(&entry.unwrap().path(), uid, gid);
+        }
+    }
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "not JSON: {} / {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+// proves: SBX-5
+#[test]
+fn doctor_reports_every_layer_and_that_proofs_can_run() {
+    let world = World::new();
+    let out = world.ploy(&["doctor", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = json(&out);
+    assert_eq!(report["proofs_can_run"], true);
+    assert!(report["landlock_abi"].as_i64().unwrap() >= 4);
+    let layers = report["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), 6);
+    assert!(layers.iter().all(|l| l["state"] == "ok"), "{report}");
+    let text = world.ploy(&["doctor"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("landlock") && text.contains("proofs can run:  yes"),
+        "{text}"
+    );
+}
+
+// proves: SBX-2
+#[test]
+fn sandbox_run_passes_the_exit_status_runs_in_the_project_and_keeps_project_writes() {
+    let world = World::new();
+    let out = world.ploy(&[
+        "sandbox",
+        "run",
+        "--",
+        "/bin/sh",
+        "-c",
+        "pwd; echo made > made.txt; echo x > /etc/x; exit 7",
+    ]);
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        world.project.to_str().unwrap()
+    );
+    assert!(world.project.join("made.txt").exists());
+    assert!(!Path::new("/etc/x").exists());
+    let out = world.ploy(&[
+        "sandbox",
+        "run",
+        "--json",
+        "--project",
+        world.project.to_str().unwrap(),
+        "--",
+        "/bin/sh",
+        "-c",
+        "exit 3",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(json(&out)["exit_code"], 3);
+}
+
+// proves: SBX-4
+#[test]
+fn sandbox_output_is_redacted_and_secret_env_is_not_passed() {
+    let world = World::new();
+    let out = world.ploy(&[
+        "sandbox",
+        "run",
+        "--",
+        "/bin/sh",
+        "-c",
+        "cat leak.txt; env; cat /proc/1/environ",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains(SECRET), "{stdout}");
+    assert!(stdout.contains("key="), "{stdout}");
+    assert!(!stdout.contains("OPENAI_API_KEY"), "{stdout}");
+}
+
+// proves: PROOF-6, BEYOND-4
+#[test]
+fn proof_run_passes_fails_refuses_and_never_changes_tracked_files() {
+    let world = World::new();
+    let out = world.ploy(&[
+        "proof",
+        "run",
+        "test -f README.md && grep -q app README.md",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = json(&out);
+    assert_eq!(report["verdict"], "passed");
+    assert_eq!(report["exit_code"], 0);
+    assert!(report["time_ms"].is_u64());
+
+    let out = world.ploy(&["proof", "run", "test -f missing.txt", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    assert_eq!(report["verdict"], "failed");
+    assert_eq!(report["exit_code"], 1);
+
+    let out = world.ploy(&["proof", "run", "rm -rf tracked.txt", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    assert_eq!(report["verdict"], "refused");
+    assert!(
+        report["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "PROOF-2"),
+        "{report}"
+    );
+    assert!(report["exit_code"].is_null());
+
+    // The validator accepts `make test`; the Makefile edits a tracked file.
+    let out = world.ploy(&["proof", "run", "make test", "--json"]);
+    let report = json(&out);
+    assert_eq!(report["verdict"], "passed", "{report}");
+    assert_eq!(
+        std::fs::read_to_string(world.project.join("tracked.txt")).unwrap(),
+        "original\n"
+    );
+
+    let out = world.ploy(&["proof", "run", "cat leak.txt", "--json"]);
+    let report = json(&out);
+    assert!(
+        !report["stdout"].as_str().unwrap().contains(SECRET),
+        "{report}"
+    );
+}
+
+// proves: PROOF-6
+#[test]
+fn plan_check_prints_a_table_and_exits_0_only_when_all_pass() {
+    let world = World::new();
+    world.write_plan(
+        r#"{"steps":[
+            {"title":"readme exists","proof":"test -f README.md"},
+            {"title":"docs exist","proof":"test -d docs"},
+            {"title":"cleanup","proof":"rm -rf tracked.txt"}
+        ]}"#,
+    );
+    let out = world.ploy(&["plan", "check"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    let progress = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        table.contains("STEP") && table.contains("PROOF") && table.contains("RESULT"),
+        "{table}"
+    );
+    assert!(
+        table.contains("1. readme exists") && table.contains("passed"),
+        "{table}"
+    );
+    assert!(table.contains("failed (exit 1)"), "{table}");
+    assert!(table.contains("refused (PROOF-2"), "{table}");
+    assert!(table.contains("1/3 steps passed"), "{table}");
+    assert!(
+        progress.contains("[1/3] readme exists") && progress.contains("[3/3]"),
+        "{progress}"
+    );
+    assert!(world.project.join("tracked.txt").exists());
+
+    let out = world.ploy(&["plan", "check", "--json"]);
+    let report = json(&out);
+    assert_eq!(report["all_passed"], false);
+    assert_eq!(report["steps"][2]["proof"]["verdict"], "refused");
+
+    world.write_plan(r#"{"steps":[{"title":"readme","proof":"test -f README.md"},{"title":"tracked","proof":"grep -q original tracked.txt"}]}"#);
+    let out = world.ploy(&["plan", "check"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+// proves: PROOF-6
+#[test]
+fn plan_check_explains_a_malformed_or_missing_plan() {
+    let world = World::new();
+    let out = world.ploy(&["plan", "check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no plan at"));
+    world.write_plan(r#"{"steps":[{"title":"a","proof":"test -f x","run_as":"root"}]}"#);
+    let out = world.ploy(&["plan", "check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("malformed at line 1") && err.contains("run_as"),
+        "{err}"
+    );
+}
+
+// proves: BEYOND-3
+#[test]
+fn a_project_that_is_the_home_folder_is_refused() {
+    let world = World::new();
+    let home = world.base.join("home");
+    let out = world.ploy(&[
+        "sandbox",
+        "run",
+        "--project",
+        home.to_str().unwrap(),
+        "--",
+        "/bin/true",
+    ]);
+    assert_eq!(out.status.code(), Some(125));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("BEYOND-3"));
+}
