@@ -737,3 +737,81 @@ async fn a_live_service_file_blocks_a_second_start() {
     let err = RunningService::start(config, None).await.unwrap_err();
     assert!(err.to_string().contains("already running"), "{err}");
 }
+
+// proves: GW-1
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeouts_end_slow_clients_and_silent_upstreams() {
+    let state = tempfile::tempdir().unwrap();
+    // An upstream that accepts and then says nothing at all.
+    let mute = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mute_addr = mute.local_addr().unwrap();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = mute.accept().await {
+            held.push(stream);
+        }
+    });
+    let service = start_service(
+        state.path(),
+        &format!("http://{mute_addr}/v1/chat/completions"),
+        r#"{"first_byte_timeout_ms":300,"request_header_timeout_ms":300}"#,
+    )
+    .await;
+    let token = gateway_token(&service).await;
+    let gw = service.gateway_addr();
+    let started = Instant::now();
+    let answer = raw(
+        gw,
+        &post(
+            &host(gw),
+            "/v1/chat/completions",
+            &[&format!("x-ploy-token: {token}")],
+            CHAT,
+        ),
+    )
+    .await;
+    assert_eq!(status(&answer), 504, "{}", String::from_utf8_lossy(&answer));
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(body(&answer).contains("upstream_timeout"));
+
+    // A client that never finishes its request head is cut off.
+    let mut slow = support::connect(gw).await;
+    slow.write_all(b"POST /v1/chat/completions HTTP/1.1\r\nhost: ")
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut buf = [0u8; 1024];
+    let read = tokio::time::timeout(Duration::from_secs(5), slow.read(&mut buf)).await;
+    assert!(read.is_ok(), "slow client still connected after 5 s");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    service.shutdown().await.unwrap();
+
+    // A stream that goes silent longer than idle_timeout_ms is ended, and the
+    // upstream connection is closed.
+    let upstream = FakeUpstream::start().await;
+    let state = tempfile::tempdir().unwrap();
+    let service = start_service(state.path(), &upstream.url(), r#"{"idle_timeout_ms":300}"#).await;
+    let token = gateway_token(&service).await;
+    let gw = service.gateway_addr();
+    let started = Instant::now();
+    let answer = raw(
+        gw,
+        &post(
+            &host(gw),
+            "/v1/chat/completions",
+            &[&format!("x-ploy-token: {token}")],
+            r#"{"stream":true,"chunks":4,"pause_ms":2000}"#,
+        ),
+    )
+    .await;
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.contains("part0"), "{text}");
+    assert!(!text.contains("part1"), "{text}");
+    assert!(started.elapsed() < Duration::from_millis(1900));
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while upstream.log.lock().unwrap().cancelled == 0 {
+        assert!(Instant::now() < deadline, "upstream never saw the close");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    service.shutdown().await.unwrap();
+}
