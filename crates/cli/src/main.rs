@@ -48,6 +48,8 @@ enum Command {
     Status(cmd::service::StatusArgs),
     /// Run a program that may use the model gateway (token in its environment only).
     Exec(cmd::service::ExecArgs),
+    /// Research a question on the web: scrubbed search, guarded reading, a marked conversation.
+    Research(cmd::research::ResearchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -141,5 +143,6 @@ fn main() -> ExitCode {
         Command::Serve(args) => cmd::service::serve(args),
         Command::Status(args) => cmd::service::status(args),
         Command::Exec(args) => cmd::service::exec(args),
+        Command::Research(args) => cmd::research::run(args),
     }
 }

@@ -4,6 +4,7 @@ pub mod check_proof;
 pub mod config_check;
 pub mod config_show;
 pub mod redact;
+pub mod research;
 pub mod sandbox;
 pub mod service;
 pub mod trust;

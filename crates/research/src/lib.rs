@@ -1,0 +1,1 @@
+//! ploy-research: being built.
