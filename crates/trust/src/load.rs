@@ -376,6 +376,14 @@ pub fn load_project(
         Vec::new()
     };
     let mut skills = discover_skills(&dirs.skills_dir(), SkillSource::User, &mut all_warnings);
+    // `~/.agents/skills` is the user's own folder (detection leaves it out of
+    // the project's resources), so it loads as the user's, whatever the trust.
+    if let Some(home) = &options.detect.home {
+        let own = home.join(".agents").join("skills");
+        if own.is_dir() {
+            skills.extend(discover_skills(&own, SkillSource::User, &mut all_warnings));
+        }
+    }
     let mut extensions = user.extensions.clone();
     extensions.extend(options.command_line_extensions.iter().cloned());
 

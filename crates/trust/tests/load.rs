@@ -463,3 +463,30 @@ fn a_project_without_resources_loads_nothing_and_needs_no_decision() {
             .any(|l| l.source() == RuleSource::Project)
     );
 }
+
+// proves: TRUST-2, TRUST-5
+#[test]
+fn the_users_own_agents_skills_load_as_user_skills_not_project_resources() {
+    let env = env(USER_SETTINGS);
+    let home = env.root.join("home");
+    let own = home.join(".agents/skills/mine");
+    fs::create_dir_all(&own).unwrap();
+    fs::write(
+        own.join("SKILL.md"),
+        "---\nname: mine\ndescription: d\n---\n",
+    )
+    .unwrap();
+    let project = home.join("src/p");
+    fs::create_dir_all(&project).unwrap();
+    let mut opts = options(&project);
+    opts.detect = DetectOptions {
+        home: Some(home.clone()),
+    };
+    let loaded = load_project(&env.dirs, &opts, &mut ScriptedPrompt::default()).unwrap();
+    assert_eq!(loaded.resolution.decided_by, DecidedBy::NoResources);
+    assert_eq!(loaded.skills.len(), 1);
+    assert_eq!(
+        loaded.skills[0].source,
+        ploy_trust::skills::SkillSource::User
+    );
+}
