@@ -94,6 +94,12 @@ pub enum ExtensionError {
         /// What was wrong.
         reason: String,
     },
+    /// A bare program name was not found on the absolute entries of `PATH`.
+    #[error("extension {program} was not found on PATH (relative PATH entries are ignored)")]
+    NotFound {
+        /// The program name.
+        program: PathBuf,
+    },
     /// The response carried an `error` member.
     #[error("extension {program} reported an error: {message}")]
     Reported {
@@ -141,7 +147,7 @@ pub fn call_event<T: Serialize>(
     };
     let line = serde_json::to_string(&request).map_err(ExtensionError::Encode)?;
     let program = HostProgram {
-        program: extension.command.clone(),
+        program: resolve_command(&extension.command)?,
         args: extension.args.clone(),
         working_dir: working_dir.map(Path::to_path_buf),
     };
@@ -174,6 +180,28 @@ pub fn call_event<T: Serialize>(
         });
     }
     Ok(response.result.filter(|r| !r.is_null()))
+}
+
+/// A bare program name is looked up on the absolute entries of `PATH` only:
+/// the extension may run with an untrusted project as its working directory,
+/// and a relative `PATH` entry (`.`) would let the project supply the program.
+fn resolve_command(command: &Path) -> Result<PathBuf, ExtensionError> {
+    if command.components().count() != 1 || command.is_absolute() {
+        return Ok(command.to_path_buf());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(command))
+        .find(|candidate| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(candidate)
+                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false)
+        })
+        .ok_or_else(|| ExtensionError::NotFound {
+            program: command.to_path_buf(),
+        })
 }
 
 /// The data of a `project_trust` event.
@@ -337,6 +365,26 @@ case "$line" in
   *) echo '{"result":{"decision":"no"}}' ;;
 esac"#;
         assert_eq!(ask(script), ExtensionAnswer::Yes { remember: false });
+    }
+
+    // proves: TRUST-6
+    #[test]
+    fn bare_names_ignore_relative_path_entries() {
+        assert_eq!(
+            resolve_command(Path::new("sh"))
+                .unwrap()
+                .parent()
+                .map(|p| p.is_absolute()),
+            Some(true)
+        );
+        assert!(matches!(
+            resolve_command(Path::new("ploy-no-such-extension-xyz")),
+            Err(ExtensionError::NotFound { .. })
+        ));
+        assert_eq!(
+            resolve_command(Path::new("/x/y")).unwrap(),
+            PathBuf::from("/x/y")
+        );
     }
 
     // proves: TRUST-6
