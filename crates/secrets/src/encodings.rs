@@ -1,24 +1,6 @@
 //! The encodings of a secret value that the redactor searches for (REDACT-1).
 //!
-//! Caught, for every secret value `s` (each variant only when it differs):
-//! * `s` itself;
-//! * string escapes stacked up to 4 layers deep, each layer JSON (serde_json,
-//!   JavaScript) or Rust's `{:?}` (JSON in a log line in JSON...);
-//! * one layer of the other JSON conventions: ASCII-only with `\uXXXX` in
-//!   lower and upper hex (Python `ensure_ascii`, Java), `\/` escaping (PHP,
-//!   also applied to base64), HTML-safe `\u003c` escaping (Go);
-//! * percent-encoding: every non-unreserved byte encoded (upper and lower
-//!   hex), form encoding (space as `+`), `encodeURIComponent` and `encodeURI`;
-//! * hex of the UTF-8 bytes (lower and upper case);
-//! * base64, standard and URL-safe alphabets, at the three byte alignments a
-//!   value can have inside a longer encoded blob (for example
-//!   `Basic base64(user:secret)`). Only the characters fully determined by the
-//!   secret are searched for; the at most one partly determined character on
-//!   each side is redacted with the match (see [`PatternInfo`]).
-//!
-//! Not caught (documented limits): base64 wrapped across lines (MIME, PEM),
-//! other encodings of the value (base32, UTF-16, gzip, encryption), encodings
-//! stacked in other orders than listed, and case changes of the value.
+//! The list of what is and is not caught is in the crate documentation.
 
 use base64::Engine as _;
 
@@ -110,9 +92,14 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
     ] {
         for alignment in 0..3 {
             if let Some((core, info)) = base64_core(secret.as_bytes(), alignment, &engine) {
-                // PHP-style JSON writes the standard alphabet's `/` as `\/`.
-                if core.contains('/') {
+                if core.contains(['/', '+']) {
+                    // PHP-style JSON writes the standard alphabet's `/` as `\/`.
                     out.push((core.replace('/', "\\/"), info));
+                    // A standard-alphabet token in a URL query: `%2B`, `%2F`.
+                    for upper in [true, false] {
+                        let style = PercentStyle::Strict { upper };
+                        out.push((percent_encode(core.as_bytes(), style), info));
+                    }
                 }
                 out.push((core, info));
             }

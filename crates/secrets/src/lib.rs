@@ -11,6 +11,42 @@
 //! * [`logging`]: a `tracing` writer that passes every log line through the
 //!   redactor.
 //!
+//! # Encodings caught (REDACT-1)
+//!
+//! For every secret value `s` (each variant only when it differs):
+//! * `s` itself;
+//! * string escapes stacked up to 4 layers deep, each layer JSON (serde_json,
+//!   JavaScript) or Rust's `{:?}` (JSON in a log line in JSON...);
+//! * one layer of the other JSON conventions: ASCII-only with `\uXXXX` in
+//!   lower and upper hex (Python `ensure_ascii`, Java), `\/` escaping (PHP,
+//!   also applied to base64), HTML-safe `\u003c` escaping (Go);
+//! * percent-encoding of standard base64 (`%2B`, `%2F`: a token in a query);
+//! * percent-encoding: every non-unreserved byte encoded (upper and lower
+//!   hex), form encoding (space as `+`), `encodeURIComponent` and `encodeURI`;
+//! * hex of the UTF-8 bytes (lower and upper case);
+//! * base64, standard and URL-safe alphabets, at the three byte alignments a
+//!   value can have inside a longer encoded blob (for example
+//!   `Basic base64(user:secret)`). Only the characters fully determined by the
+//!   secret are searched for; the at most one partly determined character on
+//!   each side is redacted with the match, so no character holding secret
+//!   bits stays.
+//!
+//! Not caught (known limits): values shorter than [`MIN_SECRET_BYTES`]
+//! (refused); case changes of the value or of its hex; base64 wrapped across
+//! lines (MIME, PEM); other encodings (base32, UTF-16, compression,
+//! encryption); encodings stacked in other orders than listed; in
+//! percent-encoded base64, an edge character that is itself `%2B`/`%2F` (at
+//! most 4 bits of the value).
+//!
+//! # Cost
+//!
+//! One pass: a sampling prefilter (one 4-byte probe every `min_pattern - 3`
+//! bytes) finds candidate windows, and one aho-corasick automaton over every
+//! pattern searches only those (linear time, no backtracking). Text made to
+//! hit the prefilter everywhere (for example long runs of the value's hex)
+//! falls back to the automaton over everything: still linear, several times
+//! slower.
+//!
 //! Pure: no I/O, except the log writer, which writes to the writer it is given,
 //! and [`Redactor::redact_stream`], which reads and writes what it is handed.
 

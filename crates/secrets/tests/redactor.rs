@@ -67,6 +67,36 @@ fn secret_inside_base64_blob_leaves_no_partial_character() {
     }
 }
 
+// proves: REDACT-1 (a standard-base64 token percent-encoded into a URL query)
+#[test]
+fn percent_encoded_base64_in_a_query_is_redacted() {
+    // Chosen so its base64 holds both `+` and `/`.
+    let secret = "key>>>???~~~secret";
+    let redactor = redactor(&[secret]);
+    for prefix in ["", "u:", "us:"] {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(format!("{prefix}{secret}"));
+        assert!(b64.contains('+') || b64.contains('/'), "{b64}");
+        let query: String = b64
+            .bytes()
+            .map(|b| match b {
+                b'+' => "%2B".to_owned(),
+                b'/' => "%2F".to_owned(),
+                b'=' => "%3D".to_owned(),
+                _ => char::from(b).to_string(),
+            })
+            .collect();
+        let out = redactor
+            .redact(&format!("GET /?token={query}&x=1"))
+            .into_owned();
+        assert!(out.contains(REDACTED), "{out}");
+        let decoded = out
+            .replace("%2B", "+")
+            .replace("%2F", "/")
+            .replace("%3D", "=");
+        assert!(!leaks(&decoded, secret), "{out}");
+    }
+}
+
 // proves: REDACT-1 (overlapping and touching secrets: no byte of either survives)
 #[test]
 fn overlapping_secrets_are_both_removed() {
