@@ -1,5 +1,7 @@
 //! `Permission::assert`: the one function every tool call passes (PERM-1).
 
+use globset::Candidate;
+
 use crate::action::{Action, MatchUnit};
 use crate::approvals::{ApprovalId, ApprovalScope, Approvals};
 use crate::conversation::ConversationRules;
@@ -49,27 +51,26 @@ impl Permission {
     ) -> Decision {
         // Highest precedence first: conversation, then settings layers downwards.
         let layers = || std::iter::once(conversation.rules()).chain(rules.layers().iter().rev());
+        let mut scratch = Scratch::default();
 
-        // 1. Deny rules.
-        for layer in layers() {
-            for unit in action.units() {
-                let hit = layer
-                    .first_match(unit.kind, Effect::Deny, &unit.candidates)
-                    .or_else(|| layer.first_match(unit.kind, Effect::Deny, &unit.deny_candidates));
-                if let Some(rule) = hit {
-                    return Decision {
-                        verdict: Verdict::Deny,
-                        basis: rule_basis(layer, rule),
-                        reason: format!(
-                            "{} rule {rule} (from {}) denies `{}`",
-                            layer.source(),
-                            rule_origin(layer),
-                            unit.label()
-                        ),
-                        requirement: "PERM-2",
-                    };
-                }
+        // 1. Deny rules (and, in the same pass, each unit's allow/ask outcome).
+        let mut outcomes = Vec::with_capacity(action.units().len());
+        for unit in action.units() {
+            let (deny, outcome) = evaluate_unit(unit, layers(), &mut scratch);
+            if let Some((layer, rule)) = deny {
+                return Decision {
+                    verdict: Verdict::Deny,
+                    basis: rule_basis(layer, rule),
+                    reason: format!(
+                        "{} rule {rule} (from {}) denies `{}`",
+                        layer.source(),
+                        rule_origin(layer),
+                        unit.label()
+                    ),
+                    requirement: "PERM-2",
+                };
             }
+            outcomes.push((unit, outcome));
         }
 
         // 2. The conversation's marks.
@@ -96,8 +97,8 @@ impl Permission {
         let mut first_ask: Option<(&RuleLayer, &Rule)> = None;
         let mut first_allow: Option<(&RuleLayer, &Rule)> = None;
         let mut uncovered: Vec<&MatchUnit> = Vec::new();
-        for unit in action.units() {
-            match unit_outcome(unit, layers()) {
+        for (unit, outcome) in outcomes {
+            match outcome {
                 UnitOutcome::Asked(layer, rule) => {
                     first_ask.get_or_insert((layer, rule));
                     uncovered.push(unit);
@@ -198,21 +199,62 @@ impl Permission {
     }
 }
 
-fn unit_outcome<'a>(
+/// Reused match buffers (one assert allocates them once).
+#[derive(Default)]
+struct Scratch {
+    globs: Vec<usize>,
+    hits: Vec<usize>,
+}
+
+type Hit<'a> = (&'a RuleLayer, &'a Rule);
+
+/// One unit against every layer: its deny (highest layer first), and the
+/// allow/ask outcome of the highest layer with a matching allow or ask rule
+/// (ask wins inside a layer; allow only if nothing blocks it).
+fn evaluate_unit<'a>(
     unit: &MatchUnit,
     layers: impl Iterator<Item = &'a RuleLayer>,
-) -> UnitOutcome<'a> {
+    scratch: &mut Scratch,
+) -> (Option<Hit<'a>>, UnitOutcome<'a>) {
+    // Build each candidate once; every layer reuses it.
+    let candidates: Vec<Candidate<'_>> = unit
+        .candidates
+        .iter()
+        .map(|c| Candidate::new(c.as_str()))
+        .collect();
+    let deny_only: Vec<Candidate<'_>> = unit
+        .deny_candidates
+        .iter()
+        .map(|c| Candidate::new(c.as_str()))
+        .collect();
+    let mut outcome = UnitOutcome::Unmatched;
     for layer in layers {
-        if let Some(rule) = layer.first_match(unit.kind, Effect::Ask, &unit.candidates) {
-            return UnitOutcome::Asked(layer, rule);
+        if !layer.has_kind(unit.kind) {
+            continue;
         }
-        if unit.allow_blocker.is_none()
-            && let Some(rule) = layer.first_match(unit.kind, Effect::Allow, &unit.candidates)
-        {
-            return UnitOutcome::Allowed(layer, rule);
+        scratch.hits.clear();
+        for candidate in &candidates {
+            layer.hits_into(unit.kind, candidate, &mut scratch.globs, &mut scratch.hits);
+        }
+        let shared = scratch.hits.len();
+        for candidate in &deny_only {
+            layer.hits_into(unit.kind, candidate, &mut scratch.globs, &mut scratch.hits);
+        }
+        if let Some(rule) = layer.first_hit(&scratch.hits, Effect::Deny) {
+            return (Some((layer, rule)), outcome);
+        }
+        if matches!(outcome, UnitOutcome::Unmatched) {
+            let hits = &scratch.hits[..shared];
+            if let Some(rule) = layer.first_hit(hits, Effect::Ask) {
+                outcome = UnitOutcome::Asked(layer, rule);
+            } else if unit.allow_blocker.is_none()
+                && let Some(rule) = layer.first_hit(hits, Effect::Allow)
+            {
+                outcome = UnitOutcome::Allowed(layer, rule);
+            }
         }
     }
-    UnitOutcome::Unmatched
+    (None, outcome)
 }
 
 fn rule_basis(layer: &RuleLayer, rule: &Rule) -> Basis {

@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 use crate::action::ActionKind;
@@ -35,16 +35,6 @@ pub enum Effect {
 }
 
 impl Effect {
-    const ALL: [Self; 3] = [Self::Allow, Self::Ask, Self::Deny];
-
-    fn index(self) -> usize {
-        match self {
-            Self::Allow => 0,
-            Self::Ask => 1,
-            Self::Deny => 2,
-        }
-    }
-
     /// The settings spelling.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -209,6 +199,18 @@ impl Matcher {
         Ok(Some(Self { set, owner }))
     }
 
+    /// Append the owner index of every glob matching `candidate` to `out`
+    /// (duplicates possible); `scratch` is reused between calls.
+    pub(crate) fn hits_into(
+        &self,
+        candidate: &Candidate<'_>,
+        scratch: &mut Vec<usize>,
+        out: &mut Vec<usize>,
+    ) {
+        self.set.matches_candidate_into(candidate, scratch);
+        out.extend(scratch.iter().filter_map(|g| self.owner.get(*g).copied()));
+    }
+
     /// The owner index of the first glob matching any candidate.
     pub(crate) fn first_match(&self, candidates: &[String]) -> Option<usize> {
         for candidate in candidates {
@@ -230,23 +232,21 @@ pub struct RuleLayer {
     source: RuleSource,
     origin: Option<String>,
     rules: Vec<Rule>,
-    // [kind][effect]
-    matchers: [[Option<Matcher>; 3]; 5],
+    // One glob set per kind (all effects): one match call per candidate.
+    matchers: [Option<Matcher>; 5],
 }
 
 impl RuleLayer {
     /// Compile a layer; refuses invalid or empty patterns.
     pub fn new(source: RuleSource, rules: Vec<Rule>) -> Result<Self, RuleError> {
-        let mut matchers: [[Option<Matcher>; 3]; 5] = Default::default();
+        let mut matchers: [Option<Matcher>; 5] = Default::default();
         for kind in ActionKind::ALL {
-            for effect in Effect::ALL {
-                let patterns = rules
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, r)| r.kind == kind && r.effect == effect)
-                    .map(|(i, r)| (i, r.pattern.clone()));
-                matchers[kind.index()][effect.index()] = Matcher::build(kind, patterns)?;
-            }
+            let patterns = rules
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.kind == kind)
+                .map(|(i, r)| (i, r.pattern.clone()));
+            matchers[kind.index()] = Matcher::build(kind, patterns)?;
         }
         Ok(Self {
             source,
@@ -325,9 +325,46 @@ impl RuleLayer {
         effect: Effect,
         candidates: &[String],
     ) -> Option<&Rule> {
-        let matcher = self.matchers[kind.index()][effect.index()].as_ref()?;
-        matcher
-            .first_match(candidates)
+        if !self.has_kind(kind) {
+            return None;
+        }
+        let mut scratch = Vec::new();
+        let mut hits = Vec::new();
+        for candidate in candidates {
+            self.hits_into(
+                kind,
+                &Candidate::new(candidate.as_str()),
+                &mut scratch,
+                &mut hits,
+            );
+        }
+        self.first_hit(&hits, effect)
+    }
+
+    /// Append the indices of this layer's `kind` rules matching `candidate`.
+    pub(crate) fn hits_into(
+        &self,
+        kind: ActionKind,
+        candidate: &Candidate<'_>,
+        scratch: &mut Vec<usize>,
+        out: &mut Vec<usize>,
+    ) {
+        if let Some(matcher) = &self.matchers[kind.index()] {
+            matcher.hits_into(candidate, scratch, out);
+        }
+    }
+
+    /// True when the layer has any rule of `kind` (skip the match call otherwise).
+    pub(crate) fn has_kind(&self, kind: ActionKind) -> bool {
+        self.matchers[kind.index()].is_some()
+    }
+
+    /// Among hit indices, the first-written rule with `effect`.
+    pub(crate) fn first_hit(&self, hits: &[usize], effect: Effect) -> Option<&Rule> {
+        hits.iter()
+            .copied()
+            .filter(|i| self.rules.get(*i).is_some_and(|r| r.effect == effect))
+            .min()
             .and_then(|i| self.rules.get(i))
     }
 }
