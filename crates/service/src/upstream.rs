@@ -9,6 +9,7 @@
 use std::fmt;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -16,6 +17,7 @@ use futures_util::Stream;
 use http::{HeaderValue, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
+use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
@@ -49,14 +51,46 @@ pub async fn connect_loopback(addr: SocketAddr, timeout: Duration) -> io::Result
     }
 }
 
+/// Idle upstream connections kept for reuse (keep-alive).
+const MAX_IDLE_CONNECTIONS: usize = 64;
+
+/// One open HTTP/1 connection to the upstream. Dropping it closes the socket.
+struct UpstreamConnection {
+    sender: SendRequest<Full<Bytes>>,
+    _driver: AbortOnDrop,
+}
+
+/// Connections whose last exchange ended cleanly; only those are reused. A
+/// connection whose response was abandoned (client cancel, timeout, error) is
+/// dropped, which closes it, so the upstream sees the cancel.
+type IdlePool = Arc<Mutex<Vec<UpstreamConnection>>>;
+
 /// A validated model upstream: `http://` on a loopback address.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct LoopbackUpstream {
     addr: SocketAddr,
     authority: String,
     path: String,
     text: String,
+    idle: IdlePool,
 }
+
+impl fmt::Debug for LoopbackUpstream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoopbackUpstream")
+            .field("url", &self.text)
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for LoopbackUpstream {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text && self.addr == other.addr
+    }
+}
+
+impl Eq for LoopbackUpstream {}
 
 impl fmt::Display for LoopbackUpstream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -181,6 +215,7 @@ impl LoopbackUpstream {
             authority: addr.to_string(),
             path: url.path().to_string(),
             text: url.to_string(),
+            idle: Arc::new(Mutex::new(Vec::new())),
         })
     }
 
@@ -198,39 +233,37 @@ impl LoopbackUpstream {
         timeouts: UpstreamTimeouts,
     ) -> Result<UpstreamResponse, UpstreamError> {
         let addr = self.addr;
-        let stream = connect_loopback(addr, timeouts.connect)
-            .await
-            .map_err(|source| UpstreamError::Connect { addr, source })?;
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|source| UpstreamError::Protocol { addr, source })?;
-        let connection = AbortOnDrop(tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "upstream connection ended with an error");
+        // A reused connection may have been closed by the upstream meanwhile;
+        // then the request was not sent and one retry on a new connection is
+        // safe. A new connection gets no retry.
+        loop {
+            let (mut connection, reused) = match self.take_idle() {
+                Some(connection) => (connection, true),
+                None => (self.open(timeouts.connect).await?, false),
+            };
+            if let Err(source) = connection.sender.ready().await {
+                if reused {
+                    continue;
+                }
+                return Err(UpstreamError::Protocol { addr, source });
             }
-        }));
-        let length = body.len();
-        let request = Request::post(self.path.as_str())
-            .header(header::HOST, self.authority.as_str())
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::CONTENT_LENGTH, length)
-            .header(header::ACCEPT, "application/json, text/event-stream")
-            .body(Full::new(body));
-        let request = match request {
-            Ok(request) => request,
-            // The parts are fixed strings and a validated path; unreachable in
-            // practice, but never panic in the service.
-            Err(e) => {
-                return Err(UpstreamError::Connect {
-                    addr,
-                    source: io::Error::other(e.to_string()),
-                });
-            }
-        };
-        let response =
-            match tokio::time::timeout(timeouts.first_byte, sender.send_request(request)).await {
+            let request = self.request(body.clone(), addr)?;
+            let sent = tokio::time::timeout(
+                timeouts.first_byte,
+                connection.sender.try_send_request(request),
+            )
+            .await;
+            let response = match sent {
                 Ok(Ok(response)) => response,
-                Ok(Err(source)) => return Err(UpstreamError::Protocol { addr, source }),
+                Ok(Err(mut error)) => {
+                    if reused && error.take_message().is_some() {
+                        continue;
+                    }
+                    return Err(UpstreamError::Protocol {
+                        addr,
+                        source: error.into_error(),
+                    });
+                }
                 Err(_) => {
                     return Err(UpstreamError::Timeout {
                         addr,
@@ -238,43 +271,112 @@ impl LoopbackUpstream {
                     });
                 }
             };
-        let status = response.status();
-        let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
-        let body = body_stream(response.into_body(), connection, timeouts.idle);
-        Ok(UpstreamResponse {
-            status,
-            content_type,
-            body: Box::new(Box::pin(body)),
+            let status = response.status();
+            let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
+            let body = body_stream(
+                response.into_body(),
+                connection,
+                self.idle.clone(),
+                timeouts.idle,
+            );
+            return Ok(UpstreamResponse {
+                status,
+                content_type,
+                body: Box::new(Box::pin(body)),
+            });
+        }
+    }
+
+    fn take_idle(&self) -> Option<UpstreamConnection> {
+        let mut idle = self.idle.lock().ok()?;
+        while let Some(connection) = idle.pop() {
+            if !connection.sender.is_closed() {
+                return Some(connection);
+            }
+        }
+        None
+    }
+
+    async fn open(&self, connect_timeout: Duration) -> Result<UpstreamConnection, UpstreamError> {
+        let addr = self.addr;
+        let stream = connect_loopback(addr, connect_timeout)
+            .await
+            .map_err(|source| UpstreamError::Connect { addr, source })?;
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|source| UpstreamError::Protocol { addr, source })?;
+        let driver = AbortOnDrop(tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "upstream connection ended with an error");
+            }
+        }));
+        Ok(UpstreamConnection {
+            sender,
+            _driver: driver,
         })
+    }
+
+    fn request(
+        &self,
+        body: Bytes,
+        addr: SocketAddr,
+    ) -> Result<Request<Full<Bytes>>, UpstreamError> {
+        let length = body.len();
+        Request::post(self.path.as_str())
+            .header(header::HOST, self.authority.as_str())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::CONTENT_LENGTH, length)
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .body(Full::new(body))
+            // The parts are fixed strings and a validated path: unreachable in
+            // practice, but never panic in the service.
+            .map_err(|e| UpstreamError::Connect {
+                addr,
+                source: io::Error::other(e.to_string()),
+            })
     }
 }
 
 /// The upstream body as a stream of data chunks, each passed on as soon as it
-/// arrives. A silence longer than `idle` ends the stream with an error.
+/// arrives. A silence longer than `idle` ends the stream with an error. When
+/// the body ends cleanly the connection goes back to the idle pool; when the
+/// stream is dropped early, the connection is dropped, which closes it.
 fn body_stream(
     incoming: Incoming,
-    connection: AbortOnDrop,
+    connection: UpstreamConnection,
+    pool: IdlePool,
     idle: Duration,
 ) -> impl Stream<Item = io::Result<Bytes>> + Send {
-    futures_util::stream::unfold(Some((incoming, connection)), move |state| async move {
-        let (mut incoming, connection) = state?;
-        loop {
-            match tokio::time::timeout(idle, incoming.frame()).await {
-                Err(_) => {
-                    let error = io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!("the model upstream was silent for {idle:?}"),
-                    );
-                    return Some((Err(error), None));
-                }
-                Ok(None) => return None,
-                Ok(Some(Err(e))) => return Some((Err(io::Error::other(e)), None)),
-                Ok(Some(Ok(frame))) => {
-                    // Trailers carry no data: skip them.
-                    if let Ok(data) = frame.into_data()
-                        && !data.is_empty()
-                    {
-                        return Some((Ok(data), Some((incoming, connection))));
+    futures_util::stream::unfold(Some((incoming, connection)), move |state| {
+        let pool = pool.clone();
+        async move {
+            let (mut incoming, connection) = state?;
+            loop {
+                match tokio::time::timeout(idle, incoming.frame()).await {
+                    Err(_) => {
+                        let error = io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!("the model upstream was silent for {idle:?}"),
+                        );
+                        return Some((Err(error), None));
+                    }
+                    Ok(None) => {
+                        if let Ok(mut idle_connections) = pool.lock()
+                            && idle_connections.len() < MAX_IDLE_CONNECTIONS
+                            && !connection.sender.is_closed()
+                        {
+                            idle_connections.push(connection);
+                        }
+                        return None;
+                    }
+                    Ok(Some(Err(e))) => return Some((Err(io::Error::other(e)), None)),
+                    Ok(Some(Ok(frame))) => {
+                        // Trailers carry no data: skip them.
+                        if let Ok(data) = frame.into_data()
+                            && !data.is_empty()
+                        {
+                            return Some((Ok(data), Some((incoming, connection))));
+                        }
                     }
                 }
             }

@@ -815,3 +815,104 @@ async fn timeouts_end_slow_clients_and_silent_upstreams() {
     }
     service.shutdown().await.unwrap();
 }
+
+/// A keep-alive upstream (hyper) that counts TCP connections; a body with
+/// `"stream":true` gets 20 chunks 100 ms apart.
+async fn keep_alive_upstream() -> (SocketAddr, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use http_body_util::{BodyExt, Full, StreamBody};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(
+                    |request: http::Request<hyper::body::Incoming>| async move {
+                        let body = request.into_body().collect().await.unwrap().to_bytes();
+                        let body = if body.windows(13).any(|w| w == b"\"stream\":true") {
+                            let chunks = futures_util::stream::unfold(0u32, |i| async move {
+                                if i == 20 {
+                                    return None;
+                                }
+                                tokio::time::sleep(Duration::from_millis(100)).await;
+                                let frame = hyper::body::Frame::data(bytes::Bytes::from(format!(
+                                    "data: c{i}\n\n"
+                                )));
+                                Some((Ok::<_, std::convert::Infallible>(frame), i + 1))
+                            });
+                            BodyExt::boxed_unsync(StreamBody::new(chunks))
+                        } else {
+                            BodyExt::boxed_unsync(Full::new(bytes::Bytes::from_static(
+                                b"{\"ok\":true}",
+                            )))
+                        };
+                        Ok::<_, std::convert::Infallible>(http::Response::new(body))
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (addr, accepted)
+}
+
+// proves: GW-1
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_connections_are_reused_only_after_a_clean_end() {
+    use std::sync::atomic::Ordering;
+    let (upstream, accepted) = keep_alive_upstream().await;
+    let state = tempfile::tempdir().unwrap();
+    let service = start_service(
+        state.path(),
+        &format!("http://{upstream}/v1/chat/completions"),
+        "{}",
+    )
+    .await;
+    let token = gateway_token(&service).await;
+    let gw = service.gateway_addr();
+    let auth = format!("x-ploy-token: {token}");
+    for _ in 0..5 {
+        let answer = raw(gw, &post(&host(gw), "/v1/chat/completions", &[&auth], CHAT)).await;
+        assert_eq!(status(&answer), 200);
+        assert!(body(&answer).contains("ok"));
+    }
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        1,
+        "keep-alive connection not reused"
+    );
+
+    // Cancel a stream mid-way: that connection must be closed, not reused.
+    let mut stream = support::connect(gw).await;
+    stream
+        .write_all(&post(
+            &host(gw),
+            "/v1/chat/completions",
+            &[&auth],
+            r#"{"stream":true}"#,
+        ))
+        .await
+        .unwrap();
+    let mut buf = [0u8; 4096];
+    let mut seen = Vec::new();
+    while !String::from_utf8_lossy(&seen).contains("c0") {
+        let n = stream.read(&mut buf).await.unwrap();
+        assert!(n > 0);
+        seen.extend_from_slice(&buf[..n]);
+    }
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let answer = raw(gw, &post(&host(gw), "/v1/chat/completions", &[&auth], CHAT)).await;
+    assert_eq!(status(&answer), 200);
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        2,
+        "the cancelled stream's connection was reused or extra connections opened"
+    );
+    service.shutdown().await.unwrap();
+}
