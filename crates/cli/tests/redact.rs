@@ -211,7 +211,7 @@ fn large_input_streams_with_secrets_across_windows() {
         // Place secrets so that some straddle every 1 MiB window boundary.
         let next_edge = (input.len() / (1 << 20) + 1) << 20;
         let distance = next_edge - input.len();
-        if distance < ENV_SECRET.len() + line.len() || index % 997 == 0 {
+        if distance < ENV_SECRET.len() + line.len() || index.is_multiple_of(997) {
             input.push_str(ENV_SECRET);
             input.push('\n');
             expected.push_str("[REDACTED]\n");
