@@ -22,15 +22,61 @@ fn is_plain_byte(b: u8) -> bool {
         )
 }
 
+/// The value of a word made only of plain bytes, `'…'` and `"…"` without
+/// `$`, `` ` `` or `\` inside: the cases where quote removal is unambiguous.
+/// Anything else returns `None` and goes to bash's word parser. Also the test
+/// brackets `[`, `]`, `[[`, `]]` and `!` as whole words (no glob without both).
+fn simple_value(raw: &str) -> Option<(String, bool)> {
+    if raw.is_empty() {
+        return None;
+    }
+    if matches!(raw, "[" | "]" | "[[" | "]]" | "!") {
+        return Some((raw.to_owned(), false));
+    }
+    let bytes = raw.as_bytes();
+    let mut value = String::with_capacity(raw.len());
+    let mut quoted = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if is_plain_byte(b) {
+            let start = i;
+            while i < bytes.len() && is_plain_byte(bytes[i]) {
+                i += 1;
+            }
+            value.push_str(&raw[start..i]);
+            continue;
+        }
+        let close = match b {
+            b'\'' => raw[i + 1..].find('\'')?,
+            b'"' => {
+                let end = raw[i + 1..].find('"')?;
+                if raw[i + 1..i + 1 + end].contains(['$', '`', '\\']) {
+                    return None;
+                }
+                end
+            }
+            _ => return None,
+        };
+        value.push_str(&raw[i + 1..i + 1 + close]);
+        quoted = true;
+        i += close + 2;
+    }
+    Some((value, quoted))
+}
+
 /// Analyses one word as written. `Err` carries a reason when the word
 /// parser rejects it (the caller reports it as a parse error).
 pub(crate) fn analyze_word(raw: &str, opts: &ParserOptions) -> Result<WordAnalysis, String> {
-    if !raw.is_empty() && raw.bytes().all(is_plain_byte) {
+    if let Some((value, quoted)) = simple_value(raw) {
         return Ok(WordAnalysis {
             word: Word {
                 raw: raw.to_owned(),
-                value: Some(raw.to_owned()),
-                flags: WordFlags::default(),
+                value: Some(value),
+                flags: WordFlags {
+                    quoted,
+                    ..WordFlags::default()
+                },
             },
             nested_sources: Vec::new(),
         });
