@@ -362,11 +362,23 @@ print("forked", n)
         assert!(forked < 24, "forked {forked} processes: {result}");
     }
     // A classic shell fork bomb ends at the wall-time limit, with everything killed.
+    let marker = format!("ploy-bomb-{}", std::process::id());
     let result = world.sh(
         &["--limit", "processes=24", "--limit", "wall_ms=1500"],
-        "b() { b | b & }; b; sleep 30",
+        &format!("b() {{ b | b & }}; b; sleep 30 # {marker}"),
     );
-    assert_eq!(result["timed_out"], true, "{result}");
+    let survivors = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+        .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(&marker))
+        .count();
+    assert_eq!(survivors, 0, "fork bomb processes outlived the sandbox");
+    // Either the shell itself cannot fork any more and gives up, or the wall
+    // clock ends it; in both cases the whole PID namespace dies with it.
+    assert!(
+        result["timed_out"] == true || exit_code(&result) != 0,
+        "{result}"
+    );
     assert!(result["ms"].as_u64().unwrap() < 10_000, "{result}");
 }
 

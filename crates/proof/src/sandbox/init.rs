@@ -493,6 +493,21 @@ fn build_root(request: &InitRequest) -> StepResult {
         MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
         None,
     )?;
+    // Kernel knobs stay read-only even for a program mapped to uid 0 (as
+    // container runtimes do); Landlock refuses these writes a second time.
+    for knob in ["sys", "sysrq-trigger", "irq", "bus"] {
+        let path = proc_dir.join(knob);
+        if path.symlink_metadata().is_ok() {
+            do_mount(
+                Some(&path),
+                &path,
+                None,
+                MsFlags::MS_BIND | MsFlags::MS_REC,
+                None,
+            )?;
+            restrict_mount(&path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, true)?;
+        }
+    }
     // Into the new root; the scaffold (and the host root under it) is
     // detached, so no path leads back to the host.
     chdir("/newroot").map_err(|err| fs_err("chdir /newroot", err))?;
@@ -551,13 +566,18 @@ fn mount_project(request: &InitRequest) -> StepResult {
     let target = inside(&request.project);
     mkdir_all(&target)?;
     match &request.view {
-        ProjectView::Writable => do_mount(
-            Some(&source),
-            &target,
-            None,
-            MsFlags::MS_BIND | MsFlags::MS_REC,
-            None,
-        ),
+        ProjectView::Writable => {
+            // The project needs no overlay here, but every layer is checked on
+            // every run (SBX-5): mount a throwaway overlay in the scaffold.
+            overlay_self_test(request)?;
+            do_mount(
+                Some(&source),
+                &target,
+                None,
+                MsFlags::MS_BIND | MsFlags::MS_REC,
+                None,
+            )
+        }
         ProjectView::CopyOnWrite { writable } => {
             simulated(request, Layer::Overlay)?;
             let overlay_err = |err: &dyn std::fmt::Display| {
@@ -622,6 +642,39 @@ fn mount_project(request: &InitRequest) -> StepResult {
             Ok(())
         }
     }
+}
+
+/// Mounts and unmounts an overlay made of scaffold folders, to prove the
+/// layer works when the project itself is bound writable.
+fn overlay_self_test(request: &InitRequest) -> StepResult {
+    simulated(request, Layer::Overlay)?;
+    let overlay_err =
+        |err: &dyn std::fmt::Display| (Layer::Overlay, format!("overlayfs self-test: {err}"));
+    for dir in ["/ovl/lower", "/ovl/upper", "/ovl/work", "/ovl/merged"] {
+        fs::create_dir_all(dir).map_err(|err| overlay_err(&err))?;
+    }
+    let options = "lowerdir=/ovl/lower,upperdir=/ovl/upper,workdir=/ovl/work";
+    let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+    mount(
+        Some("overlay"),
+        "/ovl/merged",
+        Some("overlay"),
+        flags,
+        Some(format!("{options},userxattr").as_str()),
+    )
+    .or_else(|_| {
+        mount(
+            Some("overlay"),
+            "/ovl/merged",
+            Some("overlay"),
+            flags,
+            Some(options),
+        )
+    })
+    .map_err(|err| overlay_err(&err))?;
+    umount2("/ovl/merged", MntFlags::MNT_DETACH).map_err(|err| overlay_err(&err))?;
+    report_ok(Layer::Overlay, "overlayfs mounts inside the user namespace");
+    Ok(())
 }
 
 /// Hides a sensitive path inside the project: an empty read-only tmpfs over a

@@ -562,10 +562,11 @@ impl Sandbox {
 
     /// Runs `program args...` in the sandbox, in the project folder, and
     /// captures its output. Refuses to run anything when a layer is missing.
+    ///
+    /// Every run is its own probe (SBX-5): the init checks each layer before
+    /// the program starts and stops at the first missing one, and the result
+    /// is only accepted when the init confirmed every layer.
     pub fn run(&self, program: &str, args: &[String]) -> Result<RunOutput, SandboxError> {
-        if let Some(missing) = self.probe().first_missing() {
-            return Err(missing);
-        }
         let request = InitRequest {
             probe_only: false,
             project: self.project.clone(),
@@ -582,7 +583,22 @@ impl Sandbox {
         match launched.failure {
             Some((Layer::Exec, detail)) => Err(SandboxError::Exec(detail)),
             Some((layer, detail)) => Err(SandboxError::LayerMissing { layer, detail }),
-            None => Ok(launched.output),
+            None => {
+                for layer in Layer::PROBED {
+                    let prefix = format!("OK\t{}\t", layer.name());
+                    if !launched
+                        .status_lines
+                        .iter()
+                        .any(|line| line.starts_with(&prefix))
+                    {
+                        return Err(SandboxError::LayerMissing {
+                            layer,
+                            detail: "the sandbox init did not confirm this layer".to_string(),
+                        });
+                    }
+                }
+                Ok(launched.output)
+            }
         }
     }
 }
