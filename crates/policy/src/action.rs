@@ -250,9 +250,12 @@ impl Action {
         kinds.insert(ActionKind::Web);
         let unit = match url::Url::parse(target) {
             Ok(parsed) => {
-                let mut candidates = vec![target.to_string()];
+                // The normalised URL, and the host behind a `//` marker that no
+                // URL serialisation starts with, so host patterns never match
+                // text elsewhere in a URL (`?u=en.wikipedia.org`).
+                let mut candidates = vec![parsed.as_str().to_string()];
                 if let Some(host) = parsed.host_str() {
-                    candidates.push(host.to_string());
+                    candidates.push(format!("{}{host}", crate::rules::WEB_HOST_MARKER));
                 }
                 MatchUnit::new(ActionKind::Web, candidates)
             }
@@ -271,6 +274,15 @@ impl Action {
             units: vec![unit],
             notes: Vec::new(),
         }
+    }
+
+    /// A web search: rules match the search backend's URL and host (a
+    /// phrase is not an address); the phrase is kept in the notes for the
+    /// prompt. The phrase must already be scrubbed (SCRUB-1) by the caller.
+    pub fn web_search(tool: impl Into<String>, backend_url: &str, phrase: &str) -> Self {
+        let mut action = Self::web(tool, backend_url);
+        action.notes.push(format!("search phrase: {phrase}"));
+        action
     }
 
     fn path_action(tool: String, kind: ActionKind, path: &str, root: &ProjectRoot) -> Self {

@@ -8,7 +8,9 @@
 //! * `shell`: matched on ONE simple command at a time (its static words
 //!   joined by single spaces), never on the raw line. A pattern ending in
 //!   ` *` also matches the bare prefix (`cargo test *` matches `cargo test`).
-//! * `web`: matched on the URL text and on its host (`*.wikipedia.org`).
+//! * `web`: a pattern with `://` is matched on the normalised URL
+//!   (`https://docs.rs/*`); any other pattern on the host only
+//!   (`*.wikipedia.org`, `*` for every host).
 //!
 //! Layers, lowest first: built-in defaults < user settings < project settings
 //! (only when the project is trusted) < conversation rules. Deny rules of any
@@ -134,6 +136,10 @@ pub enum RuleError {
     },
 }
 
+/// Prefix of a web action's host candidate (and of host patterns). A parsed
+/// URL's serialisation always starts with its scheme, never with `//`.
+pub(crate) const WEB_HOST_MARKER: &str = "//";
+
 /// Compile one pattern into the glob set(s) it stands for.
 pub(crate) fn add_pattern(
     builder: &mut GlobSetBuilder,
@@ -158,6 +164,11 @@ pub(crate) fn add_pattern(
         added += 1;
         Ok(())
     };
+    if kind == ActionKind::Web && !pattern.contains("://") {
+        // A host pattern: matched only against the marked host candidate.
+        push(&format!("{WEB_HOST_MARKER}{pattern}"))?;
+        return Ok(added);
+    }
     push(pattern)?;
     if kind == ActionKind::Shell {
         // `cargo test *` also means the bare `cargo test`.

@@ -431,3 +431,43 @@ fn a_pattern_approval_cannot_widen_an_edit_outside_the_project() {
     let outside = Action::edit("write_file", "../x/a.txt", &r);
     assert!(Permission::assert(&outside, &conv, &Rules::builtin(), &approvals).is_ask());
 }
+
+// proves: PERM-2
+#[test]
+fn web_rules_match_url_or_host_and_unparseable_targets_cannot_be_allowed() {
+    let layer = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Web, Effect::Allow, "*.wikipedia.org")],
+    )
+    .unwrap();
+    let rules = Rules::builtin().with_layer(layer, ProjectTrust::Untrusted);
+    let conv = ConversationRules::new();
+    let ok = Action::web("fetch", "https://en.wikipedia.org/wiki/Rust");
+    assert!(Permission::assert(&ok, &conv, &rules, &Approvals::new()).is_allow());
+    let search = Action::web_search(
+        "research",
+        "https://en.wikipedia.org/w/api.php",
+        "rust borrow checker",
+    );
+    assert!(Permission::assert(&search, &conv, &rules, &Approvals::new()).is_allow());
+    for bad in [
+        "https://en.wikipedia.org.evil.example/",
+        "https://evil.example/?u=en.wikipedia.org",
+        "not a url *.wikipedia.org",
+        "https://user@evil.example/en.wikipedia.org",
+    ] {
+        let action = Action::web("fetch", bad);
+        assert!(
+            Permission::assert(&action, &conv, &rules, &Approvals::new()).is_ask(),
+            "{bad}"
+        );
+    }
+    let all = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Web, Effect::Allow, "*")],
+    )
+    .unwrap();
+    let rules = Rules::builtin().with_layer(all, ProjectTrust::Untrusted);
+    let garbage = Action::web("fetch", "::not a url::");
+    assert!(Permission::assert(&garbage, &conv, &rules, &Approvals::new()).is_ask());
+}
