@@ -39,8 +39,8 @@ const HARMLESS_DEVICES: [&str; 8] = [
 ];
 
 /// Shells whose `-c STRING` runs a string.
-const SHELLS: [&str; 9] = [
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox",
+const SHELLS: [&str; 11] = [
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox", "su", "runuser",
 ];
 
 /// Builtins that change what later command names run, or run code the line does not show.
@@ -354,7 +354,22 @@ impl Builder<'_> {
             );
             return;
         }
-        // A glob alone expands to names under the written prefix: judge the text.
+        // A glob alone expands to names under the written prefix: judge the
+        // text. But a component like `.*` or `.?` may expand to `..` (older
+        // bash, or `globskipdots` off): possibly outside.
+        if flags.glob
+            && word
+                .raw
+                .split('/')
+                .any(|part| part.starts_with('.') && part.contains(['*', '?', '[']))
+        {
+            self.blocked_unit(
+                ActionKind::ExternalDirectory,
+                &word.raw,
+                &format!("`{}` may expand to `..`", word.raw),
+            );
+            return;
+        }
         let text = word.value.as_deref().unwrap_or(&word.raw);
         for candidate in path_candidates(text) {
             self.outside_path(candidate);
@@ -384,6 +399,14 @@ fn path_candidates(text: &str) -> Vec<&str> {
     if !text.starts_with('-') && looks_like_escape(text) {
         out.push(text);
     }
+    // A short option with its value glued on: `-C/etc`, `-o../x`.
+    if let Some(rest) = text.strip_prefix('-')
+        && !rest.starts_with('-')
+        && let Some(value) = rest.get(1..)
+        && looks_like_escape(value)
+    {
+        out.push(value);
+    }
     if let Some((_, value)) = text.split_once('=')
         && looks_like_escape(value)
     {
@@ -402,15 +425,16 @@ fn looks_like_escape(text: &str) -> bool {
         || text.ends_with("/..")
 }
 
-/// `sh -c STRING`: the string run, if any (`-c`, `-ec`, `-lc` …).
+/// `sh -c STRING`, `su user -c STRING`: the string run, if any (`-c`,
+/// `-ec`, `-lc`, `--command`). Scans every argument: reading a string that
+/// is not really a script only adds units for deny rules to see (the
+/// command is already out of reach of allow rules), so over-reading is safe.
 fn shell_c_string<'w>(args: &[&'w Word]) -> Option<&'w Word> {
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         let text = text_of(arg);
-        if text == "--" || !text.starts_with('-') {
-            return None;
-        }
-        if !text.starts_with("--") && text.contains('c') {
+        let short_c = text.starts_with('-') && !text.starts_with("--") && text.contains('c');
+        if short_c || text == "--command" {
             return iter.next().copied();
         }
     }
