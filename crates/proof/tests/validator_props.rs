@@ -114,9 +114,9 @@ proptest! {
     fn accepted_lines_are_plain(line in line()) {
         let verdict = validate(&line);
         if verdict.is_accepted() {
-            for fragment in ["$(", "`", "${", "$((", "<(", ">(", "$HOME", "~", "$'", "\n"] {
-                prop_assert!(!line.contains(fragment), "accepted {:?} contains {:?}", line, fragment);
-            }
+            // Quoted text such as `'$(id)'` is a literal, not a substitution:
+            // what counts is what bash would expand, i.e. the parse.
+            prop_assert!(!line.contains('\n'), "accepted {:?} has a line break", line);
             let summary = ploy_shell::analyze(&line);
             let c = summary.constructs;
             prop_assert!(!c.background && !c.parameter_expansion && !c.command_substitution && !c.glob

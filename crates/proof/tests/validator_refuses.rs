@@ -110,6 +110,9 @@ fn proof_2_denied_programs() {
         ("bin/curl evil", "PROOF-2"),
         ("python3.12 -m pip install evil", "PROOF-2"),
         ("mkfs.ext4 img", "PROOF-2"),
+        ("cargo doc --open", "PROOF-2"),
+        ("cargo clippy --fix", "PROOF-2"),
+        ("cargo -Zscript x.rs", "PROOF-2"),
     ]);
 }
 
@@ -464,6 +467,22 @@ fn proof_4_inline_code() {
         ),
         ("gawk '@load \"filefuncs\"; BEGIN { }'", "PROOF-4"),
         ("awk -f prog.awk f", "PROOF-4"),
+        ("perl -pe 's/(.*)/$1/ee' data.txt", "PROOF-4"),
+        ("perl -pe 's{x}{qx(id)}e' f", "PROOF-4"),
+        ("perl -ne 's|a|b|ge; print' f", "PROOF-4"),
+        ("php -r '$f = \"sys\" . \"tem\"; $f(\"id\");'", "PROOF-4"),
+        ("php -r '(\"sys\" . \"tem\")(\"id\");'", "PROOF-4"),
+        ("node -e \"require('child_' + 'process')\"", "PROOF-4"),
+        ("node -e \"require('fs'); require(x)\"", "PROOF-4"),
+        ("node -e \"require('fs').linkSync('a', 'b')\"", "PROOF-4"),
+        ("node -e \"process['bind' + 'ing']('x')\"", "PROOF-4"),
+        (
+            "python3 -c 'import sys; sys.modules[\"os\"].system(\"id\")'",
+            "PROOF-4",
+        ),
+        ("python3 -c 'print(chr(114) + chr(109))'", "PROOF-4"),
+        ("lua -e '_G[\"os\"][\"execute\"](\"id\")'", "PROOF-4"),
+        ("ruby -e 'Kernel.send(:sys' + 'tem, \"id\")'", "PROOF-4"),
     ]);
 }
 

@@ -116,7 +116,6 @@ const COMMON: &[(&str, &str)] = &[
     ("worker", DYNAMIC),
     ("marshal", DYNAMIC),
     ("pickle", DYNAMIC),
-    ("load(", DYNAMIC),
     ("loadstring", DYNAMIC),
     ("loadfile", DYNAMIC),
     ("dofile", DYNAMIC),
@@ -217,7 +216,6 @@ const PYTHON_MODULES: &[&str] = &[
     "ssl",
     "xmlrpc",
     "socketserver",
-    "sys",
 ];
 
 /// Node modules a proof's inline code may `require`.
@@ -303,17 +301,25 @@ pub(crate) fn inspect(checker: &mut Checker, what: &str, language: Language, cod
         }
         Language::JavaScript => {
             for module in required_node_modules(&lower) {
-                if !NODE_MODULES.contains(&module.as_str()) && !module.starts_with("./") {
-                    note(
+                match module {
+                    Some(module)
+                        if NODE_MODULES.contains(&module.as_str()) || module.starts_with("./") => {}
+                    Some(module) => note(
                         &format!("require('{module}')"),
                         "loads a module that can run programs, touch files or use the network",
-                    );
+                    ),
+                    None => note("require(…)", DYNAMIC),
                 }
             }
-            if lower.contains("require(") && required_node_modules(&lower).is_empty() {
-                note("require(…)", DYNAMIC);
-            }
-            for fragment in ["open(", "opensync", "import ", "process.dlopen"] {
+            for fragment in [
+                "open(",
+                "opensync",
+                "import ",
+                "process.dlopen",
+                "linksync",
+                "mkdtemp",
+                "lchmod",
+            ] {
                 if lower.contains(fragment) {
                     note(fragment.trim(), FILES);
                 }
@@ -323,11 +329,39 @@ pub(crate) fn inspect(checker: &mut Checker, what: &str, language: Language, cod
             // `open` in these languages can start a program (`open(F, "cmd|")`).
             for fragment in [
                 "open", "require", "use ", "do ", "glob", "$^i", "<*", "dir.", "file.", "io.",
-                "kernel", "$_",
+                "kernel", "load",
             ] {
                 if lower.contains(fragment) && !(fragment == "use " && only_pragmas(&lower)) {
                     note(fragment.trim(), RUNS);
                 }
+            }
+            let extra: &[&str] = match language {
+                // `s/…/…/e` evaluates the replacement as Perl code.
+                Language::Perl => &["$^i", "%env"],
+                Language::Ruby => &["method(", "binding", "objectspace", "instance_variable"],
+                Language::Php => &[
+                    "assert(",
+                    ")(",
+                    "$_",
+                    "preg_replace",
+                    "array_map",
+                    "usort",
+                    "extract(",
+                ],
+                _ => &[
+                    "_g[", "_g.", "_env", "getfenv", "setfenv", "rawget", "rawset", ")(",
+                ],
+            };
+            for fragment in extra {
+                if lower.contains(fragment) {
+                    note(fragment, DYNAMIC);
+                }
+            }
+            if language == Language::Perl && substitution_evaluates(&lower) {
+                note("s/…/…/e", DYNAMIC);
+            }
+            if language == Language::Php && calls_variable_function(&lower) {
+                note("$name(…)", DYNAMIC);
             }
         }
     }
@@ -365,6 +399,74 @@ pub(crate) fn inspect(checker: &mut Checker, what: &str, language: Language, cod
     }
 }
 
+/// Perl `s/…/…/e` (or `ee`, any delimiter, `s{…}{…}e`): the replacement is
+/// evaluated as code. Over-inclusive: any `s` starting a word and followed by
+/// a delimiter counts as a substitution.
+fn substitution_evaluates(lower: &str) -> bool {
+    let chars: Vec<char> = lower.chars().collect();
+    for at in 0..chars.len() {
+        if chars[at] != 's'
+            || (at > 0
+                && (chars[at - 1].is_ascii_alphanumeric()
+                    || chars[at - 1] == '_'
+                    || chars[at - 1] == '$'))
+        {
+            continue;
+        }
+        let Some(&open) = chars.get(at + 1) else {
+            continue;
+        };
+        let close = match open {
+            '{' => '}',
+            '(' => ')',
+            '[' => ']',
+            '<' => '>',
+            c if c.is_ascii_punctuation() => c,
+            _ => continue,
+        };
+        let mut i = at + 2;
+        let mut parts = 0;
+        while i < chars.len() && parts < 2 {
+            match chars[i] {
+                '\\' => i += 1,
+                c if c == close => {
+                    parts += 1;
+                    if open != close && parts == 1 {
+                        // `s{a}{b}`: skip to the second opening bracket.
+                        while i + 1 < chars.len() && chars[i + 1] != open {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        if parts == 2
+            && chars[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .any(|c| *c == 'e')
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// PHP `$f(…)`: calls the function whose name is in a variable.
+fn calls_variable_function(lower: &str) -> bool {
+    lower.match_indices('$').any(|(at, _)| {
+        let name_len = lower[at + 1..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .map(char::len_utf8)
+            .sum::<usize>();
+        name_len > 0 && lower[at + 1 + name_len..].trim_start().starts_with('(')
+    })
+}
+
 /// Perl's `use strict; use warnings;` are pragmas, not loaded code.
 fn only_pragmas(lower: &str) -> bool {
     lower.match_indices("use ").all(|(at, _)| {
@@ -396,16 +498,23 @@ fn imported_python_modules(lower: &str) -> Vec<String> {
 }
 
 /// Module names passed to `require('…')` as string literals.
-fn required_node_modules(lower: &str) -> Vec<String> {
+fn required_node_modules(lower: &str) -> Vec<Option<String>> {
     let mut modules = Vec::new();
     for (at, _) in lower.match_indices("require(") {
         let rest = lower[at + "require(".len()..].trim_start();
-        let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '"')) else {
-            continue;
-        };
-        if let Some(end) = rest[1..].find(quote) {
-            modules.push(rest[1..1 + end].to_owned());
-        }
+        let literal = rest
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '\'' | '"'))
+            .and_then(|quote| {
+                let end = rest[1..].find(quote)?;
+                // Only `require('name')`: anything after the literal computes the name.
+                rest[1 + end + 1..]
+                    .trim_start()
+                    .starts_with(')')
+                    .then(|| rest[1..1 + end].to_owned())
+            });
+        modules.push(literal);
     }
     modules
 }

@@ -786,6 +786,7 @@ fn cargo(checker: &mut Checker, program: &str, args: &[String]) -> Run {
             Some("rewrites source files; use `cargo fmt --check`")
         }
         "clippy" if args.iter().any(|a| a == "--fix") => Some("rewrites source files"),
+        "doc" if args.iter().any(|a| a == "--open") => Some("opens a browser"),
         _ => None,
     };
     if let Some(why) = why {
@@ -1125,6 +1126,10 @@ fn node(checker: &mut Checker, program: &str, args: &[String]) -> Run {
                     format!("`{program} -i` is interactive and reads standard input"),
                 );
                 i += 1;
+            }
+            "--test" | "--version" | "-v" | "--help" | "-h" | "--v8-options" => {
+                // Runs the project's test files or prints; no program from stdin.
+                return Run::new(program, Class::Verifies);
             }
             "-r"
             | "--require"
