@@ -491,3 +491,43 @@ fn exit_status_and_output_are_the_programs_and_output_is_capped() {
     assert_eq!(result["termination"]["kind"], "signaled", "{result}");
     assert_eq!(stdout(&result).trim(), world.project.to_str().unwrap());
 }
+
+// proves: SBX-1, SBX-2
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn denied_syscalls_fail_with_eperm_and_the_x32_door_is_closed() {
+    let world = World::new();
+    // x86-64 syscall numbers; each call gets harmless arguments.
+    let code = r#"
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+calls = {"ptrace": 101, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
+         "kexec_load": 246, "add_key": 248, "keyctl": 250, "init_module": 175,
+         "perf_event_open": 298, "setns": 308, "process_vm_readv": 310, "bpf": 321,
+         "userfaultfd": 323, "io_uring_setup": 425, "open_tree": 428, "fsopen": 430,
+         "unshare": 272}
+for name, nr in sorted(calls.items()):
+    rc = libc.syscall(nr, 0, 0, 0, 0, 0)
+    print(name, rc, ctypes.get_errno())
+# clone with a new user namespace: refused by flag.
+rc = libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0)
+if rc == 0:
+    os._exit(0)
+print("clone-newuser", rc, ctypes.get_errno())
+# the same ptrace through the x32 numbering must not slip past the filter
+rc = libc.syscall(0x40000000 | 521, 16, 1, 0, 0)
+print("x32-ptrace", rc, ctypes.get_errno())
+"#;
+    let result = world.run(&[], &[PYTHON, "-c", code]);
+    let text = stdout(&result);
+    let mut seen = 0;
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let (name, rc, errno) = (parts[0], parts[1], parts[2]);
+        assert_eq!(rc, "-1", "{line}");
+        let expected = if name == "x32-ptrace" { "38" } else { "1" };
+        assert_eq!(errno, expected, "{name}: {line}");
+        seen += 1;
+    }
+    assert_eq!(seen, 20, "{result}");
+}
