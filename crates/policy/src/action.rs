@@ -250,12 +250,12 @@ impl Action {
         kinds.insert(ActionKind::Web);
         let unit = match url::Url::parse(target) {
             Ok(parsed) => {
-                // The normalised URL, and the host behind a `//` marker that no
-                // URL serialisation starts with, so host patterns never match
+                // The normalised URL, and the host followed by a marker that
+                // no URL serialisation contains, so host patterns never match
                 // text elsewhere in a URL (`?u=en.wikipedia.org`).
                 let mut candidates = vec![parsed.as_str().to_string()];
                 if let Some(host) = parsed.host_str() {
-                    candidates.push(format!("{}{host}", crate::rules::WEB_HOST_MARKER));
+                    candidates.push(format!("{host}{}", crate::rules::WEB_HOST_MARKER));
                 }
                 MatchUnit::new(ActionKind::Web, candidates)
             }

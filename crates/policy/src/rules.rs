@@ -136,9 +136,11 @@ pub enum RuleError {
     },
 }
 
-/// Prefix of a web action's host candidate (and of host patterns). A parsed
-/// URL's serialisation always starts with its scheme, never with `//`.
-pub(crate) const WEB_HOST_MARKER: &str = "//";
+/// Suffix of a web action's host candidate (and of host patterns). A parsed
+/// URL's serialisation never contains a raw space, so a host pattern can only
+/// ever match the host. (A suffix, not a prefix, keeps `*.example.org` a
+/// cheap literal-suffix match inside globset.)
+pub(crate) const WEB_HOST_MARKER: &str = " ";
 
 /// Compile one pattern into the glob set(s) it stands for.
 pub(crate) fn add_pattern(
@@ -166,7 +168,7 @@ pub(crate) fn add_pattern(
     };
     if kind == ActionKind::Web && !pattern.contains("://") {
         // A host pattern: matched only against the marked host candidate.
-        push(&format!("{WEB_HOST_MARKER}{pattern}"))?;
+        push(&format!("{pattern}{WEB_HOST_MARKER}"))?;
         return Ok(added);
     }
     push(pattern)?;
