@@ -184,6 +184,32 @@ impl Builder<'_> {
         for arg in &command.args {
             self.path_word(arg);
         }
+        // `cd` alone goes home, `cd -` to the previous folder, `popd`/`pushd`
+        // to the stack: all possibly outside, and later relative paths follow.
+        if let Some(name) = command.program_basename()
+            && matches!(name, "cd" | "pushd" | "popd")
+        {
+            let operands: Vec<&Word> = command
+                .args
+                .iter()
+                .filter(|w| !text_of(w).starts_with('-') || text_of(w) == "-")
+                .collect();
+            if name != "cd" || operands.is_empty() || operands.iter().any(|w| text_of(w) == "-") {
+                self.blocked_unit(
+                    ActionKind::ExternalDirectory,
+                    &format!(
+                        "{name} {}",
+                        command
+                            .args
+                            .iter()
+                            .map(text_of)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
+                    &format!("`{name}` may change to a folder outside the project"),
+                );
+            }
+        }
     }
 
     /// Push the unit for one command given as words (program first), then the
