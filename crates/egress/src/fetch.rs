@@ -16,7 +16,7 @@ use futures_util::TryStreamExt;
 use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
 use rustls::{ClientConfig, RootCertStore, pki_types::ServerName};
-use tokio::io::{AsyncRead, AsyncReadExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::{io::StreamReader, sync::CancellationToken};
 use url::Position;
 
@@ -433,7 +433,7 @@ impl Fetcher {
             .into_body()
             .into_data_stream()
             .map_err(io::Error::other);
-        let raw = BufReader::new(StreamReader::new(body));
+        let raw = StreamReader::new(body);
         let mut reader: Pin<Box<dyn AsyncRead + Send>> = match encoding.as_str() {
             "" | "identity" => Box::pin(raw),
             "gzip" | "x-gzip" => Box::pin(async_compression::tokio::bufread::GzipDecoder::new(raw)),

@@ -16,6 +16,7 @@
 //! `tests/one_door.rs` enforces it.
 
 mod address;
+pub mod blocking;
 mod dial;
 mod fetch;
 mod refusal;

@@ -117,7 +117,11 @@ impl SearchPhrase {
 /// secret forms first (they may contain anything), then addresses, then
 /// numbers, then key-like leftovers.
 struct Rules {
-    secret_forms: Vec<Regex>,
+    bearer: Regex,
+    assignment: Regex,
+    connection_string: Regex,
+    provider_keys: Regex,
+    private_key: Regex,
     url: Regex,
     url_bare: Regex,
     email: Regex,
@@ -136,46 +140,49 @@ struct Rules {
 const SECRET_KEYWORDS: &str = r"(?:password|passwd|passwort|kennwort|passphrase|pwd|mot[ _-]de[ _-]passe|mdp|contrase(?:ñ|n)a|senha|пароль|パスワード|密码|密碼|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?id|credentials?)";
 
 fn build_rules() -> Result<Rules, regex::Error> {
-    let secret_forms = vec![
-        Regex::new(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}")?,
+    Ok(Rules {
+        bearer: Regex::new(r"(?i)(?-u:\b)bearer\s+[A-Za-z0-9._~+/=-]{8,}")?,
         // `password=…`, `api_key: …`, `"token": "…"` in any of several languages.
-        Regex::new(&format!(
-            r#"(?i)[\w.-]*{SECRET_KEYWORDS}[\w.-]*["']?\s*(?:=|:|=>)\s*["']?[^\s"',;&]+"#
+        assignment: Regex::new(&format!(
+            r#"(?i)[\w.-]*{SECRET_KEYWORDS}[\w.-]*["']?\s*(?:=|:|=>|：)\s*["']?[^\s"',;&]+"#
         ))?,
         // Connection strings: scheme://user:password@host.
-        Regex::new(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/@]*:[^\s@]*@\S*")?,
-        Regex::new(
-            r"\b(?:sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{10,}|[rp]k_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{16,}|pypi-[A-Za-z0-9_-]{16,}|tvly-[A-Za-z0-9_-]{10,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
+        connection_string: Regex::new(r"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://[^\s/@]*:[^\s@]*@\S*")?,
+        provider_keys: Regex::new(
+            r"(?-u:\b)(?:sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{10,}|[rp]k_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{16,}|pypi-[A-Za-z0-9_-]{16,}|tvly-[A-Za-z0-9_-]{10,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
         )?,
-        Regex::new(
+        private_key: Regex::new(
             r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
         )?,
-    ];
-    Ok(Rules {
-        secret_forms,
-        url: Regex::new(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.|file:|mailto:|data:)\S*")?,
-        url_bare: Regex::new(r"(?i)\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/\S*")?,
+        url: Regex::new(r"(?i)(?-u:\b)(?:[a-z][a-z0-9+.-]*://|www\.|file:|mailto:|data:)\S*")?,
+        url_bare: Regex::new(r"(?i)(?-u:\b)(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/\S*")?,
         email: Regex::new(r"(?i)[\w.+%-]+@[\w-]+(?:\.[\w-]+)+")?,
-        path_windows: Regex::new(r"(?i)(?:\b[a-z]:[\\/]\S*|\\\\\S+|%[a-z_]+%[\\/]?\S*|\S*\\\S*)")?,
+        path_windows: Regex::new(
+            r"(?i)(?:(?-u:\b)[a-z]:[\\/]\S*|\\\\\S+|%[a-z_]+%[\\/]?\S*|\S*\\\S*)",
+        )?,
         path_unix: Regex::new(r"(?:^|[\s(\[=:'\x22])((?:~[\w.-]*|\.{1,2})?/[^\s/]\S*)")?,
-        path_relative_file: Regex::new(r"\b[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}\b")?,
-        ipv4: Regex::new(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?::\d{1,5})?(?:/\d{1,2})?\b")?,
-        uuid: Regex::new(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")?,
-        iban: Regex::new(r"(?i)\b[a-z]{2}\d{2}(?:[ -]?[a-z0-9]{4}){2,7}(?:[ -]?[a-z0-9]{1,4})?\b")?,
-        card: Regex::new(r"\b\d(?:[ -]?\d){12,18}\b")?,
+        path_relative_file: Regex::new(r"(?-u:\b)[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}(?-u:\b)")?,
+        ipv4: Regex::new(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?::\d{1,5})?(?:/\d{1,2})?")?,
+        uuid: Regex::new(
+            r"(?i)(?-u:\b)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?-u:\b)",
+        )?,
+        iban: Regex::new(
+            r"(?i)(?-u:\b)[a-z]{2}\d{2}(?:[ -]?[a-z0-9]{4}){2,7}(?:[ -]?[a-z0-9]{1,4})?(?-u:\b)",
+        )?,
+        card: Regex::new(r"\d(?:[ -]?\d){12,18}")?,
         // International: +CC or 00CC then digits with common separators
         // (before cards, which would also match some of these).
         phones_international: vec![
             Regex::new(r"\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}")?,
-            Regex::new(r"(?:^|[\s(:])00\d{1,3}(?:[\s.-]?\d{2,4}){3,6}\b")?,
+            Regex::new(r"(?:^|[\s(:])00\d{1,3}(?:[\s.-]?\d{2,4}){3,6}")?,
         ],
         phones_local: vec![
             // Local: (555) 123-4567, 555-123-4567, 030 1234 5678, 06 12 34 56 78.
             Regex::new(r"\(\d{2,5}\)\s*\d{3,4}[\s.-]?\d{3,4}")?,
-            Regex::new(r"\b\d{2,5}[\s.-]\d{3,4}[\s.-]\d{3,5}\b")?,
-            Regex::new(r"\b0\d(?:[\s.-]\d{2}){4}\b")?,
-            Regex::new(r"\b\d{3}-\d{4}\b")?,
-            Regex::new(r"\b\d{9,12}\b")?,
+            Regex::new(r"\d{2,5}[\s.-]\d{3,4}[\s.-]\d{3,5}")?,
+            Regex::new(r"0\d(?:[\s.-]\d{2}){4}")?,
+            Regex::new(r"\d{3}-\d{4}")?,
+            Regex::new(r"\d{9,12}")?,
         ],
         token: Regex::new(r"[^\s,;()<>\x22'`]+")?,
     })
@@ -202,72 +209,149 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
     let mut removed = Vec::new();
     let mut text = phrase.to_owned();
 
-    let redacted = redactor.redact(&text);
-    if redacted.contains(REDACTED) {
-        removed.push(ScrubClass::KnownSecret);
-        text = redacted.replace(REDACTED, " ");
+    // Known values first, as written; then fold full-width forms to ASCII
+    // (so `４１１１` and `＠` meet the same rules as `4111` and `@`) and look
+    // for known values again in the folded text.
+    remove_known(&mut text, redactor, &mut removed);
+    if text.chars().any(is_full_width) {
+        text = text.chars().map(fold_full_width).collect();
+        remove_known(&mut text, redactor, &mut removed);
     }
 
-    for rule in &rules.secret_forms {
-        replace(&mut text, rule, ScrubClass::SecretForm, &mut removed);
+    // Cheap hints about the text decide which rules can match at all. They
+    // are taken once: the passes only ever remove text, so a character
+    // absent now stays absent.
+    let hints = Hints::of(&text);
+    let r = &mut removed;
+    let t = &mut text;
+    if hints.lower.contains("bearer") {
+        replace(t, &rules.bearer, ScrubClass::SecretForm, r);
     }
-    replace(&mut text, &rules.email, ScrubClass::Email, &mut removed);
-    replace(&mut text, &rules.url, ScrubClass::Url, &mut removed);
-    replace(&mut text, &rules.url_bare, ScrubClass::Url, &mut removed);
-    replace_tokens(
-        &mut text,
-        &rules.token,
-        ScrubClass::Ipv6,
-        &mut removed,
-        is_ipv6_token,
-    );
-    replace(
-        &mut text,
-        &rules.path_windows,
-        ScrubClass::Path,
-        &mut removed,
-    );
-    replace_group(&mut text, &rules.path_unix, ScrubClass::Path, &mut removed);
-    replace(
-        &mut text,
-        &rules.path_relative_file,
-        ScrubClass::Path,
-        &mut removed,
-    );
-    replace_checked(
-        &mut text,
-        &rules.ipv4,
-        ScrubClass::Ipv4,
-        &mut removed,
-        is_ipv4_text,
-    );
-    replace(&mut text, &rules.uuid, ScrubClass::KeyLike, &mut removed);
-    replace_checked(
-        &mut text,
-        &rules.iban,
-        ScrubClass::Iban,
-        &mut removed,
-        is_iban_like,
-    );
-    for rule in &rules.phones_international {
-        replace(&mut text, rule, ScrubClass::Phone, &mut removed);
+    if hints.has(&['=', ':', '\u{ff1a}']) {
+        replace(t, &rules.assignment, ScrubClass::SecretForm, r);
     }
-    replace(&mut text, &rules.card, ScrubClass::Card, &mut removed);
-    for rule in &rules.phones_local {
-        replace(&mut text, rule, ScrubClass::Phone, &mut removed);
+    if hints.lower.contains("://") && hints.has(&['@']) {
+        replace(t, &rules.connection_string, ScrubClass::SecretForm, r);
     }
-    replace_tokens(
-        &mut text,
-        &rules.token,
-        ScrubClass::KeyLike,
-        &mut removed,
-        is_key_like,
-    );
+    replace(t, &rules.provider_keys, ScrubClass::SecretForm, r);
+    if hints.lower.contains("-----begin") {
+        replace(t, &rules.private_key, ScrubClass::SecretForm, r);
+    }
+    if hints.has(&['@']) {
+        replace(t, &rules.email, ScrubClass::Email, r);
+    }
+    if hints.has(&[':']) || hints.lower.contains("www.") {
+        replace(t, &rules.url, ScrubClass::Url, r);
+    }
+    if hints.has(&['/']) {
+        replace(t, &rules.url_bare, ScrubClass::Url, r);
+    }
+    if hints.colons >= 2 {
+        replace_checked(t, &rules.token, ScrubClass::Ipv6, r, is_ipv6_token);
+    }
+    if hints.has(&['\\', ':', '%']) {
+        replace(t, &rules.path_windows, ScrubClass::Path, r);
+    }
+    if hints.has(&['/']) {
+        replace_group(t, &rules.path_unix, ScrubClass::Path, r);
+        replace(t, &rules.path_relative_file, ScrubClass::Path, r);
+    }
+    if hints.digits >= 4 && hints.has(&['.']) {
+        replace_checked(t, &rules.ipv4, ScrubClass::Ipv4, r, is_ipv4_text);
+    }
+    if hints.dashes >= 4 {
+        replace(t, &rules.uuid, ScrubClass::KeyLike, r);
+    }
+    if hints.digits >= 10 {
+        replace_checked(t, &rules.iban, ScrubClass::Iban, r, is_iban_like);
+    }
+    if hints.digits >= 6 {
+        for rule in &rules.phones_international {
+            replace(t, rule, ScrubClass::Phone, r);
+        }
+    }
+    if hints.digits >= 13 {
+        replace(t, &rules.card, ScrubClass::Card, r);
+    }
+    if hints.digits >= 7 {
+        for rule in &rules.phones_local {
+            replace(t, rule, ScrubClass::Phone, r);
+        }
+    }
+    if hints.longest_run >= 16 {
+        replace_checked(t, &rules.token, ScrubClass::KeyLike, r, is_key_like);
+    }
 
     let (text, cut) = collapse_and_cut(&text);
     removed.sort_unstable();
     removed.dedup();
     Scrubbed { text, removed, cut }
+}
+
+fn remove_known(text: &mut String, redactor: &Redactor, removed: &mut Vec<ScrubClass>) {
+    let redacted = redactor.redact(text);
+    if redacted.contains(REDACTED) {
+        let cleaned = redacted.replace(REDACTED, " ");
+        note(removed, ScrubClass::KnownSecret);
+        *text = cleaned;
+    }
+}
+
+fn is_full_width(c: char) -> bool {
+    matches!(c, '\u{ff01}'..='\u{ff5e}' | '\u{3000}')
+}
+
+/// Full-width ASCII variants (U+FF01..U+FF5E) to ASCII, ideographic space
+/// to a space; everything else unchanged.
+fn fold_full_width(c: char) -> char {
+    match c {
+        '\u{3000}' => ' ',
+        '\u{ff01}'..='\u{ff5e}' => char::from_u32(u32::from(c) - 0xfee0).unwrap_or(c),
+        _ => c,
+    }
+}
+
+/// What a phrase contains, taken in one pass, to skip rules that cannot
+/// match.
+struct Hints {
+    lower: String,
+    digits: usize,
+    colons: usize,
+    dashes: usize,
+    /// The longest run of characters without white space.
+    longest_run: usize,
+}
+
+impl Hints {
+    fn of(text: &str) -> Self {
+        let (mut digits, mut colons, mut dashes, mut longest_run, mut run) = (0, 0, 0, 0, 0);
+        for c in text.chars() {
+            if c.is_whitespace() {
+                run = 0;
+                continue;
+            }
+            run += 1;
+            longest_run = longest_run.max(run);
+            match c {
+                // Any numeric character: the rules' `\d` is Unicode-aware.
+                c if c.is_numeric() => digits += 1,
+                ':' => colons += 1,
+                '-' => dashes += 1,
+                _ => {}
+            }
+        }
+        Self {
+            lower: text.to_lowercase(),
+            digits,
+            colons,
+            dashes,
+            longest_run,
+        }
+    }
+
+    fn has(&self, any: &[char]) -> bool {
+        self.lower.contains(any)
+    }
 }
 
 fn note(removed: &mut Vec<ScrubClass>, class: ScrubClass) {
@@ -285,7 +369,8 @@ fn replace(text: &mut String, rule: &Regex, class: ScrubClass, removed: &mut Vec
     }
 }
 
-/// Like [`replace`], but only matches for which `keep_match` says yes.
+/// Like [`replace`], but only for matches `is_sensitive` accepts. Builds a
+/// new string only when something is removed.
 fn replace_checked(
     text: &mut String,
     rule: &Regex,
@@ -293,19 +378,20 @@ fn replace_checked(
     removed: &mut Vec<ScrubClass>,
     is_sensitive: fn(&str) -> bool,
 ) {
-    let mut hit = false;
-    let out = rule.replace_all(text, |caps: &regex::Captures<'_>| {
-        let whole = caps.get(0).map_or("", |m| m.as_str());
-        if is_sensitive(whole) {
-            hit = true;
-            " ".to_owned()
-        } else {
-            whole.to_owned()
+    let mut out: Option<String> = None;
+    let mut last = 0;
+    for found in rule.find_iter(text) {
+        if is_sensitive(found.as_str()) {
+            let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            buf.push_str(&text[last..found.start()]);
+            buf.push(' ');
+            last = found.end();
         }
-    });
-    if hit {
+    }
+    if let Some(mut buf) = out {
+        buf.push_str(&text[last..]);
         note(removed, class);
-        *text = out.into_owned();
+        *text = buf;
     }
 }
 
@@ -331,17 +417,6 @@ fn replace_group(
     }
     out.push_str(&text[last..]);
     *text = out;
-}
-
-/// Token-wise check with a predicate (for forms a regex judges badly).
-fn replace_tokens(
-    text: &mut String,
-    tokens: &Regex,
-    class: ScrubClass,
-    removed: &mut Vec<ScrubClass>,
-    is_sensitive: fn(&str) -> bool,
-) {
-    replace_checked(text, tokens, class, removed, is_sensitive);
 }
 
 fn trim_token(token: &str) -> &str {

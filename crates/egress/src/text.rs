@@ -15,7 +15,14 @@ use crate::{
 const RULE: &str = "URL-1";
 
 /// Name suffixes that only ever mean a local network.
-const LOCAL_SUFFIXES: &[&str] = &[".local", ".internal", ".lan", ".localhost"];
+const LOCAL_SUFFIXES: &[&str] = &[
+    ".local",
+    ".internal",
+    ".lan",
+    ".localhost",
+    ".localdomain",
+    ".home.arpa",
+];
 
 /// A URL that passed the text check. Only this type reaches resolution.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -188,6 +188,11 @@ fn corpus() -> Vec<(&'static str, Vec<&'static str>, ScrubClass)> {
             Card,
         ),
         ("amex 378282246310005 error", vec!["378282246310005"], Card),
+        (
+            "カード ４１１１ １１１１ １１１１ １１１１ エラー",
+            vec!["４１１１", "１１１１"],
+            Card,
+        ),
         // Phone numbers, international and local.
         (
             "call +1 (415) 555-0132 support",

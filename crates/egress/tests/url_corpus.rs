@@ -132,6 +132,8 @@ const REFUSED_AT_TEXT: &[&str] = &[
     "http://instance-data/latest/meta-data/",
     "http://metadata/computeMetadata/v1/",
     "http://intranet/",
+    "http://localhost.localdomain/",
+    "http://router.home.arpa/",
     // Userinfo and backslash confusions.
     "http://user:pass@example.com/",
     "http://user@example.com/",
