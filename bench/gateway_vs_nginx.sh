@@ -93,9 +93,9 @@ pids+=($!)
 sleep 0.5
 ngx_url="http://127.0.0.1:$ngx_port/v1/chat/completions"
 
-run_wrk() { # name url duration token
+run_wrk() { # name url duration token [threads connections]
   local out
-  out="$(TOKEN="$4" wrk -t"$threads" -c"$conns" -d"$3"s --latency -s "$root/bench/gateway_post.lua" "$2")"
+  out="$(TOKEN="$4" wrk -t"${5:-$threads}" -c"${6:-$conns}" -d"$3"s --latency -s "$root/bench/gateway_post.lua" "$2")"
   local rps p50 p99 errors non2xx
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p50="$(awk '$1=="50%" {print $2}' <<<"$out")"
@@ -122,6 +122,10 @@ wrk -t1 -c4 -d2s -s "$root/bench/gateway_post.lua" "$upstream" >/dev/null  # war
 run_wrk direct "$upstream" "$secs" ""
 run_wrk gateway "$gw_url" "$secs" "$TOKEN"
 run_wrk nginx "$ngx_url" "$secs" ""
+echo "== added latency at low load: one connection, wrk -t1 -c1 -d${secs}s =="
+run_wrk direct "$upstream" "$secs" "" 1 1
+run_wrk gateway "$gw_url" "$secs" "$TOKEN" 1 1
+run_wrk nginx "$ngx_url" "$secs" "" 1 1
 echo "== streaming time to first byte (curl, 20 runs) =="
 ttfb direct "$upstream" ""
 ttfb gateway "$gw_url" "$TOKEN"
