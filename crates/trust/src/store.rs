@@ -40,12 +40,56 @@ use crate::TrustError;
 
 const FORMAT_VERSION: u32 = 1;
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TrustFileV1 {
     version: u32,
-    #[serde(default)]
-    projects: BTreeMap<String, SavedEntry>,
+    #[serde(default, deserialize_with = "unique_keys")]
+    projects: HashMap<String, SavedEntry>,
+}
+
+/// The file as written: sorted keys, so diffs and line numbers are stable.
+#[derive(Serialize)]
+struct TrustFileOut<'a> {
+    version: u32,
+    projects: BTreeMap<&'a str, &'a SavedEntry>,
+}
+
+const DUPLICATE: &str = "is saved twice";
+
+/// A key saved twice is ambiguous (which decision did the user mean?), so it
+/// is malformed rather than "the last one wins".
+fn unique_keys<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<HashMap<String, SavedEntry>, D::Error> {
+    struct Unique;
+    impl<'de> serde::de::Visitor<'de> for Unique {
+        type Value = HashMap<String, SavedEntry>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object of directory → {\"trusted\": bool}")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = HashMap::with_capacity(map.size_hint().unwrap_or(0));
+            while let Some((key, entry)) = map.next_entry::<String, SavedEntry>()? {
+                match out.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(seen) => {
+                        return Err(serde::de::Error::custom(format!(
+                            "directory {} {DUPLICATE}",
+                            serde_json::to_string(seen.key()).unwrap_or_default()
+                        )));
+                    }
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        slot.insert(entry);
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+    deserializer.deserialize_map(Unique)
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -68,7 +112,9 @@ pub struct SavedMatch {
 #[derive(Debug, Clone, Default)]
 pub struct TrustStore {
     path: PathBuf,
-    entries: HashMap<PathBuf, bool>,
+    // Keyed by the path text: hashing a string is much cheaper than hashing a
+    // `Path` component by component, and keys are canonical UTF-8 paths.
+    entries: HashMap<String, SavedEntry>,
     warnings: Vec<String>,
 }
 
@@ -80,16 +126,12 @@ impl TrustStore {
             None => (
                 TrustFileV1 {
                     version: FORMAT_VERSION,
-                    projects: BTreeMap::new(),
+                    projects: HashMap::new(),
                 },
                 Vec::new(),
             ),
         };
-        let entries = file
-            .projects
-            .into_iter()
-            .map(|(dir, entry)| (PathBuf::from(dir), entry.trusted))
-            .collect();
+        let entries = file.projects;
         Ok(Self {
             path: path.to_path_buf(),
             entries,
@@ -130,9 +172,9 @@ impl TrustStore {
         let mut all: Vec<SavedMatch> = self
             .entries
             .iter()
-            .map(|(dir, trusted)| SavedMatch {
-                dir: dir.clone(),
-                trusted: *trusted,
+            .map(|(dir, entry)| SavedMatch {
+                dir: PathBuf::from(dir),
+                trusted: entry.trusted,
             })
             .collect();
         all.sort_by(|a, b| a.dir.cmp(&b.dir));
@@ -142,9 +184,9 @@ impl TrustStore {
     /// The nearest saved decision for `canonical_cwd` or an ancestor (TRUST-3).
     pub fn nearest(&self, canonical_cwd: &Path) -> Option<SavedMatch> {
         canonical_cwd.ancestors().find_map(|dir| {
-            self.entries.get(dir).map(|trusted| SavedMatch {
+            self.entries.get(dir.to_str()?).map(|entry| SavedMatch {
                 dir: dir.to_path_buf(),
-                trusted: *trusted,
+                trusted: entry.trusted,
             })
         })
     }
@@ -240,12 +282,25 @@ fn read_checked(path: &Path) -> Result<Option<(String, Vec<String>)>, TrustError
 }
 
 fn parse(path: &Path, text: &str) -> Result<TrustFileV1, TrustError> {
-    let file: TrustFileV1 =
-        serde_json::from_str(text).map_err(|err| TrustError::TrustFileMalformed {
+    let file: TrustFileV1 = serde_json::from_str(text).map_err(|err| {
+        let reason = err.to_string();
+        // serde_json reports a duplicate where the map ends; name the line of
+        // the second spelling of the key instead.
+        let line = reason
+            .strip_prefix("directory ")
+            .and_then(|rest| rest.split_once(&format!(" {DUPLICATE}")))
+            .and_then(|(quoted, _)| {
+                let first = text.find(quoted)?;
+                let second = first + quoted.len() + text[first + quoted.len()..].find(quoted)?;
+                Some(text[..second].matches('\n').count() + 1)
+            })
+            .unwrap_or(err.line());
+        TrustError::TrustFileMalformed {
             path: path.to_path_buf(),
-            line: err.line(),
-            reason: err.to_string(),
-        })?;
+            line,
+            reason,
+        }
+    })?;
     if file.version != FORMAT_VERSION {
         return Err(TrustError::TrustFileMalformed {
             path: path.to_path_buf(),
@@ -260,9 +315,9 @@ fn parse(path: &Path, text: &str) -> Result<TrustFileV1, TrustError> {
         // Checked on the text: `Path::components` would hide `/./` and `//`.
         let clean = key == "/"
             || (key.starts_with('/')
-                && key[1..]
-                    .split('/')
-                    .all(|seg| !seg.is_empty() && seg != "." && seg != ".."));
+                && key.as_bytes()[1..]
+                    .split(|b| *b == b'/')
+                    .all(|seg| !seg.is_empty() && seg != b"." && seg != b".."));
         if !clean {
             let quoted = serde_json::to_string(key).unwrap_or_else(|_| key.clone());
             return Err(TrustError::TrustFileMalformed {
@@ -289,7 +344,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 fn modify<T>(
     path: &Path,
-    change: impl FnOnce(&mut BTreeMap<String, SavedEntry>) -> T,
+    change: impl FnOnce(&mut HashMap<String, SavedEntry>) -> T,
 ) -> Result<T, TrustError> {
     let io = |action: &'static str, at: &Path| {
         let at = at.to_path_buf();
@@ -326,11 +381,19 @@ fn modify<T>(
         Some((text, _)) => parse(path, &text)?,
         None => TrustFileV1 {
             version: FORMAT_VERSION,
-            projects: BTreeMap::new(),
+            projects: HashMap::new(),
         },
     };
     let result = change(&mut current.projects);
-    let mut text = serde_json::to_string_pretty(&current).map_err(|err| TrustError::Io {
+    let out = TrustFileOut {
+        version: FORMAT_VERSION,
+        projects: current
+            .projects
+            .iter()
+            .map(|(dir, entry)| (dir.as_str(), entry))
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&out).map_err(|err| TrustError::Io {
         path: path.to_path_buf(),
         action: "encode the trust file",
         source: std::io::Error::other(err),
@@ -438,6 +501,24 @@ mod tests {
             let err = TrustStore::load(&file).unwrap_err().to_string();
             assert!(err.contains("line 5"), "{key}: {err}");
         }
+    }
+
+    // proves: TRUST-3
+    #[test]
+    fn a_directory_saved_twice_is_malformed_not_last_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("trust.json");
+        fs::write(
+            &file,
+            "{\n  \"version\": 1,\n  \"projects\": {\n    \"/a\": {\"trusted\": false},\n    \"/a\": {\"trusted\": true}\n  }\n}\n",
+        )
+        .unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+        let err = TrustStore::load(&file).unwrap_err().to_string();
+        assert!(
+            err.contains("saved twice") && err.contains("line 5"),
+            "{err}"
+        );
     }
 
     // proves: TRUST-3
