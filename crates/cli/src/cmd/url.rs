@@ -1,6 +1,13 @@
-//! `ploy check url`, `ploy fetch`, `ploy scrub`
+//! `ploy check url`, `ploy fetch`, `ploy scrub`: thin wrappers over
+//! `ploy-egress` (the checks, the guarded fetcher and the scrubber live there).
 
 use std::{path::PathBuf, process::ExitCode};
+
+use ploy_egress::{
+    FetchOutcome, Refusal,
+    blocking::{self, NameSource, SetupError},
+};
+use ploy_secrets::{Redactor, secret_values_from_env};
 
 /// Arguments of `ploy check url`.
 #[derive(Debug, clap::Args)]
@@ -41,14 +48,166 @@ pub struct ScrubArgs {
     pub json: bool,
 }
 
-pub fn check(_args: CheckUrlArgs) -> ExitCode {
-    super::not_built("check url")
+const EXIT_REFUSED: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+const EXIT_INTERRUPTED: u8 = 130;
+
+fn name_source(hosts: Option<PathBuf>) -> NameSource {
+    hosts.map_or(NameSource::System, NameSource::HostsFile)
 }
 
-pub fn fetch(_args: FetchArgs) -> ExitCode {
-    super::not_built("fetch")
+fn setup_failed(err: &SetupError) -> ExitCode {
+    eprintln!("ploy: {err}");
+    match err {
+        SetupError::Hosts(_) => {
+            eprintln!("hint: --hosts takes a hosts(5) file: `ADDRESS NAME [ALIAS...]` per line");
+        }
+        SetupError::Resolver(_) => {
+            eprintln!(
+                "hint: check /etc/resolv.conf, or answer names from a file with --hosts FILE"
+            );
+        }
+        _ => {}
+    }
+    ExitCode::from(EXIT_USAGE)
 }
 
-pub fn scrub(_args: ScrubArgs) -> ExitCode {
-    super::not_built("scrub")
+fn print_refusal(refusal: &Refusal) {
+    eprintln!("ploy: {refusal}");
+    eprintln!(
+        "hint: ploy fetches only public http(s) addresses written plainly; see `{}` in docs/requirements.md",
+        refusal.rule
+    );
+}
+
+fn print_json(value: &serde_json::Value) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(err) => eprintln!("ploy: cannot print JSON: {err}"),
+    }
+}
+
+/// `ploy check url URL [--no-resolve] [--hosts FILE] [--json]`: exit 0 when
+/// allowed, 1 when refused (rule and reason on stderr or in the JSON), 2 on
+/// a usage problem.
+pub fn check(args: CheckUrlArgs) -> ExitCode {
+    if args.no_resolve && args.hosts.is_some() {
+        eprintln!("ploy: --no-resolve and --hosts do not go together");
+        eprintln!(
+            "hint: --no-resolve runs only the text stage; --hosts answers names for resolution"
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let source = (!args.no_resolve).then(|| name_source(args.hosts));
+    let verdict = match blocking::check_url(&args.url, source.as_ref()) {
+        Ok(verdict) => verdict,
+        Err(err) => return setup_failed(&err),
+    };
+    if args.json {
+        print_json(&serde_json::json!({
+            "url": verdict.url,
+            "allowed": verdict.allowed(),
+            "normalised": verdict.normalised,
+            "resolved": verdict.resolved,
+            "addresses": verdict.addresses,
+            "rule": verdict.refusal.as_ref().map(|r| r.rule),
+            "stage": verdict.refusal.as_ref().map(|r| r.stage),
+            "reason": verdict.refusal.as_ref().map(|r| r.reason.clone()),
+        }));
+    }
+    match &verdict.refusal {
+        Some(refusal) => {
+            if !args.json {
+                print_refusal(refusal);
+            }
+            ExitCode::from(EXIT_REFUSED)
+        }
+        None => {
+            if !args.json {
+                let scope = if verdict.resolved {
+                    let list: Vec<String> =
+                        verdict.addresses.iter().map(ToString::to_string).collect();
+                    format!("resolved and checked: {}", list.join(", "))
+                } else {
+                    "text stage only".to_owned()
+                };
+                println!(
+                    "allowed: {} ({scope})",
+                    verdict.normalised.as_deref().unwrap_or(&verdict.url)
+                );
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// `ploy fetch URL [--hosts FILE] [--json]`: prints the page text (or JSON
+/// with status, final URL, content type, truncated flag, redirects and the
+/// address connected to). Exit 0 for a page, 1 for any other outcome.
+pub fn fetch(args: FetchArgs) -> ExitCode {
+    let outcome = match blocking::fetch(&args.url, &name_source(args.hosts)) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(_cancelled)) => {
+            eprintln!("ploy: fetch cancelled");
+            return ExitCode::from(EXIT_INTERRUPTED);
+        }
+        Err(err) => return setup_failed(&err),
+    };
+    if args.json {
+        match serde_json::to_value(&outcome) {
+            Ok(value) => print_json(&value),
+            Err(err) => eprintln!("ploy: cannot print JSON: {err}"),
+        }
+    }
+    match outcome {
+        FetchOutcome::Page(page) => {
+            if !args.json {
+                print!("{}", page.text);
+                if page.truncated {
+                    eprintln!(
+                        "ploy: the page was cut at {} bytes (FETCH-1)",
+                        page.body_bytes
+                    );
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        other => {
+            if !args.json {
+                match other {
+                    FetchOutcome::Refused(refusal) => print_refusal(&refusal),
+                    FetchOutcome::HttpStatus { status, url, .. } => {
+                        eprintln!("ploy: {url} answered HTTP {status}");
+                    }
+                    FetchOutcome::NetworkError { url, detail } => {
+                        eprintln!("ploy: fetching {url} failed: {detail}");
+                        eprintln!("hint: check the network, or the name with `ploy check url`");
+                    }
+                    FetchOutcome::TimedOut { phase, url } => {
+                        eprintln!("ploy: fetching {url} timed out ({phase:?})");
+                    }
+                    FetchOutcome::Page(_) => {}
+                }
+            }
+            ExitCode::from(EXIT_REFUSED)
+        }
+    }
+}
+
+/// `ploy scrub PHRASE [--json]`: prints the scrubbed phrase (nothing when it
+/// is empty); with `--json`, which classes were removed, never the text.
+pub fn scrub(args: ScrubArgs) -> ExitCode {
+    let (redactor, _too_short) = Redactor::new(secret_values_from_env(std::env::vars()));
+    let scrubbed = ploy_egress::scrub(&args.phrase, &redactor);
+    if args.json {
+        print_json(&serde_json::json!({
+            "phrase": (!scrubbed.is_empty()).then(|| scrubbed.text()),
+            "sent": !scrubbed.is_empty(),
+            "cut": scrubbed.was_cut(),
+            "removed": scrubbed.removed(),
+        }));
+    } else if !scrubbed.is_empty() {
+        println!("{}", scrubbed.text());
+    }
+    ExitCode::SUCCESS
 }
