@@ -15,6 +15,10 @@ fn bench(c: &mut Criterion) {
     c.bench_function("validate_400_accepted", |b| {
         b.iter(|| ploy_proof::validate::validate(black_box(ACCEPTED_400)))
     });
+    // The shell summary alone, for scale: the rules' own cost is the difference.
+    c.bench_function("analyze_only_400_accepted", |b| {
+        b.iter(|| ploy_shell::analyze(black_box(ACCEPTED_400)))
+    });
     c.bench_function("validate_400_refused", |b| {
         b.iter(|| ploy_proof::validate::validate(black_box(REFUSED_400)))
     });

@@ -157,17 +157,40 @@ fn family(base: &str) -> &str {
     }
 }
 
-fn denied(base: &str) -> Option<&'static DeniedProgram> {
-    DENIED_PROGRAMS.iter().find(|group| {
-        group.names.iter().any(|name| match name.strip_suffix('*') {
-            Some(prefix) => {
-                base == prefix
-                    || base.strip_prefix(prefix).is_some_and(|rest| {
-                        rest.starts_with(|c: char| c == '.' || c.is_ascii_digit())
-                    })
+/// The table indexed by name, built once: a proof line checks up to dozens of
+/// commands and the table has hundreds of names.
+static DENIED_INDEX: std::sync::LazyLock<DeniedIndex> = std::sync::LazyLock::new(|| {
+    let mut exact = std::collections::HashMap::new();
+    let mut prefixes = Vec::new();
+    for group in DENIED_PROGRAMS {
+        for name in group.names {
+            match name.strip_suffix('*') {
+                Some(prefix) => prefixes.push((prefix, group)),
+                None => {
+                    exact.entry(*name).or_insert(group);
+                }
             }
-            None => *name == base,
-        })
+        }
+    }
+    DeniedIndex { exact, prefixes }
+});
+
+struct DeniedIndex {
+    exact: std::collections::HashMap<&'static str, &'static DeniedProgram>,
+    prefixes: Vec<(&'static str, &'static DeniedProgram)>,
+}
+
+fn denied(base: &str) -> Option<&'static DeniedProgram> {
+    let index = &*DENIED_INDEX;
+    if let Some(group) = index.exact.get(base) {
+        return Some(group);
+    }
+    index.prefixes.iter().find_map(|(prefix, group)| {
+        let matches = base == *prefix
+            || base
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with(|c: char| c == '.' || c.is_ascii_digit()));
+        matches.then_some(*group)
     })
 }
 
