@@ -180,13 +180,18 @@ fn trusted_project_settings_do_reach_assert() {
     // A project may only tighten the profile, never loosen it.
     assert_eq!(settings.profile.sandbox().to_string(), "workspace-write");
     let root = ProjectRoot::new(&project).unwrap();
-    let decision = Permission::assert(
-        &Action::edit("write", "src/main.rs", &root),
-        &ConversationRules::new(),
-        &settings.rules,
-        &Approvals::new(),
-    );
-    assert!(decision.is_allow(), "{}", decision.reason);
+    for action in [
+        Action::edit("write", "src/main.rs", &root),
+        Action::shell("bash", "cargo test --all", &root),
+    ] {
+        let decision = Permission::assert(
+            &action,
+            &ConversationRules::new(),
+            &settings.rules,
+            &Approvals::new(),
+        );
+        assert!(decision.is_allow(), "{action:?}: {}", decision.reason);
+    }
 }
 
 // proves: TRUST-6
