@@ -1,6 +1,16 @@
 //! `ploy research "QUESTION" [--json] [--no-answer] [--backend NAME]... [--hosts FILE]`
+//!
+//! Thin: the run lives in ploy-research (`ploy_research::command`). This
+//! prints progress on stderr (phrases after scrubbing, results, pages read,
+//! bytes) and then the answer with numbered citations, the dossier, or the
+//! strict JSON result.
 
 use std::{path::PathBuf, process::ExitCode};
+
+use ploy_research::{
+    Progress, ResearchOutput, RunStatus,
+    command::{CommandError, CommandOptions, run_command},
+};
 
 /// Arguments of `ploy research`.
 #[derive(Debug, clap::Args)]
@@ -22,9 +32,105 @@ pub struct ResearchArgs {
     /// Continue this conversation instead of starting a new one.
     #[arg(long, value_name = "ID")]
     pub conversation: Option<String>,
+    /// The answer model's name (default: the PLOY_MODEL variable).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The model upstream (an http:// loopback chat-completions URL).
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
 }
 
-pub fn run(_args: ResearchArgs) -> ExitCode {
-    eprintln!("ploy: `research` is not built yet");
-    ExitCode::from(2)
+const EXIT_FAILED: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// Run `ploy research`.
+pub fn run(args: ResearchArgs) -> ExitCode {
+    let dirs = match ploy_trust::PloyDirs::from_env() {
+        Ok(dirs) => dirs,
+        Err(err) => {
+            eprintln!("ploy: {err}");
+            eprintln!("hint: set PLOY_CONFIG_DIR and PLOY_STATE_DIR");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let user = match ploy_trust::load_user_settings(&dirs) {
+        Ok(user) => user,
+        Err(err) => {
+            eprintln!("ploy: {err}");
+            eprintln!("hint: `ploy config check` shows what is wrong in settings.json");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let options = CommandOptions {
+        question: args.question,
+        backends: args.backends,
+        hosts: args.hosts,
+        conversation: args.conversation,
+        want_answer: !args.no_answer,
+        upstream: args.upstream,
+        model: args.model,
+        config_dir: dirs.config,
+        state_dir: dirs.state,
+    };
+    let progress = |event: &Progress| eprintln!("research: {event}");
+    let output = match run_command(&options, user.settings.as_ref(), &progress) {
+        Ok(output) => output,
+        Err(err) => {
+            eprintln!("ploy: {err}");
+            eprintln!("hint: {}", err.hint());
+            return ExitCode::from(match err {
+                CommandError::Cancelled => EXIT_INTERRUPTED,
+                CommandError::Store(_) => EXIT_FAILED,
+                _ => EXIT_USAGE,
+            });
+        }
+    };
+    eprintln!(
+        "research: conversation {} ({}), {} pages, {} bytes read",
+        output.conversation_id,
+        if output.tainted {
+            "marked ploy_tainted"
+        } else {
+            "not marked"
+        },
+        output.pages_read,
+        output.bytes_read
+    );
+    if args.json {
+        println!("{}", output.to_json());
+    } else {
+        print_human(&output);
+    }
+    if output.status == RunStatus::Failed {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_human(output: &ResearchOutput) {
+    if let Some(failure) = &output.failure {
+        eprintln!("ploy: {failure}");
+    }
+    println!("[{}]", output.notice);
+    if let Some(answer) = &output.answer {
+        println!("\n{answer}\n");
+    }
+    for source in &output.sources {
+        println!("[{}] {} <{}>", source.n, source.title, source.url);
+        if output.answer.is_none() {
+            if !source.snippet.is_empty() {
+                println!("    {}", source.snippet);
+            }
+            if let Some(text) = &source.text {
+                for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                    println!("    | {line}");
+                }
+            }
+        }
+    }
+    for skipped in &output.skipped {
+        println!("skipped {} ({})", skipped.url, skipped.failure);
+    }
 }

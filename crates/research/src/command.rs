@@ -1,0 +1,248 @@
+//! `ploy research` as one blocking call, so the CLI stays thin: load the
+//! profile gate and configuration, open the store in the state folder, pick
+//! or create the conversation, build the fetcher (system DNS or a hosts
+//! file), run on a small runtime with Ctrl-C as the cancellation signal.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use ploy_egress::{FetchConfig, Fetcher, HostsFileResolver};
+use ploy_policy::Settings;
+use ploy_secrets::Redactor;
+use ploy_service::upstream::LoopbackUpstream;
+use ploy_store::Store;
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    backend::TavilyKeys,
+    model::{ChatModel, ResearchModel},
+    run::{Progress, ResearchOutput, RunRequest, RunStatus, StoreMarker},
+    tools::{BackendName, LoadError, ResearchConfig, ResearchTools, build_engine},
+};
+
+/// The environment variable naming the answer model.
+pub const MODEL_ENV: &str = "PLOY_MODEL";
+/// The research configuration file in the config folder.
+pub const CONFIG_FILE: &str = "research.json";
+/// The store file in the state folder.
+pub const STORE_FILE: &str = "ploy.db";
+
+/// What `ploy research` was asked to do.
+#[derive(Debug, Clone)]
+pub struct CommandOptions {
+    /// The question.
+    pub question: String,
+    /// Backends named on the command line (none: the configured ones).
+    pub backends: Vec<String>,
+    /// A hosts(5) file answering names instead of DNS.
+    pub hosts: Option<PathBuf>,
+    /// An existing conversation (none: a new one).
+    pub conversation: Option<String>,
+    /// Ask the answer model.
+    pub want_answer: bool,
+    /// The model upstream URL (loopback; default the service's).
+    pub upstream: Option<String>,
+    /// The answer model's name (default `PLOY_MODEL`).
+    pub model: Option<String>,
+    /// The config folder (`research.json`).
+    pub config_dir: PathBuf,
+    /// The state folder (`ploy.db`).
+    pub state_dir: PathBuf,
+}
+
+/// Why the command could not run. Each names its requirement and a hint.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// Loading refused (profile, configuration).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The hosts file or the resolver could not be set up.
+    #[error("FAIL-1: {0}")]
+    Network(String),
+    /// The conversation store could not be opened or used.
+    #[error("TAINT-3: the conversation store: {0}")]
+    Store(String),
+    /// The run was cancelled (Ctrl-C).
+    #[error("CANCEL-1: cancelled")]
+    Cancelled,
+}
+
+impl CommandError {
+    /// A hint for a person.
+    pub fn hint(&self) -> String {
+        match self {
+            CommandError::Load(LoadError::Profile { .. }) => {
+                "add {\"security_profile\": {\"sandbox\": \"workspace-write\", \"approval\": \"ask\"}} to settings.json in the config folder (PLOY_CONFIG_DIR)".into()
+            }
+            CommandError::Load(LoadError::Config(_)) => format!(
+                "fix {CONFIG_FILE} in the config folder, or the --backend names (duckduckgo, wikipedia, tavily, searxng)"
+            ),
+            CommandError::Network(_) => {
+                "--hosts takes a hosts(5) file: `ADDRESS NAME` per line".into()
+            }
+            CommandError::Store(_) => {
+                "check that the state folder (PLOY_STATE_DIR) is writable, or pass an existing --conversation ID".into()
+            }
+            CommandError::Cancelled => "nothing was given to the model".into(),
+        }
+    }
+}
+
+/// Runs `ploy research` to the end. `settings` is the user's parsed
+/// settings (`None` when there is no file: PROFILE-2 refuses).
+pub fn run_command(
+    options: &CommandOptions,
+    settings: Option<&Settings>,
+    progress: &(dyn Fn(&Progress) + Send + Sync),
+) -> Result<ResearchOutput, CommandError> {
+    let config = load_config(&options.config_dir)?;
+    let chosen = options
+        .backends
+        .iter()
+        .map(|name| BackendName::parse(name))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let fetch_config = FetchConfig::production()
+        .map_err(|err| CommandError::Network(format!("TLS setup failed: {err}")))?;
+    let fetcher = match &options.hosts {
+        Some(path) => {
+            let resolver = HostsFileResolver::from_path(path)
+                .map_err(|err| CommandError::Network(err.to_string()))?;
+            Fetcher::with_resolver(Arc::new(resolver), fetch_config)
+        }
+        None => Fetcher::production(fetch_config).map_err(|err| {
+            CommandError::Network(format!("the system resolver is unavailable: {err}"))
+        })?,
+    };
+    let (redactor, _rejected) = Redactor::from_process_env();
+    let (engine, notes) = build_engine(
+        &config,
+        &chosen,
+        TavilyKeys::from_env(),
+        None,
+        fetcher,
+        &redactor,
+    )?;
+    for note in notes {
+        tracing::warn!("{note}");
+    }
+    // PROFILE-1/2: the tool registers only under a valid, attested profile.
+    let settings = settings.ok_or_else(|| LoadError::Profile {
+        requirement: "PROFILE-2",
+        reason: "there is no settings.json, so no execution profile is attested; research does not run without one".into(),
+    })?;
+    let tools = ResearchTools::register(settings, engine)?;
+
+    let (marker, conversation_id) = open_conversation(
+        &options.state_dir,
+        options.conversation.as_deref(),
+        &options.question,
+        &redactor,
+    )?;
+
+    let model: Option<Box<dyn ResearchModel>> = if options.want_answer {
+        let name = options
+            .model
+            .clone()
+            .or_else(|| std::env::var(MODEL_ENV).ok().filter(|m| !m.is_empty()));
+        match name {
+            Some(name) => {
+                let url = options
+                    .upstream
+                    .as_deref()
+                    .unwrap_or(ploy_service::config::DEFAULT_UPSTREAM);
+                let upstream = LoopbackUpstream::parse(url)
+                    .map_err(|err| LoadError::Config(format!("the model upstream: {err}")))?;
+                Some(Box::new(ChatModel::new(upstream, name)))
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|err| CommandError::Network(format!("cannot start the runtime: {err}")))?;
+    runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let on_signal = cancel.clone();
+        let signal = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_signal.cancel();
+            }
+        });
+        let result = tools
+            .engine()
+            .run(
+                RunRequest {
+                    question: &options.question,
+                    conversation_id: &conversation_id,
+                    want_answer: options.want_answer,
+                },
+                model.as_deref(),
+                &marker,
+                progress,
+                &cancel,
+            )
+            .await;
+        signal.abort();
+        let mut output = result.map_err(|_| CommandError::Cancelled)?;
+        if options.want_answer && model.is_none() && output.status == RunStatus::Dossier {
+            output.failure = Some(crate::backend::Failure::new(
+                "FAIL-1",
+                format!(
+                    "no answer model is named (pass --model NAME or set {MODEL_ENV}); the dossier is the result"
+                ),
+            ));
+        }
+        Ok(output)
+    })
+}
+
+fn load_config(config_dir: &Path) -> Result<ResearchConfig, CommandError> {
+    let path = config_dir.join(CONFIG_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => ResearchConfig::parse(&text).map_err(|err| {
+            CommandError::Load(LoadError::Config(format!("{}: {err}", path.display())))
+        }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(ResearchConfig::default()),
+        Err(err) => Err(CommandError::Load(LoadError::Config(format!(
+            "cannot read {}: {err}",
+            path.display()
+        )))),
+    }
+}
+
+fn open_conversation(
+    state_dir: &Path,
+    conversation: Option<&str>,
+    question: &str,
+    redactor: &Redactor,
+) -> Result<(StoreMarker, String), CommandError> {
+    std::fs::create_dir_all(state_dir)
+        .map_err(|err| CommandError::Store(format!("{}: {err}", state_dir.display())))?;
+    let mut store = Store::open(state_dir.join(STORE_FILE))
+        .map_err(|err| CommandError::Store(err.to_string()))?;
+    let id = match conversation {
+        Some(id) => {
+            store
+                .conversation(id)
+                .map_err(|err| CommandError::Store(err.to_string()))?;
+            id.to_owned()
+        }
+        None => {
+            let redacted = redactor.redact(question);
+            let title: String = redacted.chars().take(60).collect();
+            store
+                .create_conversation(&format!("research: {title}"))
+                .map_err(|err| CommandError::Store(err.to_string()))?
+                .id
+        }
+    };
+    Ok((StoreMarker::new(store), id))
+}
