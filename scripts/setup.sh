@@ -7,7 +7,8 @@ set -euo pipefail
 # Debian packages the tests use:
 #   iproute2        `ip` for tests that build their own network namespaces
 #   ca-certificates TLS roots for the first `cargo fetch`
-DEB_PACKAGES=(iproute2 ca-certificates)
+#   chromium        headless browser for the gateway's cross-origin test (GW-2/3)
+DEB_PACKAGES=(iproute2 ca-certificates chromium)
 
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do

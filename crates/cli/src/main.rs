@@ -113,7 +113,7 @@ fn main() -> ExitCode {
         return code;
     }
     // Every log line passes the redactor; installed before anything logs.
-    let _log_secrets = ploy_secrets::init_logging_from_env().ok();
+    let log_secrets = ploy_secrets::init_logging_from_env().ok();
     let cli = match Cli::try_parse_from(normalise_args(std::env::args_os())) {
         Ok(cli) => cli,
         Err(err) => {
@@ -140,7 +140,7 @@ fn main() -> ExitCode {
         Command::Plan(PlanCommand::Check(args)) => cmd::sandbox::plan_check(args),
         Command::Doctor(args) => cmd::sandbox::doctor(args),
         Command::Trust(args) => cmd::trust::run(args),
-        Command::Serve(args) => cmd::service::serve(args),
+        Command::Serve(args) => cmd::service::serve_with_redactor(args, log_secrets.as_ref()),
         Command::Status(args) => cmd::service::status(args),
         Command::Exec(args) => cmd::service::exec(args),
         Command::Research(args) => cmd::research::run(args),

@@ -71,15 +71,7 @@ fn load_section(path: &PathBuf) -> Result<ServiceSection, String> {
 }
 
 /// `ploy serve`: run the service in the foreground until SIGINT/SIGTERM.
-///
-/// main.rs installs the redacting logger before parsing arguments; until it
-/// hands its `SharedRedactor` over (see [`serve_with_redactor`]), the
-/// service's secrets are kept out of logs by never being logged at all.
-pub fn serve(args: ServeArgs) -> ExitCode {
-    serve_with_redactor(args, None)
-}
-
-/// `ploy serve` with the process's log redactor, which then learns the
+/// The process's log redactor (installed first thing in main) learns the
 /// service password and the gateway token (GW-4: no log line can carry them).
 pub fn serve_with_redactor(
     args: ServeArgs,
