@@ -10,8 +10,8 @@ use std::{
 };
 
 use ploy_trust::{
-    LinePrompt, LoadOptions, PloyDirs, Resolution, TrustError, TrustStore, UiMode, canonical_dir,
-    decide,
+    ExtensionAnswer, LinePrompt, LoadOptions, PloyDirs, Resolution, TrustError, TrustStore, UiMode,
+    canonical_dir, decide,
 };
 
 /// Arguments of `ploy trust`.
@@ -210,11 +210,12 @@ fn print_status(r: &Resolution) {
         None => println!("saved decision: none"),
     }
     for outcome in &r.extensions {
-        println!(
-            "extension {}: {:?}",
-            outcome.extension.display(),
-            outcome.answer
-        );
+        let answer = match &outcome.answer {
+            ExtensionAnswer::Yes { remember } => format!("yes{}", remembered(*remember)),
+            ExtensionAnswer::No { remember } => format!("no{}", remembered(*remember)),
+            ExtensionAnswer::NoAnswer { reason } => format!("no answer ({reason})"),
+        };
+        println!("extension {}: {answer}", outcome.extension.display());
     }
     if let Some(saved) = &r.remember {
         println!(
@@ -227,6 +228,10 @@ fn print_status(r: &Resolution) {
             }
         );
     }
+}
+
+fn remembered(remember: bool) -> &'static str {
+    if remember { ", remember" } else { "" }
 }
 
 pub(crate) fn print_json(value: &serde_json::Value) {
