@@ -1,5 +1,7 @@
 //! `Permission::assert`: the one function every tool call passes (PERM-1).
 
+use std::fmt::Write as _;
+
 use globset::Candidate;
 
 use crate::action::{Action, MatchUnit};
@@ -51,13 +53,22 @@ impl Permission {
     ) -> Decision {
         // Highest precedence first: conversation, then settings layers downwards.
         let layers = || std::iter::once(conversation.rules()).chain(rules.layers().iter().rev());
-        let mut scratch = Scratch::default();
+        let mut scratch = SCRATCH.with(|cell| cell.take());
 
         // 1. Deny rules (and, in the same pass, each unit's allow/ask outcome).
         let mut outcomes = Vec::with_capacity(action.units().len());
+        let mut denied = None;
         for unit in action.units() {
             let (deny, outcome) = evaluate_unit(unit, layers(), &mut scratch);
-            if let Some((layer, rule)) = deny {
+            if let Some(hit) = deny {
+                denied = Some((unit, hit));
+                break;
+            }
+            outcomes.push((unit, outcome));
+        }
+        SCRATCH.with(|cell| cell.set(scratch));
+        if let Some((unit, (layer, rule))) = denied {
+            {
                 return Decision {
                     verdict: Verdict::Deny,
                     basis: rule_basis(layer, rule),
@@ -70,7 +81,6 @@ impl Permission {
                     requirement: "PERM-2",
                 };
             }
-            outcomes.push((unit, outcome));
         }
 
         // 2. The conversation's marks.
@@ -151,31 +161,35 @@ impl Permission {
         }
 
         // 5. Ask (an ask rule, or the default).
-        let blocked: Vec<&str> = uncovered
-            .iter()
-            .filter_map(|u| u.allow_blocker.as_deref())
-            .collect();
-        let mut reason = match first_ask {
-            Some((layer, rule)) => format!(
-                "{} rule {rule} (from {}) asks",
-                layer.source(),
-                rule_origin(layer)
-            ),
-            None => format!(
-                "no rule allows this {} action: {}",
-                action.kinds(),
-                uncovered
-                    .iter()
-                    .map(|u| format!("{} `{}`", u.kind, u.label()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        if !blocked.is_empty() {
-            reason.push_str(&format!(
-                "; no allow rule can cover it: {}",
-                blocked.join("; ")
-            ));
+        // One String, written in place: this is the common path for
+        // anything new, so it avoids a temporary per unit.
+        let mut reason = String::with_capacity(128);
+        match first_ask {
+            Some((layer, rule)) => {
+                let _ = write!(
+                    reason,
+                    "{} rule {rule} (from {}) asks",
+                    layer.source(),
+                    rule_origin(layer)
+                );
+            }
+            None => {
+                let _ = write!(reason, "no rule allows this {} action:", action.kinds());
+                for (i, unit) in uncovered.iter().enumerate() {
+                    let sep = if i == 0 { " " } else { ", " };
+                    let _ = write!(reason, "{sep}{} `{}`", unit.kind, unit.label());
+                }
+            }
+        }
+        let mut first_blocker = true;
+        for why in uncovered.iter().filter_map(|u| u.allow_blocker.as_deref()) {
+            reason.push_str(if first_blocker {
+                "; no allow rule can cover it: "
+            } else {
+                "; "
+            });
+            reason.push_str(why);
+            first_blocker = false;
         }
         // PERM-5: "always" is never offered in a tainted conversation, whatever the kind.
         let options = if conversation.is_tainted() {
@@ -199,7 +213,13 @@ impl Permission {
     }
 }
 
-/// Reused match buffers (one assert allocates them once).
+thread_local! {
+    /// Match buffers kept between calls on one thread (taken and put back,
+    /// so a panic or re-entry only costs a fresh allocation).
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
+}
+
+/// Reused match buffers.
 #[derive(Default)]
 struct Scratch {
     globs: Vec<usize>,
