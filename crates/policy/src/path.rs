@@ -21,6 +21,12 @@ pub enum RootError {
         "PERM-1: project root `{0}` is not an absolute path; pass the canonical project directory"
     )]
     NotAbsolute(String),
+    /// The filesystem root as a project would make every path "inside".
+    #[error(
+        "PERM-1: project root `{0}` is the filesystem root; nothing would count as outside \
+         the project. Run ploy from the project folder"
+    )]
+    FilesystemRoot(String),
 }
 
 /// Where a path lies with respect to the project root.
@@ -55,9 +61,11 @@ impl ProjectRoot {
         if !root.is_absolute() {
             return Err(RootError::NotAbsolute(root.display().to_string()));
         }
-        Ok(Self {
-            root: normalise(root),
-        })
+        let root = normalise(root);
+        if root.parent().is_none() {
+            return Err(RootError::FilesystemRoot(root.display().to_string()));
+        }
+        Ok(Self { root })
     }
 
     /// The normalised root path.
@@ -182,9 +190,16 @@ mod tests {
         );
     }
 
+    // proves: PERM-1
     #[test]
-    fn relative_root_refused() {
+    fn relative_and_filesystem_roots_refused() {
         assert!(ProjectRoot::new("proj").is_err());
+        for root in ["/", "/..", "/a/..", "//"] {
+            assert!(
+                matches!(ProjectRoot::new(root), Err(RootError::FilesystemRoot(_))),
+                "{root}"
+            );
+        }
     }
 
     #[test]

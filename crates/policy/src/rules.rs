@@ -514,6 +514,33 @@ mod tests {
         ));
     }
 
+    // proves: PERM-6
+    #[test]
+    fn builtin_defaults_compile_and_only_allow_reads() {
+        let layer = RuleLayer::builtin();
+        assert_eq!(
+            layer.rules(),
+            [Rule::new(ActionKind::Read, Effect::Allow, "**")]
+        );
+        assert!(
+            layer
+                .first_match(ActionKind::Read, Effect::Allow, &cands(&["src/a.rs"]))
+                .is_some()
+        );
+        for kind in [
+            ActionKind::Edit,
+            ActionKind::Shell,
+            ActionKind::ExternalDirectory,
+            ActionKind::Web,
+        ] {
+            assert!(
+                layer
+                    .first_match(kind, Effect::Allow, &cands(&["x"]))
+                    .is_none()
+            );
+        }
+    }
+
     // proves: TRUST-5
     #[test]
     fn untrusted_project_layer_is_dropped() {
