@@ -24,16 +24,22 @@ bwrap_cmd="bwrap --unshare-all --die-with-parent --new-session \
  --symlink usr/lib64 /lib64 --ro-bind /etc /etc --tmpfs /tmp --bind $project $project \
  --proc /proc --dev /dev --chdir $project /usr/bin/true"
 "$OLDPWD/$ploy" doctor >/dev/null || { echo "ploy doctor: the sandbox cannot run here" >&2; exit 1; }
+# The small helper launcher (same library, 1 MB instead of the full CLI)
+# shows how much of the time is the size of the binary exec'd twice.
+helper="$OLDPWD/target/release/ploy-sandbox-run"
+extra=()
+[ -x "$helper" ] && extra=(-n "ploy-sandbox-run -- true" "$helper -- /usr/bin/true")
 hyperfine -N --warmup 10 --runs "$runs" --export-json "$project.json" \
   -n true /usr/bin/true \
   -n "ploy sandbox run -- true" "$OLDPWD/$ploy sandbox run -- /usr/bin/true" \
-  -n "bwrap true" "$bwrap_cmd" >/dev/null
+  -n "bwrap true" "$bwrap_cmd" "${extra[@]}" >/dev/null
 python3 - "$project.json" <<'PY'
 import json, sys
 results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 med = {name: r["median"] * 1000 for name, r in results.items()}
 for name, ms in med.items():
     print(f"{name:28s} median {ms:7.2f} ms")
+print(f"load average: {open('/proc/loadavg').read().split()[0]} (on {__import__('os').cpu_count()} cores)")
 bare, ploy, bwrap = med["true"], med["ploy sandbox run -- true"], med["bwrap true"]
 print(f"ploy overhead over bare true: {ploy - bare:.2f} ms (ratio {ploy / bare:.1f}x)")
 print(f"ploy / bwrap: {ploy / bwrap:.2f}x (bwrap overhead {bwrap - bare:.2f} ms)")

@@ -69,7 +69,7 @@ impl World {
         if let Some((uid, gid)) = self.user {
             command.uid(uid).gid(gid);
         }
-        command.output().unwrap()
+        output_retrying(&mut command)
     }
 
     fn write_plan(&self, text: &str) {
@@ -94,6 +94,20 @@ fn chown_tree(path: &Path, uid: u32, gid: u32) {
             chown_tree(&entry.unwrap().path(), uid, gid);
         }
     }
+}
+
+/// Runs the command; retries while another test thread's fork still holds
+/// the freshly copied binary open for writing (ETXTBSY, a known race).
+fn output_retrying(command: &mut Command) -> Output {
+    for _ in 0..100 {
+        match command.output() {
+            Err(err) if err.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
+    panic!("the copied ploy binary stayed busy");
 }
 
 fn json(out: &Output) -> Value {

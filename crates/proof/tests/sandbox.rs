@@ -89,7 +89,7 @@ impl World {
     fn run_with(&self, options: &[&str], program: &[&str], env: &[(&str, &str)]) -> Value {
         let mut command = self.command(options, program);
         command.envs(env.iter().copied());
-        let out = command.output().unwrap();
+        let out = output_retrying(&mut command);
         assert!(
             out.status.success(),
             "helper failed: {}",
@@ -112,6 +112,20 @@ impl Drop for World {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.base);
     }
+}
+
+/// Runs the command; retries while another test thread's fork still holds
+/// the freshly copied binary open for writing (ETXTBSY, a known race).
+fn output_retrying(command: &mut Command) -> std::process::Output {
+    for _ in 0..100 {
+        match command.output() {
+            Err(err) if err.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
+    panic!("the copied helper binary stayed busy");
 }
 
 fn chown_tree(path: &Path, uid: u32, gid: u32) {
@@ -139,11 +153,11 @@ fn exit_code(result: &Value) -> i64 {
 #[test]
 fn probe_finds_every_layer_on_this_machine() {
     let world = World::new();
-    let out = Command::new(&world.helper)
-        .arg("--probe")
-        .current_dir(&world.project)
-        .output()
-        .unwrap();
+    let out = output_retrying(
+        Command::new(&world.helper)
+            .arg("--probe")
+            .current_dir(&world.project),
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["can_run"], true, "{report}");
     assert!(report["probe"]["landlock_abi"].as_i64().unwrap() >= 4);

@@ -33,7 +33,6 @@ use std::{
     path::{Component, Path, PathBuf},
     process::{Child, ExitCode, Stdio},
     sync::{Mutex, OnceLock},
-    thread,
     time::{Duration, Instant},
 };
 
@@ -929,32 +928,20 @@ fn launch(
         SandboxError::Launcher(format!("cannot start {}: {err}", launcher.display()))
     })?;
     drop(status_write);
-    let cap = request.limits.output_bytes;
-    let stdout = child.stdout.take().map(|pipe| capture(pipe, cap));
-    let stderr = child.stderr.take().map(|pipe| capture(pipe, cap));
-    let status_reader = thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::fs::File::from(status_read).read_to_string(&mut text);
-        text
-    });
-    let timed_out = !wait_with_deadline(&child, Duration::from_millis(request.limits.wall_ms));
-    if timed_out {
-        // SIGKILL to the launcher; its PID 1 dies with it (PDEATHSIG), which
-        // tears down the whole PID namespace.
-        let _ = child.kill();
-    }
+    let collected = collect(
+        &mut child,
+        std::fs::File::from(status_read),
+        started + Duration::from_millis(request.limits.wall_ms),
+        request.limits.output_bytes,
+    );
+    let timed_out = collected.timed_out;
     let launcher_status = child
         .wait()
         .map_err(|err| SandboxError::Launcher(format!("cannot wait for the launcher: {err}")))?;
     let duration = started.elapsed();
-    let join = |handle: Option<thread::JoinHandle<(Vec<u8>, bool)>>| {
-        handle
-            .and_then(|h| h.join().ok())
-            .unwrap_or((Vec::new(), false))
-    };
-    let (stdout, out_cut) = join(stdout);
-    let (stderr, err_cut) = join(stderr);
-    let status_text = status_reader.join().unwrap_or_default();
+    let (stdout, out_cut) = (collected.stdout.kept, collected.stdout.truncated);
+    let (stderr, err_cut) = (collected.stderr.kept, collected.stderr.truncated);
+    let status_text = String::from_utf8_lossy(&collected.status.kept).into_owned();
     let status_lines: Vec<String> = status_text.lines().map(str::to_string).collect();
     let mut failure = None;
     let mut termination = None;
@@ -1076,85 +1063,154 @@ fn spawn_launcher(
     command.spawn()
 }
 
-/// Reads a pipe to its end, keeping at most `cap` bytes.
-fn capture(
-    mut pipe: impl Read + Send + 'static,
-    cap: usize,
-) -> thread::JoinHandle<(Vec<u8>, bool)> {
-    thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut truncated = false;
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            match pipe.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    let room = cap.saturating_sub(kept.len());
-                    if n > room {
-                        truncated = true;
-                    }
-                    kept.extend_from_slice(&buf[..n.min(room)]);
-                }
-                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            }
-        }
-        (kept, truncated)
-    })
+/// Bytes read from one pipe, capped.
+#[derive(Default)]
+struct Captured {
+    kept: Vec<u8>,
+    truncated: bool,
 }
 
-/// Waits until the child exits or the deadline passes; true when it exited.
-/// Uses a pidfd so the wait is exact, without polling.
-fn wait_with_deadline(child: &Child, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
+impl Captured {
+    fn push(&mut self, bytes: &[u8], cap: usize) {
+        let room = cap.saturating_sub(self.kept.len());
+        if bytes.len() > room {
+            self.truncated = true;
+        }
+        self.kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+}
+
+/// What [`collect`] gathered.
+struct Collected {
+    stdout: Captured,
+    stderr: Captured,
+    status: Captured,
+    timed_out: bool,
+}
+
+/// How long to keep draining output after the launcher exited (everything in
+/// the sandbox is dead by then; this only guards against a stuck pipe).
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Largest status report kept (a few lines per layer).
+const STATUS_CAP: usize = 64 * 1024;
+
+/// One poll loop, no threads: reads stdout, stderr and the status pipe
+/// (capped), notices the launcher's exit through a pidfd, and kills it at the
+/// deadline. Fewer hand-offs between threads keeps start-up fast under load.
+fn collect(child: &mut Child, status: std::fs::File, deadline: Instant, cap: usize) -> Collected {
+    let mut out = Collected {
+        stdout: Captured::default(),
+        stderr: Captured::default(),
+        status: Captured::default(),
+        timed_out: false,
+    };
+    let mut pipes: [Option<Box<dyn ReadFd>>; 3] = [
+        child.stdout.take().map(|p| Box::new(p) as Box<dyn ReadFd>),
+        child.stderr.take().map(|p| Box::new(p) as Box<dyn ReadFd>),
+        Some(Box::new(status)),
+    ];
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
     let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::c_int, 0) };
-    if raw >= 0 {
-        // SAFETY: the kernel just returned this fd to us; we own it.
-        let pidfd = unsafe { OwnedFd::from_raw_fd(raw as libc::c_int) };
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return false;
+    // SAFETY: the kernel just returned this fd to us; we own it.
+    let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw as libc::c_int) });
+    let mut exited_at: Option<Instant> = None;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        if exited_at.is_none() && pidfd.is_none() && matches!(child.try_wait(), Ok(Some(_))) {
+            exited_at = Some(Instant::now());
+        }
+        let open = pipes.iter().any(Option::is_some);
+        if !open && exited_at.is_some() {
+            break;
+        }
+        let now = Instant::now();
+        let until = match exited_at {
+            Some(at) => at + DRAIN_GRACE,
+            None => deadline,
+        };
+        if now >= until {
+            if exited_at.is_some() {
+                break;
             }
-            let mut fds = [libc::pollfd {
+            // SIGKILL to the launcher; its PID 1 dies with it (PDEATHSIG),
+            // which tears down the whole PID namespace.
+            let _ = child.kill();
+            out.timed_out = true;
+            exited_at = Some(now);
+            continue;
+        }
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(4);
+        let mut owners: Vec<Option<usize>> = Vec::with_capacity(4);
+        for (index, pipe) in pipes.iter().enumerate() {
+            if let Some(pipe) = pipe {
+                fds.push(libc::pollfd {
+                    fd: pipe.raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+                owners.push(Some(index));
+            }
+        }
+        if let (Some(pidfd), None) = (&pidfd, exited_at) {
+            fds.push(libc::pollfd {
                 fd: pidfd.as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
-            }];
-            let millis = left.as_millis().min(i32::MAX as u128) as libc::c_int;
-            // SAFETY: one valid pollfd, its length, and a timeout.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, millis.max(1)) };
-            if ready > 0 {
-                return true;
+            });
+            owners.push(None);
+        }
+        let mut wait = until.saturating_duration_since(now);
+        if pidfd.is_none() && exited_at.is_none() {
+            wait = wait.min(Duration::from_millis(5));
+        }
+        let millis = wait.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+        // SAFETY: a live array of pollfd and its length.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
             }
-            if ready < 0
-                && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
-            {
-                break;
+            break;
+        }
+        for (fd, owner) in fds.iter().zip(&owners) {
+            if fd.revents == 0 {
+                continue;
+            }
+            match owner {
+                None => exited_at = Some(Instant::now()),
+                Some(index) => {
+                    let Some(pipe) = pipes[*index].as_mut() else {
+                        continue;
+                    };
+                    match pipe.read(&mut buf) {
+                        Ok(0) => pipes[*index] = None,
+                        Ok(n) => {
+                            let (target, limit) = match index {
+                                0 => (&mut out.stdout, cap),
+                                1 => (&mut out.stderr, cap),
+                                _ => (&mut out.status, STATUS_CAP),
+                            };
+                            target.push(&buf[..n], limit);
+                        }
+                        Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => pipes[*index] = None,
+                    }
+                }
             }
         }
     }
-    // No pidfd (old kernel): poll the exit state without reaping.
-    loop {
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: waitid with WNOWAIT only inspects the child's state.
-        let rc = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                child.id(),
-                &mut info,
-                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-            )
-        };
-        // SAFETY: si_pid is valid to read after waitid returned 0.
-        if rc == 0 && unsafe { info.si_pid() } != 0 {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        thread::sleep(Duration::from_millis(2));
+    out
+}
+
+/// A readable pipe with its descriptor (stdout, stderr, the status pipe).
+trait ReadFd: Read {
+    fn raw_fd(&self) -> libc::c_int;
+}
+
+impl<T: Read + AsRawFd> ReadFd for T {
+    fn raw_fd(&self) -> libc::c_int {
+        self.as_raw_fd()
     }
 }
 
