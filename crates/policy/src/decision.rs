@@ -119,6 +119,26 @@ impl Decision {
     }
 }
 
+impl Decision {
+    /// Apply the execution profile's approval mode: with `ask`, an `Ask`
+    /// stays an `Ask` for the person; with `never`, nobody answers and every
+    /// `Ask` becomes a refusal (PERM-5). A `Deny` is a refusal either way.
+    pub fn for_profile(
+        self,
+        action: &Action,
+        profile: &crate::ExecutionProfile,
+    ) -> Result<Self, Refusal> {
+        if profile.asks_user() {
+            match self.verdict {
+                Verdict::Deny => Err(Refusal::new(action, self.requirement, self.reason)),
+                _ => Ok(self),
+            }
+        } else {
+            self.without_user(action)
+        }
+    }
+}
+
 /// A structured refusal: what a tool returns to the model instead of an
 /// error, so the agent loop goes on (PERM-5, FAIL-1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

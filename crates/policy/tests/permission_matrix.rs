@@ -471,3 +471,54 @@ fn web_rules_match_url_or_host_and_unparseable_targets_cannot_be_allowed() {
     let garbage = Action::web("fetch", "::not a url::");
     assert!(Permission::assert(&garbage, &conv, &rules, &Approvals::new()).is_ask());
 }
+
+// proves: PERM-5
+#[test]
+fn approval_never_profile_refuses_every_ask_and_ask_profile_keeps_it() {
+    use ploy_policy::{ApprovalMode, ExecutionProfile, SandboxMode};
+    let r = root();
+    let never = ExecutionProfile::new(SandboxMode::WorkspaceWrite, ApprovalMode::Never).unwrap();
+    let ask = ExecutionProfile::DEFAULT;
+    let action = Action::shell("bash", "cargo test", &r);
+    let decision = Permission::assert(
+        &action,
+        &ConversationRules::new(),
+        &Rules::builtin(),
+        &Approvals::new(),
+    );
+    assert!(decision.is_ask());
+    assert!(
+        decision
+            .clone()
+            .for_profile(&action, &ask)
+            .unwrap()
+            .is_ask()
+    );
+    let refusal = decision.for_profile(&action, &never).unwrap_err();
+    assert_eq!(refusal.requirement, "PERM-5");
+    // Allowed stays allowed under `never`; denied is refused under `ask`.
+    let read = Action::read("read_file", "README.md", &r);
+    let allowed = Permission::assert(
+        &read,
+        &ConversationRules::new(),
+        &Rules::builtin(),
+        &Approvals::new(),
+    );
+    assert!(allowed.for_profile(&read, &never).unwrap().is_allow());
+    let deny = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Shell, Effect::Deny, "cargo *")],
+    )
+    .unwrap();
+    let rules = Rules::builtin().with_layer(deny, ProjectTrust::Untrusted);
+    let denied = Permission::assert(
+        &action,
+        &ConversationRules::new(),
+        &rules,
+        &Approvals::new(),
+    );
+    assert_eq!(
+        denied.for_profile(&action, &ask).unwrap_err().requirement,
+        "PERM-2"
+    );
+}
