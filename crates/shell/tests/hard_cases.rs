@@ -822,3 +822,26 @@ fn ordinary_lines_have_no_constructs() {
         );
     }
 }
+
+// proves: PROOF-1 (found by fuzzing: runs of unmatched `{` made the brace
+// parser backtrack for seconds; they now cost microseconds and read as a brace
+// expansion, the cautious answer)
+#[test]
+fn runs_of_braces_are_fast_and_cautious() {
+    let started = std::time::Instant::now();
+    for n in [14, 40, 200] {
+        let word = format!(",,]{}rm{{${{}}", "{".repeat(n));
+        let l = analyze(&word);
+        assert!(
+            l.constructs.brace_expansion || l.constructs.parse_error,
+            "{word}: {:?}",
+            l.constructs
+        );
+        assert!(l.commands.iter().all(|c| c.program_name().is_none()));
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
