@@ -545,3 +545,45 @@ print("x32-ptrace", rc, ctypes.get_errno())
     }
     assert_eq!(seen, 20, "{result}");
 }
+
+// proves: SBX-3
+#[test]
+fn ploy_state_folder_under_a_read_only_system_folder_is_hidden() {
+    // Needs to create a folder in /opt: only root can (CI runs as root).
+    if world_is_unprivileged() {
+        eprintln!("skipped: creating a folder in /opt needs root");
+        return;
+    }
+    let world = World::new();
+    // /opt is bound read-only into the sandbox; a state folder there must not be.
+    let state = PathBuf::from(format!("/opt/ploy-test-state-{}", std::process::id()));
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("approvals.json"), "CANARY-STATE").unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        state.join("approvals.json"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let result = world.run_with(
+        &[],
+        &[
+            "/bin/sh",
+            "-c",
+            &format!("cat {}/approvals.json; ls /opt", state.display()),
+        ],
+        &[("PLOY_STATE_DIR", state.to_str().unwrap())],
+    );
+    std::fs::remove_dir_all(&state).unwrap();
+    let text = stdout(&result);
+    assert!(!text.contains("CANARY"), "{result}");
+    assert!(
+        text.contains("ploy-test-state"),
+        "the folder exists but is empty: {result}"
+    );
+}
+
+fn world_is_unprivileged() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() != 0 }
+}

@@ -352,6 +352,7 @@ pub fn doctor(args: DoctorArgs) -> ExitCode {
 mod tests {
     use super::*;
 
+    // proves: PROOF-6 (the plan table shows every proof, cut visibly)
     #[test]
     fn clip_keeps_short_text_and_marks_cut_text() {
         assert_eq!(clip("abc", 5), "abc");

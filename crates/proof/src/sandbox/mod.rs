@@ -510,7 +510,17 @@ impl Sandbox {
             }
             read_only.push(canonical);
         }
-        let masks = masks_inside(&project, &sensitive);
+        let mut masks = masks_inside(&project, &sensitive);
+        // ploy's own folders (PLOY_CONFIG_DIR, PLOY_STATE_DIR) may live under a
+        // folder that is bound read-only, e.g. /opt: hide them there too.
+        for path in &sensitive {
+            if read_only.iter().any(|dir| path.starts_with(dir))
+                && path.symlink_metadata().is_ok()
+                && !masks.contains(path)
+            {
+                masks.push(path.clone());
+            }
+        }
         Ok(Sandbox {
             policy: SandboxPolicy { view, ..policy },
             project,
