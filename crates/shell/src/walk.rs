@@ -256,23 +256,39 @@ impl Walker {
         inner
     }
 
+    /// The words of `[[ … ]]` in source order, operators included as static
+    /// words (`-f`, `==`, `&&`, `!`), so callers see the test as written.
     fn test_words(&mut self, expr: &ExtendedTestExpr, ctx: &Context, args: &mut Vec<Word>) {
         match expr {
             ExtendedTestExpr::And(a, b) | ExtendedTestExpr::Or(a, b) => {
+                let op = if matches!(expr, ExtendedTestExpr::And(..)) {
+                    "&&"
+                } else {
+                    "||"
+                };
                 self.test_words(a, ctx, args);
+                args.push(static_word(op));
                 self.test_words(b, ctx, args);
             }
-            ExtendedTestExpr::Not(a) | ExtendedTestExpr::Parenthesized(a) => {
-                self.test_words(a, ctx, args)
+            ExtendedTestExpr::Not(a) => {
+                args.push(static_word("!"));
+                self.test_words(a, ctx, args);
             }
-            ExtendedTestExpr::UnaryTest(_, w) => {
+            ExtendedTestExpr::Parenthesized(a) => {
+                args.push(static_word("("));
+                self.test_words(a, ctx, args);
+                args.push(static_word(")"));
+            }
+            ExtendedTestExpr::UnaryTest(predicate, w) => {
+                args.push(static_word(&predicate.to_string()));
                 let word = self.word(&w.value, ctx);
                 args.push(word);
             }
-            ExtendedTestExpr::BinaryTest(_, a, b) => {
+            ExtendedTestExpr::BinaryTest(predicate, a, b) => {
                 let a = self.word(&a.value, ctx);
-                let b = self.word(&b.value, ctx);
                 args.push(a);
+                args.push(static_word(&predicate.to_string()));
+                let b = self.word(&b.value, ctx);
                 args.push(b);
             }
         }

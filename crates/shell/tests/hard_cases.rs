@@ -693,7 +693,20 @@ fn extended_test_is_a_command_with_operands() {
     let l = parsed("[[ -f Cargo.toml ]]");
     assert!(l.constructs.extended_test);
     assert_eq!(names(&l), [Some("[[")]);
-    assert_eq!(l.commands[0].arg_values(), [Some("Cargo.toml")]);
+    assert_eq!(l.commands[0].arg_values(), [Some("-f"), Some("Cargo.toml")]);
+    let l = parsed("[[ ! -d a && b == c ]]");
+    assert_eq!(
+        l.commands[0].arg_values(),
+        [
+            Some("!"),
+            Some("-d"),
+            Some("a"),
+            Some("&&"),
+            Some("b"),
+            Some("=="),
+            Some("c")
+        ]
+    );
     let l = parsed("[[ $(rm x) == y ]]");
     assert_eq!(nested_names(&l), ["rm"]);
 }

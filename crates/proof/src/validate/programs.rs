@@ -1569,10 +1569,6 @@ fn test_command(checker: &mut Checker, program: &str, args: &[String]) -> Run {
             );
         }
     }
-    if program == "[[" {
-        // ploy-shell lists only the operands of `[[ ]]`; a file operand means a file test.
-        return Run::new(program, Class::Verifies);
-    }
     if args.iter().any(|a| FILE_OPERATORS.contains(&a.as_str())) {
         Run::new(program, Class::Verifies)
     } else {
