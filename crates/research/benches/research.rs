@@ -73,9 +73,15 @@ fn full_run(c: &mut Criterion) {
     let (ddg_server, pages, world) = runtime.block_on(async {
         let ddg_server = Fixture::start({
             let links = links.clone();
-            move |_| {
-                let results: Vec<(&str, &str, &str)> =
-                    links.iter().map(|l| (l.as_str(), "T", "s")).collect();
+            // DuckDuckGo gives 5 results a page: the first phrase finds
+            // pages 0-4, the others pages 5-9 (and duplicates).
+            move |request: &Received| {
+                let first = request.query("q").as_deref() == Some("borrow checker");
+                let range = if first { 0..5 } else { 5..10 };
+                let results: Vec<(&str, &str, &str)> = links[range]
+                    .iter()
+                    .map(|l| (l.as_str(), "T", "s"))
+                    .collect();
                 Reply::html(ddg_page(&results)).delayed(LATENCY)
             }
         })
