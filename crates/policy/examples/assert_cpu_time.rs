@@ -12,8 +12,8 @@
 #![allow(clippy::unwrap_used, missing_docs)] // a measuring tool: a panic is a failed run
 
 use ploy_policy::{
-    Action, ActionKind, Approvals, ConversationRules, Effect, Permission, ProjectRoot,
-    ProjectTrust, Rule, RuleLayer, RuleSource, Rules,
+    Action, ActionKind, Approval, ApprovalScope, Approvals, ConversationRules, Effect, Grant,
+    Permission, ProjectRoot, ProjectTrust, Rule, RuleLayer, RuleSource, Rules,
 };
 fn main() {
     let root = ProjectRoot::new("/home/dev/proj").unwrap();
@@ -79,7 +79,19 @@ fn main() {
             RuleLayer::new(RuleSource::Project, project).unwrap(),
             ProjectTrust::Trusted,
         );
-    let approvals = Approvals::new();
+    // The same 20 pattern approvals as the criterion benchmark.
+    let mut approvals = Approvals::new();
+    for i in 0..20 {
+        approvals
+            .grant(Approval {
+                scope: ApprovalScope::Always,
+                grant: Grant::Pattern {
+                    kind: ActionKind::Shell,
+                    pattern: format!("approved{i} *"),
+                },
+            })
+            .unwrap();
+    }
     let which = std::env::args().nth(1).unwrap_or_else(|| "shell".into());
     let action = match which.as_str() {
         "shell" => Action::shell("bash", "cargo test --all", &root),

@@ -81,7 +81,6 @@ pub enum ApprovalError {
 struct Entry {
     id: ApprovalId,
     approval: Approval,
-    matcher: Option<Matcher>,
 }
 
 /// The saved approvals in force.
@@ -89,6 +88,9 @@ struct Entry {
 pub struct Approvals {
     entries: Vec<Entry>,
     next_id: u64,
+    // One glob set per kind over every pattern grant (owner = entry index),
+    // so a check costs one match call per candidate, however many grants.
+    index: [Option<Matcher>; 5],
 }
 
 impl Approvals {
@@ -123,20 +125,37 @@ impl Approvals {
 
     /// Save an approval.
     pub fn grant(&mut self, approval: Approval) -> Result<ApprovalId, RuleError> {
-        let matcher = match &approval.grant {
-            Grant::Pattern { kind, pattern } => {
-                Matcher::build(*kind, std::iter::once((0, pattern.clone())))?
-            }
-            Grant::ExactAction { .. } => None,
-        };
+        if let Grant::Pattern { kind, pattern } = &approval.grant {
+            // Validate alone first so a bad pattern never touches the index.
+            Matcher::build(*kind, std::iter::once((0, pattern.clone())))?;
+        }
+        let is_pattern = matches!(approval.grant, Grant::Pattern { .. });
         let id = ApprovalId(self.next_id);
         self.next_id += 1;
-        self.entries.push(Entry {
-            id,
-            approval,
-            matcher,
-        });
+        self.entries.push(Entry { id, approval });
+        if is_pattern {
+            self.rebuild_index()?;
+        }
         Ok(id)
+    }
+
+    fn rebuild_index(&mut self) -> Result<(), RuleError> {
+        let mut index: [Option<Matcher>; 5] = Default::default();
+        for kind in ActionKind::ALL {
+            let patterns =
+                self.entries
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, e)| match &e.approval.grant {
+                        Grant::Pattern { kind: k, pattern } if *k == kind => {
+                            Some((i, pattern.clone()))
+                        }
+                        _ => None,
+                    });
+            index[kind.index()] = Matcher::build(kind, patterns)?;
+        }
+        self.index = index;
+        Ok(())
     }
 
     /// Save a person's answer to `decision` about `action`. `Always` saves an
@@ -177,6 +196,11 @@ impl Approvals {
         } = decision.basis
         {
             self.entries.retain(|e| e.id != id);
+            // Every remaining pattern compiled before, so this cannot fail;
+            // if it ever did, an empty index only means more questions.
+            if self.rebuild_index().is_err() {
+                self.index = Default::default();
+            }
         }
     }
 
@@ -202,15 +226,8 @@ impl Approvals {
         if unit.allow_blocker.is_some() {
             return None;
         }
-        self.entries
-            .iter()
-            .find_map(|e| match (&e.approval.grant, &e.matcher) {
-                (Grant::Pattern { kind, .. }, Some(matcher))
-                    if *kind == unit.kind && matcher.first_match(&unit.candidates).is_some() =>
-                {
-                    Some((e.id, e.approval.scope))
-                }
-                _ => None,
-            })
+        let matcher = self.index[unit.kind.index()].as_ref()?;
+        let entry = self.entries.get(matcher.first_match(&unit.candidates)?)?;
+        Some((entry.id, entry.approval.scope))
     }
 }

@@ -522,3 +522,61 @@ fn approval_never_profile_refuses_every_ask_and_ask_profile_keeps_it() {
         "PERM-2"
     );
 }
+
+// proves: PERM-5
+#[test]
+fn pattern_approvals_many_grants_and_once_consumption() {
+    let r = root();
+    let conv = ConversationRules::new();
+    let rules = Rules::builtin();
+    let mut approvals = Approvals::new();
+    for i in 0..30 {
+        approvals
+            .grant(Approval {
+                scope: ApprovalScope::Always,
+                grant: Grant::Pattern {
+                    kind: ActionKind::Shell,
+                    pattern: format!("tool{i} *"),
+                },
+            })
+            .unwrap();
+    }
+    approvals
+        .grant(Approval {
+            scope: ApprovalScope::Once,
+            grant: Grant::Pattern {
+                kind: ActionKind::Shell,
+                pattern: "ls *".into(),
+            },
+        })
+        .unwrap();
+    // A bad pattern is refused and leaves the others working.
+    assert!(
+        approvals
+            .grant(Approval {
+                scope: ApprovalScope::Always,
+                grant: Grant::Pattern {
+                    kind: ActionKind::Shell,
+                    pattern: "a[".into(),
+                },
+            })
+            .is_err()
+    );
+    let ls = Action::shell("bash", "ls -la", &r);
+    let first = Permission::assert(&ls, &conv, &rules, &approvals);
+    assert!(first.is_allow(), "{first:?}");
+    approvals.consume(&first);
+    assert!(Permission::assert(&ls, &conv, &rules, &approvals).is_ask());
+    let tool = Action::shell("bash", "tool29 run && tool3 go", &r);
+    assert!(Permission::assert(&tool, &conv, &rules, &approvals).is_allow());
+    // Every command must be covered: one uncovered command keeps the ask.
+    let mixed = Action::shell("bash", "tool1 x && ls", &r);
+    assert!(Permission::assert(&mixed, &conv, &rules, &approvals).is_ask());
+    // Pattern approvals never cover what no allow rule may cover.
+    let sub = Action::shell("bash", "tool1 $(rm -rf .)", &r);
+    assert!(Permission::assert(&sub, &conv, &rules, &approvals).is_ask());
+    // The saved list round-trips.
+    let again = Approvals::from_saved(approvals.saved()).unwrap();
+    assert_eq!(again.len(), approvals.len());
+    assert!(Permission::assert(&tool, &conv, &rules, &again).is_allow());
+}
