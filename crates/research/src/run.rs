@@ -537,7 +537,7 @@ impl Research {
             }
         }
 
-        let mut output = ResearchOutput {
+        let output = ResearchOutput {
             schema: SCHEMA.to_owned(),
             notice: UNTRUSTED_NOTICE.to_owned(),
             status: RunStatus::Dossier,
@@ -557,24 +557,10 @@ impl Research {
         // TAINT-1 / TAINT-3: the mark is durable before anything web-derived
         // goes to the model or back to the caller; if it cannot be stored,
         // everything read is dropped.
-        let mark = TaintMark {
-            reason: "research read web pages into this conversation".to_owned(),
-            source: TaintSource::Tool("research".to_owned()),
-        };
-        if let Err(reason) = marker.mark_tainted(request.conversation_id, &mark) {
-            tracing::warn!(reason = %self.redact(&reason), "research: the conversation could not be marked; web text dropped");
-            return Ok(self.failed(
-                output,
-                Failure::new(
-                    "TAINT-3",
-                    format!(
-                        "the conversation could not be marked ploy_tainted ({}); nothing read from the web is used. Check that the state folder is writable",
-                        self.redact(&reason)
-                    ),
-                ),
-            ));
+        let mut output = self.mark(output, marker, "research");
+        if output.status == RunStatus::Failed {
+            return Ok(output);
         }
-        output.tainted = true;
         progress(&Progress::Marked);
 
         if !request.want_answer {
@@ -782,6 +768,175 @@ impl Research {
         }
     }
 
+    /// Marks the output's conversation (TAINT-1). When the mark cannot be
+    /// stored, the output comes back `Failed` with everything web-derived
+    /// dropped and a TAINT-3 failure.
+    fn mark(
+        &self,
+        mut output: ResearchOutput,
+        marker: &dyn TaintMarker,
+        tool: &str,
+    ) -> ResearchOutput {
+        let mark = TaintMark {
+            reason: format!("the {tool} tool read web text into this conversation"),
+            source: TaintSource::Tool(tool.to_owned()),
+        };
+        match marker.mark_tainted(&output.conversation_id, &mark) {
+            Ok(()) => {
+                output.tainted = true;
+                output
+            }
+            Err(reason) => {
+                tracing::warn!(reason = %self.redact(&reason), "{tool}: the conversation could not be marked; web text dropped");
+                let failure = Failure::new(
+                    "TAINT-3",
+                    format!(
+                        "the conversation could not be marked ploy_tainted ({}); nothing read from the web is used. Check that the state folder is writable",
+                        self.redact(&reason)
+                    ),
+                );
+                self.failed(output, failure)
+            }
+        }
+    }
+
+    /// The `web_search` tool: one phrase, scrubbed (SCRUB-1/2) and sent as
+    /// a one-phrase plan (RESEARCH-1) to one named backend or all; the
+    /// results (titles, links, snippets) come back capped and redacted,
+    /// after the conversation is marked.
+    pub async fn web_search(
+        &self,
+        query: &str,
+        backend: Option<&str>,
+        conversation_id: &str,
+        marker: &dyn TaintMarker,
+        cancel: &CancellationToken,
+    ) -> Result<ResearchOutput, Cancelled> {
+        let mut output = empty_output(conversation_id);
+        let backends: Vec<Arc<dyn SearchBackend>> = self
+            .backends
+            .iter()
+            .filter(|b| backend.is_none_or(|name| b.name() == name))
+            .cloned()
+            .collect();
+        if backends.is_empty() {
+            output.failure = Some(Failure::new(
+                "CONFIG-1",
+                format!(
+                    "backend `{}` is not available (available: {})",
+                    backend.unwrap_or_default(),
+                    self.backend_names().join(", ")
+                ),
+            ));
+            return Ok(output);
+        }
+        let scrubbed = scrub(query, &self.redactor);
+        let removed: Vec<String> = scrubbed
+            .removed()
+            .iter()
+            .map(|class| class.as_str().to_owned())
+            .collect();
+        let Some(phrase) = scrubbed.into_phrase() else {
+            output.failure = Some(Failure::new(
+                "SCRUB-2",
+                "nothing is left of the query after scrubbing; nothing was sent",
+            ));
+            return Ok(output);
+        };
+        let mut round = SearchRound::new();
+        let mut plan = SearchPlan::new();
+        if round.push(phrase.clone()).is_err() || plan.push_round(round).is_err() {
+            output.failure = Some(Failure::new("RESEARCH-1", "the search plan is full"));
+            return Ok(output);
+        }
+        output.phrases.push(PhraseReport {
+            round: 1,
+            phrase: phrase.as_str().to_owned(),
+            removed,
+        });
+        let engine = Research {
+            backends,
+            ..self.clone()
+        };
+        let silent = |_: &Progress| {};
+        let hits = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(Cancelled),
+            hits = engine.search_round(1, std::slice::from_ref(&phrase), &mut output.searches, &silent, cancel) => hits?,
+        };
+        let mut budget = ByteBudget::for_search();
+        let mut seen = HashSet::new();
+        for hit in hits {
+            if seen.insert(normalise_url(&hit.url)) {
+                let source = self.source(
+                    output.sources.len() + 1,
+                    &hit.url,
+                    &hit.title,
+                    &hit.snippet,
+                    None,
+                    hit.backend,
+                    &mut budget,
+                );
+                output.sources.push(source);
+            }
+        }
+        output.budget = budget_report(&budget);
+        Ok(self.mark(output, marker, "web_search"))
+    }
+
+    /// The `web_fetch` tool: one URL through the guarded fetcher (the URL,
+    /// address and redirect checks, no cookies); its text comes back as one
+    /// source, redacted and capped, after the conversation is marked.
+    pub async fn web_fetch(
+        &self,
+        url: &str,
+        conversation_id: &str,
+        marker: &dyn TaintMarker,
+        cancel: &CancellationToken,
+    ) -> Result<ResearchOutput, Cancelled> {
+        let mut output = empty_output(conversation_id);
+        let hit = SearchHit {
+            title: String::new(),
+            url: url.to_owned(),
+            snippet: String::new(),
+            full_text: None,
+            backend: "web_fetch",
+        };
+        let silent = |_: &Progress| {};
+        let pages = self
+            .read_pages(vec![Candidate { hit }], &silent, cancel)
+            .await?;
+        let mut budget = ByteBudget::for_search();
+        for page in pages {
+            match page {
+                PageResult::Read {
+                    hit,
+                    url,
+                    title,
+                    text,
+                    bytes,
+                } => {
+                    output.pages_read = 1;
+                    output.bytes_read = bytes;
+                    let title = title.unwrap_or_default();
+                    let source =
+                        self.source(1, &url, &title, "", Some(&text), hit.backend, &mut budget);
+                    output.sources.push(source);
+                }
+                PageResult::Skipped { hit, failure } => {
+                    let failure = Failure::new(&failure.rule, self.redact(&failure.reason));
+                    output.skipped.push(SkippedPage {
+                        url: self.capped_url(&hit.url),
+                        failure: failure.clone(),
+                    });
+                    output.failure = Some(failure);
+                }
+            }
+        }
+        output.budget = budget_report(&budget);
+        Ok(self.mark(output, marker, "web_fetch"))
+    }
+
     fn failed(&self, mut output: ResearchOutput, failure: Failure) -> ResearchOutput {
         output.status = RunStatus::Failed;
         output.tainted = false;
@@ -807,6 +962,26 @@ impl Research {
         output.status = RunStatus::Answered;
         output.budget = budget_report(&budget);
         output
+    }
+}
+
+/// A result with nothing in it yet (status `dossier`, not marked).
+fn empty_output(conversation_id: &str) -> ResearchOutput {
+    ResearchOutput {
+        schema: SCHEMA.to_owned(),
+        notice: UNTRUSTED_NOTICE.to_owned(),
+        status: RunStatus::Dossier,
+        conversation_id: conversation_id.to_owned(),
+        tainted: false,
+        answer: None,
+        sources: Vec::new(),
+        phrases: Vec::new(),
+        searches: Vec::new(),
+        skipped: Vec::new(),
+        pages_read: 0,
+        bytes_read: 0,
+        failure: None,
+        budget: budget_report(&ByteBudget::for_search()),
     }
 }
 

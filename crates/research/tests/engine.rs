@@ -1001,3 +1001,102 @@ fn a6_invalid_config_fails_loudly_and_no_keys_degrades() {
     let bad_lang = ResearchConfig::parse(r#"{"wikipedia_language": "en.evil.com/"}"#).unwrap();
     assert!(bad_lang.backends(&[], TavilyKeys::default(), None).is_err());
 }
+
+// proves: SCRUB-1, SCRUB-2, RESEARCH-1, TAINT-1 (the web_search tool)
+#[tokio::test]
+async fn web_search_tool_scrubs_marks_and_sends_one_phrase() {
+    let ddg_server = Fixture::start(|_| {
+        Reply::html(ddg_page(&[(
+            &format!("http://{PAGES_HOST}/a"),
+            "A",
+            "snippet",
+        )]))
+    })
+    .await;
+    let world = World::new(&[(DDG_IP, &ddg_server)], Duration::from_secs(5));
+    let research = engine(&world, vec![ddg(), wiki()], Redactor::empty());
+    let (_dir, path, id, marker) = store();
+    let cancel = CancellationToken::new();
+    let output = research
+        .web_search(
+            "rust tls for carol@example.com 4111 1111 1111 1111",
+            Some("duckduckgo"),
+            &id,
+            &marker,
+            &cancel,
+        )
+        .await
+        .unwrap();
+    assert!(output.tainted);
+    assert_eq!(output.sources.len(), 1, "{}", output.to_json());
+    let sent: Vec<String> = ddg_server
+        .requests()
+        .iter()
+        .map(|r| r.query("q").unwrap())
+        .collect();
+    assert_eq!(sent, ["rust tls for"]);
+    // Nothing left after scrubbing: nothing sent, a structured refusal.
+    let empty = research
+        .web_search("/etc/passwd dave@example.com", None, &id, &marker, &cancel)
+        .await
+        .unwrap();
+    assert_eq!(empty.failure.unwrap().rule, "SCRUB-2");
+    assert_eq!(ddg_server.requests().len(), 1);
+    // An unknown backend is a structured CONFIG-1 result.
+    let unknown = research
+        .web_search("rust", Some("bing"), &id, &marker, &cancel)
+        .await
+        .unwrap();
+    assert_eq!(unknown.failure.unwrap().rule, "CONFIG-1");
+    drop(marker);
+    assert_eq!(Store::open(&path).unwrap().marks(&id).unwrap().len(), 1);
+}
+
+// proves: CAP-1, TAINT-3, URL-2 (the web_fetch tool)
+#[tokio::test]
+async fn web_fetch_tool_caps_refuses_private_and_fails_closed() {
+    let bomb = "ü".repeat(2_300_000);
+    let pages = Fixture::start({
+        let bomb = bomb.clone();
+        move |r| {
+            if r.path.starts_with("/redirect") {
+                Reply::redirect(&format!("http://{PRIVATE_HOST}/"))
+            } else {
+                Reply::html(format!("<main><p>{bomb}</p></main>"))
+            }
+        }
+    })
+    .await;
+    let world = World::new(&[(PAGES_IP, &pages)], Duration::from_secs(10));
+    let research = engine(&world, vec![ddg()], Redactor::empty());
+    let (_dir, _path, id, marker) = store();
+    let cancel = CancellationToken::new();
+    let url = format!("http://{PAGES_HOST}/bomb");
+    let output = research
+        .web_fetch(&url, &id, &marker, &cancel)
+        .await
+        .unwrap();
+    assert!(output.tainted);
+    let text = output.sources[0].text.as_deref().unwrap();
+    assert!(text.len() <= 50 * 1024 && text.starts_with('ü'));
+    assert!(!text.contains('\u{FFFD}'));
+    let refused = research
+        .web_fetch(
+            &format!("http://{PAGES_HOST}/redirect"),
+            &id,
+            &marker,
+            &cancel,
+        )
+        .await
+        .unwrap();
+    assert_eq!(refused.failure.unwrap().rule, "URL-2");
+    assert!(refused.sources.is_empty());
+    let unmarked = research
+        .web_fetch(&url, "no-such-conversation", &marker, &cancel)
+        .await
+        .unwrap();
+    assert_eq!(unmarked.status, RunStatus::Failed);
+    assert_eq!(unmarked.failure.as_ref().unwrap().rule, "TAINT-3");
+    assert!(unmarked.sources.is_empty());
+    assert!(!unmarked.to_json().contains('ü'));
+}
