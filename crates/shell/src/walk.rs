@@ -19,6 +19,22 @@ use crate::{
 const MAX_SUBSTITUTION_DEPTH: usize = 8;
 
 pub(crate) fn analyze_line(line: &str) -> CommandLine {
+    // brush-parser is third-party code with unwraps inside (fuzzing found one
+    // in its brace parser): any panic while parsing the line or its words
+    // reads as "not parsed", never takes the caller down.
+    match catch_unwind(AssertUnwindSafe(|| analyze_line_unguarded(line))) {
+        Ok(summary) => summary,
+        Err(_) => {
+            let mut summary = CommandLine::default();
+            summary.constructs.newline = line.contains(['\n', '\r']);
+            summary.constructs.parse_error = true;
+            summary.parse_error = Some("the shell parser failed on this line".to_owned());
+            summary
+        }
+    }
+}
+
+fn analyze_line_unguarded(line: &str) -> CommandLine {
     let mut walker = Walker {
         opts: parser_options(),
         out: CommandLine::default(),

@@ -858,3 +858,14 @@ fn runs_of_braces_are_fast_and_cautious() {
         started.elapsed()
     );
 }
+
+// proves: PROOF-1 (found by fuzzing: brush-parser's brace parser unwraps an
+// integer overflow; the panic must read as a parse error, never crash the caller)
+#[test]
+fn parser_panic_is_a_parse_error() {
+    let l = analyze("ndnd'xe'{d,{992222299229222992299");
+    assert!(l.constructs.parse_error && l.parse_error.is_some(), "{l:?}");
+    assert!(l.commands.is_empty());
+    let l = analyze("echo {1..99999999999999999999999}");
+    assert!(l.constructs.parse_error, "{l:?}");
+}

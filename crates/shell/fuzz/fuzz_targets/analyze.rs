@@ -4,6 +4,12 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    // ploy-shell catches panics inside brush-parser on purpose (they read as a
+    // parse error). libFuzzer's hook would abort on those caught panics too;
+    // silence it, so only a panic escaping analyze() (caught and turned into
+    // an abort by fuzz_target!) counts as a crash.
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| std::panic::set_hook(Box::new(|_| {})));
     let Ok(line) = std::str::from_utf8(data) else { return };
     let summary = ploy_shell::analyze(line);
     assert_eq!(summary.parse_error.is_some(), summary.constructs.parse_error);
