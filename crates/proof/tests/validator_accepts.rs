@@ -115,3 +115,27 @@ fn more_ordinary_lines_are_accepted() {
         "php -r 'if (1 + 1 !== 2) { exit(1); }'",
     ]);
 }
+
+// proves: PROOF-2 (the sed scanner accepts ordinary read-only scripts)
+#[test]
+fn ordinary_sed_and_awk_scripts_are_accepted() {
+    all_accepted(&[
+        "sed -n '1,5p' README.md",
+        "sed 's/a/b/g' f | grep -q b",
+        "sed -E 's/(a|b)+/x/2' f | grep -q x",
+        "sed '/^#/d' f | grep -q x",
+        "sed -n '$p' f | grep -q x",
+        "sed 'y/abc/xyz/' f | grep -q x",
+        "sed -n '/start/,/end/{p}' f | grep -q x",
+        "sed '1!G;h;$!d' f | grep -q x",
+        "sed -n = f | grep -q 3",
+        "sed 's|a/b|c|' f | grep -q c",
+        "sed -e 's/a/b/' -e 's/c/d/' f | grep -q d",
+        "sed 2q f | grep -q x",
+        "sed -n '/x/I p' f | grep -q x",
+        "awk -F, '{ print $1 }' data.csv | grep -q x",
+        "awk 'NF > 3' data.txt | grep -q x",
+        "awk '$1 > 5 { n++ } END { exit n == 0 }' data.txt",
+        "awk -v min=3 '$2 >= min' data.txt | grep -q x",
+    ]);
+}

@@ -139,7 +139,7 @@ impl Checker {
                 ),
             );
         }
-        if chars > ploy_shell::MAX_LINE_BYTES {
+        if line.len() > ploy_shell::MAX_LINE_BYTES {
             return;
         }
         let summary = ploy_shell::analyze(line);
