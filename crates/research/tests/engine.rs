@@ -1100,3 +1100,44 @@ async fn web_fetch_tool_caps_refuses_private_and_fails_closed() {
     assert!(unmarked.sources.is_empty());
     assert!(!unmarked.to_json().contains('ü'));
 }
+
+// proves: EGRESS-2 (a full run contacts only the search backends and the result pages)
+#[tokio::test]
+async fn a_full_run_dials_only_backends_and_result_pages() {
+    let ddg_server = Fixture::start(|_| {
+        Reply::html(ddg_page(&[
+            (&format!("http://{PAGES_HOST}/a"), "A", "a"),
+            ("http://203.0.113.9/elsewhere", "Doc net", "refused address"),
+        ]))
+    })
+    .await;
+    let wiki_server = Fixture::start(|_| Reply::json(wiki_json(&[("W", "Wiki.")]))).await;
+    let pages = Fixture::start(|_| Reply::html(article("A", "page"))).await;
+    let world = World::new(
+        &[
+            (DDG_IP, &ddg_server),
+            (WIKI_IP, &wiki_server),
+            (PAGES_IP, &pages),
+        ],
+        Duration::from_secs(5),
+    );
+    let research = engine(&world, vec![ddg(), wiki()], Redactor::empty());
+    let model = ScriptedModel {
+        phrases: vec!["one".into(), "two".into()],
+        answer: "ok [1]".into(),
+        ..ScriptedModel::default()
+    };
+    let (_dir, _path, id, marker) = store();
+    let (output, _) = run(&research, "q", &id, Some(&model), &marker, true).await;
+    assert_eq!(output.status, RunStatus::Answered);
+    let dialled = world.dial.dialled();
+    assert!(!dialled.is_empty());
+    for addr in dialled {
+        let ip = addr.ip().to_string();
+        assert!(
+            [DDG_IP, WIKI_IP, PAGES_IP].contains(&ip.as_str()),
+            "dialled {addr}"
+        );
+    }
+    assert!(output.skipped.iter().any(|s| s.url.contains("203.0.113.9")));
+}
