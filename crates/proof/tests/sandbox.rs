@@ -79,6 +79,10 @@ impl World {
             .arg("--")
             .args(program)
             .env("HOME", &self.home)
+            // cargo/rustup set these for tests; the toolchain test wants the
+            // defaults under the fake home.
+            .env_remove("CARGO_HOME")
+            .env_remove("RUSTUP_HOME")
             .current_dir(&self.base);
         if let Some((uid, gid)) = self.user {
             command.uid(uid).gid(gid);
@@ -586,4 +590,41 @@ fn ploy_state_folder_under_a_read_only_system_folder_is_hidden() {
 fn world_is_unprivileged() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() != 0 }
+}
+
+// proves: BEYOND-3, SBX-3
+#[test]
+fn home_toolchains_are_read_only_and_their_credentials_hidden() {
+    let world = World::new();
+    let cargo = world.home.join(".cargo");
+    std::fs::create_dir_all(cargo.join("bin")).unwrap();
+    std::fs::create_dir_all(world.home.join(".rustup/toolchains")).unwrap();
+    std::fs::write(cargo.join("bin/hello-tool"), "#!/bin/sh\necho tool-ran\n").unwrap();
+    std::fs::set_permissions(
+        cargo.join("bin/hello-tool"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    std::fs::write(
+        cargo.join("credentials.toml"),
+        "token = \"CANARY-CARGO-TOKEN\"",
+    )
+    .unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.home, uid, gid);
+    }
+    let script = format!(
+        "$CARGO_HOME/bin/hello-tool; echo rustup=$RUSTUP_HOME; cat $CARGO_HOME/credentials.toml; \
+         cat {home}/.ssh/id_rsa; echo x > $CARGO_HOME/bin/pwned; true",
+        home = world.home.display()
+    );
+    let result = world.sh(&["--toolchains"], &script);
+    let text = stdout(&result);
+    assert!(text.contains("tool-ran"), "{result}");
+    assert!(
+        text.contains(&format!("rustup={}", world.home.join(".rustup").display())),
+        "{result}"
+    );
+    assert!(!text.contains("CANARY"), "{result}");
+    assert!(!cargo.join("bin/pwned").exists());
 }

@@ -92,6 +92,9 @@ fn report_error(command: &str, err: &SandboxError, json: bool) -> ExitCode {
 fn sandbox_for(project: &Path, view: ProjectView) -> Result<Sandbox, SandboxError> {
     let mut policy = SandboxPolicy::new(project);
     policy.view = view;
+    // rustup/cargo under the home folder, read-only (credentials masked), so
+    // `cargo test` proofs work while the home folder stays hidden.
+    sandbox::add_home_toolchains(&mut policy);
     Sandbox::new(policy)
 }
 

@@ -66,6 +66,10 @@ fn main() -> ExitCode {
                 .and_then(|v| layer_named(&v))
                 .map(|layer| simulate.push(layer))
                 .ok_or("--simulate-missing LAYER".to_string()),
+            "--toolchains" => {
+                sandbox::add_home_toolchains(&mut policy);
+                Ok(())
+            }
             "--probe" => {
                 probe = true;
                 Ok(())

@@ -467,9 +467,6 @@ fn build_root(request: &InitRequest) -> StepResult {
         "size=16m,mode=0755",
         MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
     )?;
-    for path in &request.read_only {
-        bind_read_only(path)?;
-    }
     // Private /tmp with the sandbox's HOME inside.
     tmpfs(
         &inside(Path::new("/tmp")),
@@ -479,6 +476,10 @@ fn build_root(request: &InitRequest) -> StepResult {
     let home = inside(Path::new(super::SANDBOX_HOME));
     mkdir_all(&home)?;
     let _ = fs::set_permissions(&home, fs::Permissions::from_mode(0o700));
+    // After /tmp, so a read-only folder under /tmp is not covered by it.
+    for path in &request.read_only {
+        bind_read_only(path)?;
+    }
     build_dev()?;
     mount_project(request)?;
     for mask in &request.masks {

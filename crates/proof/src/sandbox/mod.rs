@@ -262,6 +262,9 @@ pub struct SandboxPolicy {
     pub extra_read_only: Vec<PathBuf>,
     /// Extra environment names passed when present (never secret-looking ones).
     pub extra_env: Vec<String>,
+    /// Variables set to fixed values inside the sandbox (e.g. `CARGO_HOME`
+    /// for a toolchain bound read-only). Secret-looking names are dropped.
+    pub set_env: Vec<(String, String)>,
 }
 
 impl SandboxPolicy {
@@ -274,6 +277,7 @@ impl SandboxPolicy {
             limits: Limits::default(),
             extra_read_only: Vec::new(),
             extra_env: Vec::new(),
+            set_env: Vec::new(),
         }
     }
 }
@@ -492,16 +496,18 @@ impl Sandbox {
                     extra.display()
                 ),
             })?;
-            if sensitive
-                .iter()
-                .any(|s| s.starts_with(&canonical) || canonical.starts_with(s))
-                || home.as_deref().is_some_and(|h| h.starts_with(&canonical))
+            // Sensitive entries *inside* an extra folder (e.g. ~/.cargo/credentials.toml)
+            // are masked below; an extra folder that is or lies in one, or that
+            // would expose the whole home folder, is refused.
+            let home_canonical = home.as_deref().and_then(|h| h.canonicalize().ok());
+            if sensitive.iter().any(|s| canonical.starts_with(s))
+                || home_canonical.is_some_and(|h| h.starts_with(&canonical))
             {
                 return Err(SandboxError::PolicyRefused {
                     rule: "SBX-3",
                     reason: format!(
-                        "the extra read-only folder {} is, holds or lies inside a sensitive folder \
-                         or the home folder; name a narrower folder",
+                        "the extra read-only folder {} is or lies inside a sensitive folder, or \
+                         holds the whole home folder; name a narrower folder",
                         canonical.display()
                     ),
                 });
@@ -585,7 +591,14 @@ impl Sandbox {
             args: args.to_vec(),
             simulate_missing: self.simulate_missing.clone(),
         };
-        let env = build_env(std::env::vars_os(), &self.policy.extra_env, SANDBOX_HOME);
+        let mut env = build_env(std::env::vars_os(), &self.policy.extra_env, SANDBOX_HOME);
+        for (name, value) in &self.policy.set_env {
+            if looks_secret(name) || matches!(name.as_str(), "HOME" | "TMPDIR") {
+                continue;
+            }
+            env.retain(|(known, _)| known != name);
+            env.push((name.clone(), value.clone()));
+        }
         let launched = launch(&self.launcher, &request, &env)?;
         match launched.failure {
             Some((Layer::Exec, detail)) => Err(SandboxError::Exec(detail)),
@@ -606,6 +619,28 @@ impl Sandbox {
                 }
                 Ok(launched.output)
             }
+        }
+    }
+}
+
+/// Toolchains installed in the home folder that proofs commonly need
+/// (rustup and cargo: `~/.rustup`, `~/.cargo`, or `RUSTUP_HOME`/`CARGO_HOME`),
+/// bound read-only with their variables set, so `cargo test` works while the
+/// rest of the home folder stays hidden. Credentials inside them are masked.
+pub fn add_home_toolchains(policy: &mut SandboxPolicy) {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    for (variable, default) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
+        let dir = std::env::var_os(variable)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(default)));
+        if let Some(dir) = dir.and_then(|d| d.canonicalize().ok())
+            && dir.is_dir()
+            && let Some(text) = dir.to_str()
+        {
+            policy
+                .set_env
+                .push((variable.to_string(), text.to_string()));
+            policy.extra_read_only.push(dir);
         }
     }
 }
