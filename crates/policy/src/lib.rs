@@ -13,9 +13,16 @@
 //! * [`ExecutionProfile`], [`Settings`], [`resolve`]: the settings format and
 //!   its layering (PROFILE-1, PROFILE-2, CONFIG-1).
 //!
-//! Limits (documented): path placement is lexical (a symlink inside the
-//! project pointing out is not seen; the sandbox guards that); reading inside
-//! the project is allowed even when tainted (PERM-6).
+//! Limits (documented):
+//! * path placement is lexical: a symlink inside the project pointing out is
+//!   not seen (the sandbox guards that); relative paths are judged from the
+//!   project root even after `cd sub` (conservative: `cd` out of the project
+//!   is itself `external_directory`);
+//! * reading inside the project is allowed even when tainted (PERM-6);
+//! * an allow rule grants whatever its program can do by itself: `git *`
+//!   also allows `git -c core.pager=… log`, `awk *` allows `system()`. Write
+//!   narrow prefixes; the sandbox is the guard for what a program does;
+//! * web actions ask by default (no built-in web allow).
 
 mod action;
 mod approvals;
