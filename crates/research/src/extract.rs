@@ -59,8 +59,15 @@ const MIN_MAIN_CHARS: usize = 200;
 /// gets the plain tag stripper instead.
 pub const MAX_PARSED_DEPTH: usize = 512;
 
-/// Extracts the title and main text of an HTML document.
+/// HTML beyond this many bytes is not parsed: a run keeps at most 24 KiB of
+/// text per page and 50 KiB in all (CAP-1), so parsing the rest of a large
+/// page would only cost time.
+pub const MAX_PARSED_HTML_BYTES: usize = 512 * 1024;
+
+/// Extracts the title and main text of an HTML document (its first
+/// [`MAX_PARSED_HTML_BYTES`]).
 pub fn html_to_text(html: &str) -> Extracted {
+    let html = ploy_secrets::cap::truncate_on_char_boundary(html, MAX_PARSED_HTML_BYTES);
     if max_nesting(html) > MAX_PARSED_DEPTH {
         return Extracted {
             title: String::new(),
