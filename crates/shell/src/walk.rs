@@ -11,8 +11,8 @@ use brush_parser::ast::{
 
 use crate::word::{WordAnalysis, analyze_heredoc, analyze_word};
 use crate::{
-    Assignment, CommandLine, MAX_LINE_BYTES, MAX_NESTING, Redirect, RedirectOp, Separator,
-    SimpleCommand, Word, WordFlags,
+    Assignment, CommandLine, MAX_LINE_BYTES, MAX_NESTING, MAX_PAREN_NESTING, Redirect, RedirectOp,
+    Separator, SimpleCommand, Word, WordFlags,
 };
 
 /// How many substitutions deep nested command texts are parsed.
@@ -48,10 +48,8 @@ fn analyze_line_unguarded(line: &str) -> CommandLine {
         ));
         return walker.out;
     }
-    if let Some(depth) = too_deep(line) {
-        walker.fail(format!(
-            "brackets nest {depth} deep; more than {MAX_NESTING} is not analysed"
-        ));
+    if let Some(reason) = too_deep(line) {
+        walker.fail(reason);
         return walker.out;
     }
     match parse_program(line, &walker.opts) {
@@ -71,20 +69,43 @@ fn parser_options() -> ParserOptions {
 
 /// A cheap, quote-blind upper bound on bracket nesting: it can only
 /// over-count, so deep lines are refused before the recursive parser sees them.
-fn too_deep(line: &str) -> Option<usize> {
+/// Parentheses have their own, lower bound: brush's parser backtracks
+/// exponentially on unclosed `(` (found by fuzzing: 30 took 40 s).
+fn too_deep(line: &str) -> Option<String> {
     let mut depth: usize = 0;
     let mut max = 0;
+    let mut parens: usize = 0;
+    let mut max_parens = 0;
     for b in line.bytes() {
         match b {
             b'(' | b'{' | b'[' | b'`' => {
                 depth += 1;
                 max = max.max(depth);
+                if b == b'(' {
+                    parens += 1;
+                    max_parens = max_parens.max(parens);
+                }
             }
-            b')' | b'}' | b']' => depth = depth.saturating_sub(1),
+            b')' | b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if b == b')' {
+                    parens = parens.saturating_sub(1);
+                }
+            }
             _ => {}
         }
     }
-    (max > MAX_NESTING).then_some(max)
+    if max_parens > MAX_PAREN_NESTING {
+        Some(format!(
+            "parentheses nest {max_parens} deep; more than {MAX_PAREN_NESTING} is not analysed"
+        ))
+    } else if max > MAX_NESTING {
+        Some(format!(
+            "brackets nest {max} deep; more than {MAX_NESTING} is not analysed"
+        ))
+    } else {
+        None
+    }
 }
 
 fn parse_program(source: &str, opts: &ParserOptions) -> Result<ast::Program, String> {

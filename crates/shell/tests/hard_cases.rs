@@ -869,3 +869,30 @@ fn parser_panic_is_a_parse_error() {
     let l = analyze("echo {1..99999999999999999999999}");
     assert!(l.constructs.parse_error, "{l:?}");
 }
+
+// proves: PROOF-1 (found by fuzzing: brush's parser backtracks exponentially on
+// unclosed `(`; deeper than MAX_PAREN_NESTING is refused before parsing, and
+// the worst shapes at the limit stay fast)
+#[test]
+fn unclosed_parentheses_are_bounded() {
+    let started = std::time::Instant::now();
+    let n = ploy_shell::MAX_PAREN_NESTING;
+    for shape in [
+        format!("{}f() ", "(".repeat(n)),
+        format!("{}x", "(".repeat(n)),
+        format!("{}f() ", "(".repeat(n + 1)),
+        format!("{}x", "(".repeat(30)),
+        format!("echo {}", "$(".repeat(n)),
+        format!("{}ls{}", "(".repeat(n), ")".repeat(n)),
+    ] {
+        let l = analyze(&shape);
+        if shape.matches('(').count() > n && !shape.starts_with("echo") {
+            assert!(l.constructs.parse_error, "{shape}");
+        }
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "took {:?}",
+        started.elapsed()
+    );
+}
