@@ -10,9 +10,14 @@ fuzz_target!(|data: &[u8]| {
     // an abort by fuzz_target!) counts as a crash.
     static QUIET: std::sync::Once = std::sync::Once::new();
     QUIET.call_once(|| std::panic::set_hook(Box::new(|_| {})));
-    let Ok(line) = std::str::from_utf8(data) else { return };
+    let Ok(line) = std::str::from_utf8(data) else {
+        return;
+    };
     let summary = ploy_shell::analyze(line);
-    assert_eq!(summary.parse_error.is_some(), summary.constructs.parse_error);
+    assert_eq!(
+        summary.parse_error.is_some(),
+        summary.constructs.parse_error
+    );
     for command in &summary.commands {
         for word in command.program.iter().chain(command.args.iter()) {
             // A static value never coexists with an expansion.
