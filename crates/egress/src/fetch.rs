@@ -228,6 +228,7 @@ impl Fetcher {
     }
 
     /// The production fetcher: system DNS through hickory, plain TCP dial.
+    /// Call it inside a tokio runtime (hickory's provider uses its context).
     pub fn production(config: FetchConfig) -> Result<Self, ResolveError> {
         Ok(Self::new(
             Arc::new(HickoryResolver::from_system()?),

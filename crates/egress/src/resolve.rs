@@ -80,6 +80,7 @@ pub struct HickoryResolver {
 
 impl HickoryResolver {
     /// Builds a resolver from the system configuration (`/etc/resolv.conf`).
+    /// Call it inside a tokio runtime.
     pub fn from_system() -> Result<Self, ResolveError> {
         let builder =
             hickory_resolver::Resolver::builder_tokio().map_err(|err| ResolveError::Failed {
