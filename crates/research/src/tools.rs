@@ -352,7 +352,16 @@ pub fn build_engine(
     redactor: &Redactor,
 ) -> Result<(Research, Vec<String>), LoadError> {
     let limits = config.limits()?;
-    let (redactor, _rejected) = redactor.with_more(keys.values().iter());
+    // A key the redactor cannot hold could be echoed back unredacted:
+    // refuse to load rather than run with it (REDACT-1, CONFIG-1).
+    let (redactor, rejected) = redactor.with_more(keys.values().iter());
+    if !rejected.is_empty() {
+        return Err(LoadError::Config(format!(
+            "{} holds a value too short to be a key ({} rejected); fix the variable",
+            TavilyKeys::ENV,
+            rejected.len()
+        )));
+    }
     let (backends, notes) = config.backends(chosen, keys, poster)?;
     Ok((Research::new(fetcher, backends, redactor, limits), notes))
 }

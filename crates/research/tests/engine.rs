@@ -1141,3 +1141,48 @@ async fn a_full_run_dials_only_backends_and_result_pages() {
     }
     assert!(output.skipped.iter().any(|s| s.url.contains("203.0.113.9")));
 }
+
+// proves: FAIL-1 (the answer model failing is a structured result; the marked dossier stays)
+#[tokio::test]
+async fn answer_model_failure_returns_the_dossier_with_a_reason() {
+    let wiki_server = Fixture::start(|_| Reply::json(wiki_json(&[("W", "Wiki text.")]))).await;
+    let model_server = Fixture::start(|_| Reply::status(500)).await;
+    let world = World::new(&[(WIKI_IP, &wiki_server)], Duration::from_secs(5));
+    let research = engine(&world, vec![wiki()], Redactor::empty());
+    let upstream = LoopbackUpstream::parse(&format!(
+        "http://127.0.0.1:{}/v1/chat/completions",
+        model_server.addr.port()
+    ))
+    .unwrap();
+    let model = ChatModel::new(upstream, "broken");
+    let (_dir, _path, id, marker) = store();
+    let (output, _) = run(&research, "wiki", &id, Some(&model), &marker, true).await;
+    assert_eq!(output.status, RunStatus::Dossier, "{}", output.to_json());
+    assert!(output.tainted);
+    let failure = output.failure.as_ref().unwrap();
+    assert_eq!(failure.rule, "FAIL-1");
+    assert!(failure.reason.contains("500"), "{failure}");
+    assert_eq!(output.sources[0].text.as_deref(), Some("Wiki text."));
+    // Phrase proposal failed too (500) and fell back to the question.
+    assert_eq!(
+        wiki_server.requests()[0].query("gsrsearch").as_deref(),
+        Some("wiki")
+    );
+}
+
+// proves: REDACT-1, CONFIG-1 (a key too short to redact refuses to load)
+#[test]
+fn a_tavily_key_the_redactor_cannot_hold_refuses_to_load() {
+    let world = World::new(&[], Duration::from_secs(1));
+    let err = build_engine(
+        &ResearchConfig::default(),
+        &[],
+        TavilyKeys::parse(Some("abc12")),
+        None,
+        world.fetcher.clone(),
+        &Redactor::empty(),
+    )
+    .unwrap_err();
+    assert_eq!(err.requirement(), "CONFIG-1");
+    assert!(!err.to_string().contains("abc12"));
+}
