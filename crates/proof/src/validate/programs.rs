@@ -58,11 +58,11 @@ pub const DENIED_PROGRAMS: &[DeniedProgram] = &[
         "ifconfig", "ip", "route", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd", "chpasswd",
         "visudo", "hostnamectl", "timedatectl", "loginctl", "journalctl", "dmesg", "chroot", "unshare", "nsenter",
         "capsh", "defaults", "scutil", "networksetup", "pmset", "diskutil", "csrutil", "spctl", "tmutil", "systemd-run"),
-    denied!(NETWORK => "curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "ftp",
+    denied!(NETWORK => "curl", "wget", "ssh", "scp", "sftp", "rsync", "nc*", "ncat*", "netcat*", "socat", "telnet", "ftp",
         "tftp", "ping", "ping6", "traceroute", "dig", "nslookup", "host", "whois", "aria2c", "lynx", "w3m", "links",
         "http", "https", "xh", "websocat", "grpcurl", "mosh", "rclone", "s3cmd", "aws", "gcloud", "gsutil", "az", "gh",
         "hub", "glab", "openssl", "ssh-keyscan", "nmap", "tcpdump", "ngrok", "cloudflared", "tailscale", "smbclient",
-        "mail", "sendmail", "mutt", "git-remote-http", "git-remote-https", "git-upload-pack", "git-receive-pack"),
+        "mail", "sendmail", "mutt", "curlie", "wget2", "axel", "fetch", "lwp-request", "logger", "wall", "write", "git-remote-http", "git-remote-https", "git-upload-pack", "git-receive-pack"),
     denied!(PACKAGES => "brew", "apt", "apt-get", "aptitude", "dpkg", "yum", "dnf", "rpm", "pacman", "yay", "snap",
         "flatpak", "port", "zypper", "apk", "emerge", "nix", "nix-env", "nix-shell", "npx", "pnpx", "bunx", "pipx",
         "uv", "uvx", "poetry", "pdm", "conda", "mamba", "micromamba", "cpan", "cpanm", "luarocks", "opam", "rustup",
@@ -71,7 +71,7 @@ pub const DENIED_PROGRAMS: &[DeniedProgram] = &[
         "lxc", "incus", "nerdctl", "ctr", "crictl", "buildah", "skopeo", "terraform", "ansible", "ansible-playbook"),
     denied!(DESKTOP => "open", "xdg-open", "osascript", "gnome-open", "kde-open", "sensible-browser", "x-www-browser",
         "firefox", "chromium", "google-chrome", "notify-send", "say"),
-    denied!(LAUNCHER => "watch", "parallel", "flock", "chronic", "ionice", "taskset", "chrt", "prlimit", "unbuffer",
+    denied!(LAUNCHER => "dc", "watch", "parallel", "flock", "chronic", "ionice", "taskset", "chrt", "prlimit", "unbuffer",
         "faketime", "caffeinate", "script", "expect", "screen", "tmux", "firejail", "bwrap", "fakeroot", "proot",
         "entr", "inotifywait", "daemonize", "start-stop-daemon", "runcon", "sg", "newgrp",
         "pwsh", "powershell", "cmd", "wine", "tclsh", "wish", "expectk", "guile", "irb", "jshell", "scala",
@@ -233,7 +233,7 @@ pub(crate) fn check_argv(checker: &mut Checker, argv: &[String], depth: usize) -
             }
             unwrap_rest(checker, program, args, depth)
         }
-        "builtin" | "busybox" | "nohup" => unwrap_rest(checker, program, args, depth),
+        "builtin" | "busybox" | "toybox" | "nohup" => unwrap_rest(checker, program, args, depth),
         "eval" => {
             for arg in args {
                 checker.code(arg);
@@ -410,7 +410,7 @@ pub(crate) fn check_argv(checker: &mut Checker, argv: &[String], depth: usize) -
             );
             Run::new(program, Class::Verifies)
         }
-        "jq" | "yq" | "gojq" => {
+        "jq" | "gojq" => {
             if args.iter().any(|a| a == "-f" || a == "--from-file") {
                 checker.refuse(
                     "PROOF-4",
@@ -436,6 +436,54 @@ pub(crate) fn check_argv(checker: &mut Checker, argv: &[String], depth: usize) -
             Run::new(program, Class::Verifies)
         }
         "which" => Run::new(program, Class::Verifies),
+        "cmake" => {
+            if args.iter().any(|a| a == "-E" || a == "-P") {
+                checker.refuse("PROOF-2", "`cmake -E`/`cmake -P` run file commands or scripts (remove, copy, execute_process)");
+            }
+            Run::new(program, Class::Verifies)
+        }
+        "yq" => {
+            if args
+                .iter()
+                .any(|a| a == "-i" || a == "--inplace" || a.starts_with("--inplace="))
+            {
+                checker.refuse(
+                    "PROOF-2",
+                    "`yq -i` edits files in place; a proof only reads",
+                );
+            }
+            patterns(checker, args, &[], &["--arg", "-I", "--indent"]);
+            Run::new(program, Class::Verifies)
+        }
+        "xxd" => {
+            if args.iter().filter(|a| !a.starts_with('-')).count() > 1 {
+                checker.refuse(
+                    "PROOF-2",
+                    "`xxd IN OUT` writes its second file; a proof only reads",
+                );
+            }
+            Run::new(program, Class::Filter)
+        }
+        "iconv" => {
+            if args.iter().any(|a| a == "-o" || a.starts_with("--output")) {
+                checker.refuse("PROOF-2", "`iconv -o` writes a file; a proof only reads");
+            }
+            Run::new(program, Class::Filter)
+        }
+        "hostname" | "date" => {
+            let sets = if fam == "date" {
+                args.iter().any(|a| a == "-s" || a.starts_with("--set"))
+            } else {
+                args.iter().any(|a| !a.starts_with('-'))
+            };
+            if sets {
+                checker.refuse(
+                    "PROOF-2",
+                    format!("`{program}` with a value changes the system"),
+                );
+            }
+            Run::new(program, Class::AlwaysSucceeds)
+        }
         "cd" => {
             // `cd` alone goes to $HOME and `cd -` to $OLDPWD; a named folder is
             // checked like every other path (no `..`, not absolute).
