@@ -48,6 +48,19 @@ fn analyze_line_unguarded(line: &str) -> CommandLine {
         ));
         return walker.out;
     }
+    // Control characters (other than tab and line breaks) have no business in
+    // a command line, and brush's tokenizer takes seconds on some of them
+    // (found by fuzzing: a form feed after `<<`). Not analysed: fail closed.
+    if let Some(c) = line
+        .chars()
+        .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        walker.fail(format!(
+            "the line contains the control character U+{:04X}, which is not analysed",
+            u32::from(c)
+        ));
+        return walker.out;
+    }
     if let Some(reason) = too_deep(line) {
         walker.fail(reason);
         return walker.out;

@@ -896,3 +896,35 @@ fn unclosed_parentheses_are_bounded() {
         started.elapsed()
     );
 }
+
+// proves: PROOF-1 (found by fuzzing: a form feed after `<<` made brush's
+// tokenizer spin for seconds; control characters are now a parse error)
+#[test]
+fn control_characters_are_a_parse_error() {
+    let started = std::time::Instant::now();
+    for line in [
+        "a<<\u{c}<{><c(c ",
+        "ls\u{0}rm",
+        "echo \u{1b}[31m",
+        "cat\u{7f}x",
+    ] {
+        let l = analyze(line);
+        assert!(l.constructs.parse_error, "{line:?}");
+        assert!(
+            l.parse_error
+                .as_deref()
+                .unwrap_or("")
+                .contains("control character"),
+            "{line:?}"
+        );
+    }
+    assert!(
+        analyze("grep -q \"a\tb\" f").parse_error.is_none(),
+        "tab is fine"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
