@@ -33,6 +33,19 @@ pub enum ExecError {
 /// Run `command[0]` with `command[1..]` as arguments, stdio inherited, with
 /// `env` added to the child's environment (the parent's is not changed).
 /// Returns the exit code to pass on: the child's code, or 128 + signal.
+///
+/// Environment policy, unlike extensions ([`crate::host`]), which get every
+/// secret-looking variable stripped: the agent is a program the user starts
+/// themselves through `ploy exec`, exactly as they would start it without
+/// ploy, so it keeps the user's environment, their own keys included (an
+/// agent may legitimately need them, and stripping them would only push users
+/// to run agents outside ploy). What ploy must never do is ADD its own
+/// secrets: the only values added are `env` (for `ploy exec`: the gateway URL
+/// and the gateway's per-session token, which is useless off this machine);
+/// the upstream provider keys stay inside the service process and are never
+/// in this process's environment. An `env` entry replaces a variable of the
+/// same name, so a real `OPENAI_API_KEY` in the user's shell is shadowed by
+/// the gateway token and cannot be sent to the gateway by mistake (GW-4).
 #[allow(clippy::disallowed_methods)] // ploy-proof is the process door; this is `ploy exec`'s one spawn.
 pub fn run_with_env<K, V>(command: &[String], env: &[(K, V)]) -> Result<i32, ExecError>
 where
@@ -80,6 +93,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(code, 7);
+        // An added variable replaces one of the same name the child would
+        // otherwise inherit (PATH is always inherited in tests).
+        let code = run_with_env(
+            &[
+                "/bin/sh".to_string(),
+                "-c".to_string(),
+                "test \"$PATH\" = replaced && exit 5".to_string(),
+            ],
+            &[("PATH", "replaced")],
+        );
+        assert!(matches!(code, Ok(5)), "{code:?}");
         assert!(
             std::env::var_os(key).is_none(),
             "parent environment changed"

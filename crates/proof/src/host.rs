@@ -18,8 +18,15 @@
 //! by a signal, runs past the timeout, writes nothing, writes more than one
 //! line, too many bytes, or bytes that are not UTF-8 — is a [`HostError`].
 //! Callers treat every error as "no answer", never as a yes (fail closed).
+//!
+//! The environment is built in the parent (SBX-4, TRUST-6): ploy's environment
+//! is cleared and only variables whose names do not look secret
+//! ([`host_environment`]) are passed on. The protocol itself needs no
+//! variable (the request travels on stdin). An extension that needs a key
+//! reads it from its own configuration, not from ploy's environment.
 
 use std::{
+    ffi::OsString,
     io::{Read, Write},
     os::unix::process::CommandExt,
     path::PathBuf,
@@ -286,6 +293,23 @@ fn stop_group(child: &mut Child, pid: Pid) {
     let _ = child.wait();
 }
 
+/// The environment an extension receives, from `parent` (usually
+/// `std::env::vars_os()`): every variable except those whose name looks like
+/// a secret (SBX-4, using the sandbox's rule: `ploy_secrets::is_secret_env_name`
+/// plus its stricter net of name parts). A name that is not UTF-8 cannot be
+/// checked, so it is dropped (fail closed); values are passed as they are.
+pub fn host_environment(
+    parent: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    parent
+        .into_iter()
+        .filter(|(name, _)| {
+            name.to_str()
+                .is_some_and(|name| !crate::sandbox::looks_secret(name))
+        })
+        .collect()
+}
+
 /// The one place in ploy that starts an extension program.
 // Extensions run outside the sandbox by design (the user declared them; TRUST-1),
 // so this is the door's second, documented way out besides the sandbox runner.
@@ -299,7 +323,11 @@ fn spawn_host_program(program: &HostProgram) -> Result<Child, HostError> {
         .stderr(Stdio::piped())
         // Own process group: on timeout or after the answer, the whole group is
         // killed, including anything the program forked.
-        .process_group(0);
+        .process_group(0)
+        // Cleared in the parent, before exec: the child never holds ploy's
+        // secrets, not even in its initial /proc/<pid>/environ (SBX-4).
+        .env_clear()
+        .envs(host_environment(std::env::vars_os()));
     if let Some(dir) = &program.working_dir {
         command.current_dir(dir);
     }
@@ -430,5 +458,34 @@ mod tests {
     fn an_answer_without_final_newline_counts() {
         let answer = exchange_line(&sh("printf ok"), "{}", &limits(10_000));
         assert_eq!(answer.unwrap(), "ok");
+    }
+
+    // proves: SBX-4
+    #[test]
+    fn host_environment_drops_every_secret_looking_name_and_keeps_the_rest() {
+        let parent = [
+            ("PATH", "/usr/bin"),
+            ("HOME", "/home/me"),
+            ("OPENAI_API_KEY", "canary"),
+            ("aws_secret_access_key", "canary"),
+            ("GITHUB_TOKEN", "canary"),
+            ("DEPLOY_PASSWORD", "canary"),
+            ("MY_PRIVATE_THING", "canary"),
+            ("EDITOR", "vi"),
+        ]
+        .map(|(n, v)| (OsString::from(n), OsString::from(v)));
+        let env = host_environment(parent);
+        let names: Vec<&str> = env.iter().filter_map(|(n, _)| n.to_str()).collect();
+        assert_eq!(names, ["PATH", "HOME", "EDITOR"]);
+        assert!(env.iter().all(|(_, v)| v != "canary"));
+    }
+
+    // proves: SBX-4 (a name that cannot be checked is dropped)
+    #[test]
+    fn host_environment_drops_non_utf8_names() {
+        use std::os::unix::ffi::OsStringExt;
+        let odd = OsString::from_vec(b"API_\xffKEY".to_vec());
+        let env = host_environment([(odd, OsString::from("canary"))]);
+        assert!(env.is_empty());
     }
 }
