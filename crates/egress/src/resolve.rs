@@ -74,24 +74,98 @@ pub async fn resolve_checked(
 /// The production resolver: hickory-resolver with the system's name servers.
 /// Names are queried fully qualified (a trailing dot), so the system's search
 /// domains never turn `intranet.example` into an internal name.
+///
+/// Both families are asked every time (URL-2: *every* returned address must
+/// be public, so a public A record must not hide a private AAAA record). The
+/// A and AAAA queries run in parallel as two explicit lookups rather than
+/// hickory's combined `lookup_ip`, because the combined lookup quietly drops
+/// a family whose query failed; here a failed family fails the whole name
+/// (fail closed), and only "no records of this type" counts as empty.
 pub struct HickoryResolver {
     inner: hickory_resolver::TokioResolver,
+}
+
+/// The lookup strategy the production resolver is configured with: both
+/// families, never "IPv4 then IPv6" (which skips AAAA when an A exists).
+const LOOKUP_STRATEGY: hickory_resolver::config::LookupIpStrategy =
+    hickory_resolver::config::LookupIpStrategy::Ipv4AndIpv6;
+
+/// What one address family's query answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FamilyAnswer {
+    /// The family's addresses (possibly none).
+    Addresses(Vec<IpAddr>),
+    /// The name exists but has no record of this type, or does not exist.
+    NoRecords,
+    /// The query failed (timeout, SERVFAIL, transport): unknown, not empty.
+    Failed(String),
+}
+
+impl FamilyAnswer {
+    fn from_lookup(
+        result: Result<hickory_resolver::lookup::Lookup, hickory_resolver::net::NetError>,
+    ) -> Self {
+        match result {
+            Ok(lookup) => Self::Addresses(
+                hickory_resolver::lookup_ip::LookupIp::from(lookup)
+                    .iter()
+                    .collect(),
+            ),
+            Err(err) if err.is_no_records_found() || err.is_nx_domain() => Self::NoRecords,
+            Err(err) => Self::Failed(err.to_string()),
+        }
+    }
+}
+
+/// Joins the A and AAAA answers. A family that failed makes the whole name
+/// fail (its addresses were never seen, so they were never checked).
+fn join_families(
+    name: &str,
+    v4: FamilyAnswer,
+    v6: FamilyAnswer,
+) -> Result<Vec<IpAddr>, ResolveError> {
+    let mut addresses = Vec::new();
+    for (family, answer) in [("A", v4), ("AAAA", v6)] {
+        match answer {
+            FamilyAnswer::Addresses(found) => addresses.extend(found),
+            FamilyAnswer::NoRecords => {}
+            FamilyAnswer::Failed(detail) => {
+                return Err(ResolveError::Failed {
+                    name: name.to_owned(),
+                    detail: format!(
+                        "the {family} query failed ({detail}); a name whose addresses were not all seen is not used"
+                    ),
+                });
+            }
+        }
+    }
+    if addresses.is_empty() {
+        return Err(ResolveError::NotFound(name.to_owned()));
+    }
+    Ok(addresses)
 }
 
 impl HickoryResolver {
     /// Builds a resolver from the system configuration (`/etc/resolv.conf`).
     /// Call it inside a tokio runtime.
     pub fn from_system() -> Result<Self, ResolveError> {
-        let builder =
+        let mut builder =
             hickory_resolver::Resolver::builder_tokio().map_err(|err| ResolveError::Failed {
                 name: String::new(),
                 detail: format!("cannot read the system resolver configuration: {err}"),
             })?;
+        builder.options_mut().ip_strategy = LOOKUP_STRATEGY;
         let inner = builder.build().map_err(|err| ResolveError::Failed {
             name: String::new(),
             detail: format!("cannot build the resolver: {err}"),
         })?;
         Ok(Self { inner })
+    }
+
+    /// The lookup strategy in effect (always [`LOOKUP_STRATEGY`]).
+    #[cfg(test)]
+    fn lookup_strategy(&self) -> hickory_resolver::config::LookupIpStrategy {
+        self.inner.options().ip_strategy
     }
 }
 
@@ -99,15 +173,15 @@ impl Resolve for HickoryResolver {
     fn resolve<'a>(&'a self, name: &'a str) -> ResolveFuture<'a> {
         Box::pin(async move {
             let fqdn = format!("{name}.");
-            let lookup =
-                self.inner
-                    .lookup_ip(fqdn.as_str())
-                    .await
-                    .map_err(|err| ResolveError::Failed {
-                        name: name.to_owned(),
-                        detail: err.to_string(),
-                    })?;
-            Ok(lookup.iter().collect())
+            let (v4, v6) = tokio::join!(
+                self.inner.ipv4_lookup(fqdn.as_str()),
+                self.inner.ipv6_lookup(fqdn.as_str())
+            );
+            join_families(
+                name,
+                FamilyAnswer::from_lookup(v4),
+                FamilyAnswer::from_lookup(v6),
+            )
         })
     }
 }
@@ -241,6 +315,89 @@ mod tests {
         let refusal = out.expect_err("must refuse");
         assert_eq!(refusal.rule, "URL-2");
         assert!(refusal.reason.contains("10.0.0.5"), "{}", refusal.reason);
+    }
+
+    // proves: URL-2
+    #[tokio::test]
+    async fn a_public_a_record_does_not_hide_a_private_aaaa_record() {
+        // What the production resolver hands on for a name with a public A
+        // and a private AAAA: both families, so the check sees the AAAA.
+        let joined = join_families(
+            "dual.example",
+            FamilyAnswer::Addresses(vec![ip("93.184.215.14")]),
+            FamilyAnswer::Addresses(vec![ip("fd00::1")]),
+        )
+        .expect("both families answered");
+        assert_eq!(joined, vec![ip("93.184.215.14"), ip("fd00::1")]);
+        let resolver = StaticResolver::new([("dual.example", joined)]);
+        let refusal = resolve_checked(&resolver, "dual.example", Duration::from_secs(1))
+            .await
+            .expect("resolves")
+            .expect_err("the private AAAA refuses the name");
+        assert_eq!(refusal.rule, "URL-2");
+        assert!(refusal.reason.contains("fd00::1"), "{}", refusal.reason);
+        // And the other way round: a private A behind a public AAAA.
+        let resolver = StaticResolver::new([(
+            "dual4.example",
+            vec![ip("2606:2800:21f:cb07:6820:80da:af6b:8b2c"), ip("10.1.2.3")],
+        )]);
+        assert!(
+            resolve_checked(&resolver, "dual4.example", Duration::from_secs(1))
+                .await
+                .expect("resolves")
+                .is_err()
+        );
+    }
+
+    // proves: URL-2
+    #[test]
+    fn a_failed_family_fails_the_name_instead_of_being_skipped() {
+        for (v4, v6) in [
+            (
+                FamilyAnswer::Addresses(vec![ip("93.184.215.14")]),
+                FamilyAnswer::Failed("timed out".into()),
+            ),
+            (
+                FamilyAnswer::Failed("SERVFAIL".into()),
+                FamilyAnswer::Addresses(vec![ip("2606:2800:21f:cb07:6820:80da:af6b:8b2c")]),
+            ),
+        ] {
+            let err = join_families("half.example", v4, v6).expect_err("fail closed");
+            assert!(
+                matches!(&err, ResolveError::Failed { detail, .. } if detail.contains("query failed")),
+                "{err}"
+            );
+        }
+        // No records of one family is an ordinary empty answer.
+        assert_eq!(
+            join_families(
+                "v4only.example",
+                FamilyAnswer::Addresses(vec![ip("93.184.215.14")]),
+                FamilyAnswer::NoRecords
+            ),
+            Ok(vec![ip("93.184.215.14")])
+        );
+        assert_eq!(
+            join_families(
+                "none.example",
+                FamilyAnswer::NoRecords,
+                FamilyAnswer::NoRecords
+            ),
+            Err(ResolveError::NotFound("none.example".into()))
+        );
+    }
+
+    // proves: URL-2
+    #[tokio::test]
+    async fn the_production_resolver_asks_both_families() {
+        assert_eq!(
+            LOOKUP_STRATEGY,
+            hickory_resolver::config::LookupIpStrategy::Ipv4AndIpv6
+        );
+        // Building needs a resolv.conf; where there is one, the strategy is set.
+        if let Ok(resolver) = HickoryResolver::from_system() {
+            assert_eq!(resolver.lookup_strategy(), LOOKUP_STRATEGY);
+        }
     }
 
     // proves: URL-2
