@@ -928,3 +928,19 @@ fn control_characters_are_a_parse_error() {
         started.elapsed()
     );
 }
+
+// proves: PROOF-1 (found by fuzzing: brush's word parser backtracks on several
+// `${` in one word; such words are a parse error, and the known one is fast)
+#[test]
+fn many_expansions_in_one_word_are_bounded() {
+    let started = std::time::Instant::now();
+    let l = analyze("${D[${E[}${D[${E[:(ydl)}([, l)a}}a");
+    assert!(l.constructs.parse_error, "{l:?}");
+    let l = analyze("echo ${a}${b}${c}");
+    assert!(!l.constructs.parse_error && l.constructs.parameter_expansion);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
