@@ -162,6 +162,12 @@ pub(crate) fn analyze_heredoc(
             nested_sources: Vec::new(),
         });
     }
+    let expansions = body.matches("${").count() + body.matches("$((").count();
+    if expansions > MAX_EXPANSIONS_PER_WORD {
+        return Err(format!(
+            "a here-document has {expansions} `${{`/`$((` expansions; more than {MAX_EXPANSIONS_PER_WORD} are not analysed"
+        ));
+    }
     let pieces =
         brush_parser::word::parse_heredoc(body, opts).map_err(|e| format!("here-document: {e}"))?;
     let mut state = PieceState {
