@@ -337,3 +337,96 @@ fn exec_and_status_without_a_service() {
     assert_eq!(status.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&status.stdout).contains("not running"));
 }
+
+fn write_user_settings(dirs: &Dirs, text: &str) -> PathBuf {
+    let path = dirs.config.join("settings.json");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+// proves: CONFIG-1, ADMIN-10
+#[test]
+fn serve_reads_the_user_settings_service_section_and_fails_loudly_on_a_bad_one() {
+    let dirs = dirs();
+    // An unknown key inside `service` names the key and the file.
+    let path = write_user_settings(&dirs, r#"{"service": {"lissten": "127.0.0.1:0"}}"#);
+    let output = run(&dirs, &["serve"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("lissten") && stderr.contains(path.to_str().unwrap()),
+        "{stderr}"
+    );
+    // A value from the section is really applied: a public bind is refused.
+    write_user_settings(&dirs, r#"{"service": {"listen": "10.1.2.3:0"}}"#);
+    let output = run(&dirs, &["serve"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("ADMIN-10"));
+    // A section that is not an object, and a malformed file: loud errors.
+    for text in [
+        r#"{"service": "127.0.0.1:0"}"#,
+        r#"{"service": {"#,
+        r#"{"servic": {}}"#,
+    ] {
+        write_user_settings(&dirs, text);
+        let output = run(&dirs, &["serve"]);
+        assert_eq!(output.status.code(), Some(2), "{text}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("CONFIG-1"), "{text}: {stderr}");
+    }
+    // `--config` wins: the broken user section is not read at all.
+    write_user_settings(&dirs, r#"{"service": {"lissten": "127.0.0.1:0"}}"#);
+    let config = dirs.config.join("service.json");
+    std::fs::write(&config, r#"{"service":{"listen":"10.1.2.3:0"}}"#).unwrap();
+    let output = run(&dirs, &["serve", "--config", config.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("ADMIN-10") && !stderr.contains("lissten"),
+        "{stderr}"
+    );
+}
+
+// proves: CONFIG-1
+#[test]
+fn serve_listens_where_the_user_settings_say_and_runs_without_a_settings_file() {
+    let dirs = dirs();
+    let port = {
+        let probe = TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    write_user_settings(
+        &dirs,
+        &format!(r#"{{"service": {{"listen": "127.0.0.1:{port}"}}}}"#),
+    );
+    for with_settings in [true, false] {
+        if !with_settings {
+            std::fs::remove_file(dirs.config.join("settings.json")).unwrap();
+        }
+        let mut serve = ploy(&dirs)
+            .arg("serve")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let serve_out = collect(serve.stdout.take().unwrap());
+        let serve_err = collect(serve.stderr.take().unwrap());
+        let started = Instant::now();
+        while !serve_out.lock().unwrap().contains("running")
+            && serve.try_wait().unwrap().is_none()
+            && started.elapsed() < Duration::from_secs(20)
+        {
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        let line = serve_out.lock().unwrap().clone();
+        let _ = serve.kill();
+        let _ = serve.wait();
+        assert!(
+            line.contains("running"),
+            "{line} / {}",
+            serve_err.lock().unwrap()
+        );
+        let on_port = line.contains(&format!("api http://127.0.0.1:{port} "));
+        assert_eq!(on_port, with_settings, "{line}");
+    }
+}

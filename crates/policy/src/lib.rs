@@ -44,6 +44,7 @@ pub use permission::Permission;
 pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};
 pub use rules::{Effect, ProjectTrust, Rule, RuleError, RuleLayer, RuleSource, Rules};
 pub use settings::{
-    DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS, ResolvedSettings, Settings,
-    SettingsError, Sourced, ValueSource, resolve,
+    DEFAULT_WRITABLE_DIRS, DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS,
+    ResolvedSettings, Settings, SettingsError, Sourced, ValueSource, resolve,
+    resolve_writable_dirs,
 };

@@ -11,7 +11,9 @@
 //!     "web":   { "allow": ["*.wikipedia.org"] }
 //!   },
 //!   "default_project_trust": "ask",
-//!   "extensions": [{ "command": "/abs/path/prog", "args": [], "timeout_ms": 5000 }]
+//!   "extensions": [{ "command": "/abs/path/prog", "args": [], "timeout_ms": 5000 }],
+//!   "service": { "listen": "127.0.0.1:8377" },
+//!   "proof": { "writable_dirs": ["target"] }
 //! }
 //! ```
 //!
@@ -20,6 +22,21 @@
 //! (PROFILE-1). `extensions` are run by ploy-trust; their limits are checked
 //! here (`timeout_ms` in 1..=600000). Parsing is pure: the caller reads the
 //! file and passes its text with a label (the path) used in every message.
+//!
+//! Optional sections:
+//!
+//! * `service`: the settings of `ploy serve` (listen addresses, upstream,
+//!   limits). Here it must be a JSON object (CONFIG-1); its keys are validated
+//!   by ploy-service (`ServiceSection::from_value`), which refuses unknown ones.
+//!   `ploy serve` reads it from the user's settings only, when `--config` is
+//!   not given.
+//! * `proof`: `writable_dirs`, the project sub-folders a proof (`ploy proof
+//!   run`, `ploy plan check`) may write to for real; the rest of the project is
+//!   copy-on-write. Each entry is a relative path inside the project: an empty
+//!   string, an absolute path, a `..` component or a leading `.` is refused
+//!   (CONFIG-1, naming the key and line). Absent: `["target"]`. `[]` makes
+//!   nothing writable. A trusted project's list replaces the user's (see
+//!   [`resolve_writable_dirs`]); an untrusted project's is ignored.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +55,21 @@ struct RawSettings {
     default_project_trust: Option<DefaultProjectTrust>,
     #[serde(default)]
     extensions: Option<Vec<ExtensionDecl>>,
+    #[serde(default)]
+    service: Option<serde_json::Value>,
+    #[serde(default)]
+    proof: Option<RawProof>,
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProof {
+    #[serde(default)]
+    writable_dirs: Option<Vec<String>>,
+}
+
+/// The project sub-folders a proof may write to when settings say nothing.
+pub const DEFAULT_WRITABLE_DIRS: &[&str] = &["target"];
 
 /// Longest timeout an extension may be given (10 minutes).
 pub const MAX_EXTENSION_TIMEOUT_MS: u64 = 600_000;
@@ -112,6 +143,8 @@ pub struct Settings {
     default_project_trust: Option<DefaultProjectTrust>,
     extensions: Option<Vec<ExtensionDecl>>,
     extensions_json: Option<serde_json::Value>,
+    service: Option<serde_json::Value>,
+    writable_dirs: Option<Vec<String>>,
 }
 
 impl Default for Settings {
@@ -123,6 +156,8 @@ impl Default for Settings {
             default_project_trust: None,
             extensions: None,
             extensions_json: None,
+            service: None,
+            writable_dirs: None,
         }
     }
 }
@@ -145,6 +180,16 @@ struct SettingsView<'a> {
     default_project_trust: Option<DefaultProjectTrust>,
     #[serde(skip_serializing_if = "Option::is_none")]
     extensions: Option<&'a [ExtensionDecl]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    service: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<ProofView<'a>>,
+}
+
+/// Serialized view of the `proof` section.
+#[derive(Serialize)]
+struct ProofView<'a> {
+    writable_dirs: &'a [String],
 }
 
 impl Serialize for Settings {
@@ -172,6 +217,11 @@ impl Serialize for Settings {
             permissions,
             default_project_trust: self.default_project_trust,
             extensions: self.extensions.as_deref(),
+            service: self.service.as_ref(),
+            proof: self
+                .writable_dirs
+                .as_deref()
+                .map(|writable_dirs| ProofView { writable_dirs }),
         }
         .serialize(serializer)
     }
@@ -305,7 +355,7 @@ fn check_objects(text: &str, origin: &str) -> Result<(), SettingsError> {
     let top = value
         .as_object()
         .ok_or_else(|| invalid(".", "the settings file"))?;
-    for section in ["security_profile", "permissions"] {
+    for section in ["security_profile", "permissions", "service", "proof"] {
         if let Some(v) = top.get(section)
             && !v.is_object()
         {
@@ -321,6 +371,54 @@ fn check_objects(text: &str, origin: &str) -> Result<(), SettingsError> {
         }
     }
     Ok(())
+}
+
+/// Why `dir` cannot be a writable proof folder, or `None` when it can: it
+/// must be a plain relative path inside the project (only normal components),
+/// the same rule the sandbox applies, so a bad value fails at load, not later.
+fn writable_dir_problem(dir: &str) -> Option<String> {
+    use std::path::{Component, Path};
+    if dir.trim().is_empty() {
+        return Some(
+            "an empty path is not a folder; name a project sub-folder such as \"target\"".into(),
+        );
+    }
+    if dir.contains('\0') {
+        return Some(format!("{dir:?} contains a NUL byte"));
+    }
+    if dir.starts_with('/') {
+        return Some(format!(
+            "{dir:?} is absolute; writable folders are relative paths inside the project"
+        ));
+    }
+    for component in Path::new(dir).components() {
+        match component {
+            Component::Normal(_) => {}
+            Component::ParentDir => {
+                return Some(format!(
+                    "{dir:?} contains `..`; writable folders must stay inside the project"
+                ));
+            }
+            Component::CurDir => {
+                return Some(format!(
+                    "{dir:?} starts with `.`; write the plain relative path (e.g. \"target\")"
+                ));
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Some(format!(
+                    "{dir:?} is absolute; writable folders are relative paths inside the project"
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// 1-based line of the first `needle` after the first `anchor` in `text`.
+fn line_after(text: &str, anchor: &str, needle: &str) -> Option<usize> {
+    let start = text.find(anchor)?;
+    let pos = start + text[start..].find(needle)?;
+    Some(text[..pos].matches('\n').count() + 1)
 }
 
 /// 1-based line of the first occurrence of `needle` in `text`.
@@ -393,6 +491,23 @@ impl Settings {
             }
         }
 
+        let writable_dirs = raw.proof.and_then(|proof| proof.writable_dirs);
+        if let Some(dirs) = &writable_dirs {
+            for (i, dir) in dirs.iter().enumerate() {
+                if let Some(message) = writable_dir_problem(dir) {
+                    let needle = serde_json::to_string(dir).unwrap_or_default();
+                    return Err(SettingsError::Invalid {
+                        origin: origin.to_string(),
+                        key: format!("proof.writable_dirs[{i}]"),
+                        line: line_after(text, "\"writable_dirs\"", &needle)
+                            .or_else(|| line_of(text, "\"writable_dirs\"")),
+                        column: None,
+                        message,
+                    });
+                }
+            }
+        }
+
         let mut rules = Vec::new();
         if let Some(perms) = raw.permissions {
             for (kind, kind_rules) in [
@@ -443,6 +558,8 @@ impl Settings {
                 .as_ref()
                 .and_then(|e| serde_json::to_value(e).ok()),
             extensions: raw.extensions,
+            service: raw.service,
+            writable_dirs,
         })
     }
 
@@ -481,6 +598,18 @@ impl Settings {
     /// The `extensions` section (programs run by ploy-trust), validated.
     pub fn extension_decls(&self) -> Option<&[ExtensionDecl]> {
         self.extensions.as_deref()
+    }
+
+    /// The `service` section as the file gives it (a JSON object), for
+    /// ploy-service's `ServiceSection::from_value`, which validates its keys.
+    pub fn service(&self) -> Option<&serde_json::Value> {
+        self.service.as_ref()
+    }
+
+    /// `proof.writable_dirs` as the file gives it (validated: relative paths
+    /// inside the project), or `None` when the file does not set it.
+    pub fn proof_writable_dirs(&self) -> Option<&[String]> {
+        self.writable_dirs.as_deref()
     }
 
     /// The `extensions` section as JSON (the validated declarations
@@ -585,4 +714,35 @@ pub fn resolve(
         rules,
         project_skipped: project.is_some() && trust != ProjectTrust::Trusted,
     })
+}
+
+/// The effective `proof.writable_dirs` (TRUST-5): a trusted project's list
+/// when it sets one (it replaces the user's: the project knows where its build
+/// writes), else the user's, else [`DEFAULT_WRITABLE_DIRS`]. An untrusted
+/// project's settings are ignored entirely.
+pub fn resolve_writable_dirs(
+    user: Option<&Settings>,
+    project: Option<&Settings>,
+    trust: ProjectTrust,
+) -> Sourced<Vec<String>> {
+    let trusted_project = project.filter(|_| trust == ProjectTrust::Trusted);
+    if let Some(dirs) = trusted_project.and_then(Settings::proof_writable_dirs) {
+        return Sourced {
+            value: dirs.to_vec(),
+            source: ValueSource::Project,
+        };
+    }
+    if let Some(dirs) = user.and_then(Settings::proof_writable_dirs) {
+        return Sourced {
+            value: dirs.to_vec(),
+            source: ValueSource::User,
+        };
+    }
+    Sourced {
+        value: DEFAULT_WRITABLE_DIRS
+            .iter()
+            .map(|d| (*d).to_string())
+            .collect(),
+        source: ValueSource::Default,
+    }
 }

@@ -332,3 +332,142 @@ proptest! {
         prop_assert_eq!(result.is_err(), forbidden, "{}", text);
     }
 }
+
+// ---- `service` and `proof` sections ----
+
+// proves: CONFIG-1
+#[test]
+fn service_section_is_passed_through_as_the_file_gives_it() {
+    let text = r#"{"service": {"listen": "127.0.0.1:0", "anything": [1, 2]}}"#;
+    let settings = Settings::parse(text, ORIGIN).unwrap();
+    // Its keys belong to ploy-service, which validates them; here it is kept whole.
+    assert_eq!(
+        settings.service().unwrap(),
+        &serde_json::json!({"listen": "127.0.0.1:0", "anything": [1, 2]})
+    );
+    assert!(Settings::parse("{}", ORIGIN).unwrap().service().is_none());
+    // It survives a round trip through the file shape.
+    let again = serde_json::to_string(&settings).unwrap();
+    let reparsed = Settings::parse(&again, ORIGIN).unwrap();
+    assert_eq!(reparsed.service(), settings.service());
+}
+
+// proves: CONFIG-1
+#[test]
+fn a_service_section_that_is_not_an_object_is_refused_with_key_and_line() {
+    for value in ["5", "\"127.0.0.1:0\"", "[]", "[1]", "null", "true"] {
+        let text = format!("{{\n  \"default_project_trust\": \"ask\",\n  \"service\": {value}\n}}");
+        let err = Settings::parse(&text, ORIGIN).unwrap_err();
+        assert_eq!(err.requirement(), "CONFIG-1", "{value}: {err}");
+        assert_eq!(err.key(), "service", "{value}: {err}");
+        assert_eq!(err.line(), Some(3), "{value}: {err}");
+        assert!(err.to_string().contains(ORIGIN), "{err}");
+    }
+}
+
+// proves: CONFIG-1
+#[test]
+fn proof_writable_dirs_accepts_relative_project_paths_and_defaults_to_target() {
+    let settings = Settings::parse(
+        r#"{"proof": {"writable_dirs": ["target", "build/out", "node_modules", "a..b"]}}"#,
+        ORIGIN,
+    )
+    .unwrap();
+    assert_eq!(
+        settings.proof_writable_dirs().unwrap(),
+        ["target", "build/out", "node_modules", "a..b"]
+    );
+    let empty = Settings::parse(r#"{"proof": {"writable_dirs": []}}"#, ORIGIN).unwrap();
+    assert_eq!(empty.proof_writable_dirs(), Some(&[] as &[String]));
+    let none = Settings::parse(r#"{"proof": {}}"#, ORIGIN).unwrap();
+    assert_eq!(none.proof_writable_dirs(), None);
+    let resolved = ploy_policy::resolve_writable_dirs(Some(&none), None, ProjectTrust::Trusted);
+    assert_eq!(resolved.value, ["target"]);
+    assert_eq!(resolved.source, ValueSource::Default);
+    assert_eq!(ploy_policy::DEFAULT_WRITABLE_DIRS, ["target"]);
+}
+
+// proves: CONFIG-1
+#[test]
+fn proof_writable_dirs_refuses_paths_that_leave_the_project_naming_key_and_line() {
+    for (bad, index) in [
+        ("\"\"", 1),
+        ("\"   \"", 1),
+        ("\"/etc\"", 1),
+        ("\"/\"", 1),
+        ("\"//tmp\"", 1),
+        ("\"..\"", 1),
+        ("\"../sibling\"", 1),
+        ("\"target/../..\"", 1),
+        ("\"a/b/../../../x\"", 1),
+        ("\"./target\"", 1),
+        ("\".\"", 1),
+        ("\"tar\\u0000get\"", 1),
+    ] {
+        let text = format!(
+            "{{\n  \"proof\": {{\n    \"writable_dirs\": [\n      \"target\",\n      {bad}\n    ]\n  }}\n}}"
+        );
+        let err = Settings::parse(&text, ORIGIN).unwrap_err();
+        assert_eq!(err.requirement(), "CONFIG-1", "{bad}: {err}");
+        assert_eq!(
+            err.key(),
+            format!("proof.writable_dirs[{index}]"),
+            "{bad}: {err}"
+        );
+        assert!(
+            matches!(err.line(), Some(3..=5)),
+            "{bad}: line {:?}: {err}",
+            err.line()
+        );
+        let msg = err.to_string();
+        assert!(msg.contains("proof.writable_dirs"), "{msg}");
+        assert!(msg.contains(ORIGIN), "{msg}");
+    }
+}
+
+// proves: CONFIG-1
+#[test]
+fn proof_section_refuses_unknown_keys_and_wrong_shapes() {
+    for text in [
+        r#"{"proof": {"writable_dir": ["target"]}}"#,
+        r#"{"proof": {"writable_dirs": ["target"], "network": true}}"#,
+        r#"{"proof": {"writable_dirs": "target"}}"#,
+        r#"{"proof": {"writable_dirs": [1]}}"#,
+        r#"{"proof": [["target"]]}"#,
+        r#"{"proof": null}"#,
+        r#"{"proof": 1}"#,
+        r#"{"proofs": {}}"#,
+    ] {
+        let err = Settings::parse(text, ORIGIN).unwrap_err();
+        assert_eq!(err.requirement(), "CONFIG-1", "{text}: {err}");
+        assert!(err.key().starts_with("proof"), "{text}: {}", err.key());
+    }
+}
+
+// proves: TRUST-5
+#[test]
+fn writable_dirs_layering_ignores_an_untrusted_project() {
+    let user = Settings::parse(r#"{"proof": {"writable_dirs": ["out"]}}"#, "user").unwrap();
+    let project = Settings::parse(
+        r#"{"proof": {"writable_dirs": ["src", "target"]}}"#,
+        "project",
+    )
+    .unwrap();
+    let untrusted =
+        ploy_policy::resolve_writable_dirs(Some(&user), Some(&project), ProjectTrust::Untrusted);
+    assert_eq!(untrusted.value, ["out"]);
+    assert_eq!(untrusted.source, ValueSource::User);
+    let untrusted_no_user =
+        ploy_policy::resolve_writable_dirs(None, Some(&project), ProjectTrust::Untrusted);
+    assert_eq!(untrusted_no_user.value, ["target"]);
+    assert_eq!(untrusted_no_user.source, ValueSource::Default);
+    let trusted =
+        ploy_policy::resolve_writable_dirs(Some(&user), Some(&project), ProjectTrust::Trusted);
+    assert_eq!(trusted.value, ["src", "target"]);
+    assert_eq!(trusted.source, ValueSource::Project);
+    // A trusted project that says nothing keeps the user's list.
+    let silent = Settings::parse("{}", "project").unwrap();
+    let kept =
+        ploy_policy::resolve_writable_dirs(Some(&user), Some(&silent), ProjectTrust::Trusted);
+    assert_eq!(kept.value, ["out"]);
+}

@@ -2,6 +2,12 @@
 //!
 //! Thin: the sandbox, the proof runner and the plan live in `ploy-proof`.
 //! Every output the sandboxed program produced is redacted before printing.
+//!
+//! Proofs (`proof run`, `plan check`) write for real only to the effective
+//! `proof.writable_dirs` (ploy-policy's settings): the user's settings, and the
+//! project's only when the project is trusted. Trust is decided without a
+//! question (these commands never prompt): a project with no saved "trusted"
+//! decision is not trusted, so its settings are ignored.
 
 use std::{
     io::Write,
@@ -9,12 +15,14 @@ use std::{
     process::ExitCode,
 };
 
+use ploy_policy::resolve_writable_dirs;
 use ploy_proof::{
     plan::{PlanStep, StepReport, check_plan, load_plan},
     proof_run::{ProofOutcome, run_proof},
     sandbox::{self, LayerState, ProjectView, Sandbox, SandboxError, SandboxPolicy},
 };
 use ploy_secrets::Redactor;
+use ploy_trust::{LoadOptions, PloyDirs, ScriptedPrompt, UiMode, load_project};
 
 /// Exit code when the sandbox itself could not run the program (as `env`
 /// and container runtimes do); the program's own codes pass through otherwise.
@@ -98,10 +106,47 @@ fn sandbox_for(project: &Path, view: ProjectView) -> Result<Sandbox, SandboxErro
     Sandbox::new(policy)
 }
 
+/// The copy-on-write view of `project` with the effective
+/// `proof.writable_dirs`. A malformed settings file is an error (CONFIG-1),
+/// never a silent default; a missing one gives the default (`target`).
+fn proof_view(project: &Path) -> Result<ProjectView, String> {
+    let dirs = PloyDirs::from_env().map_err(|err| err.to_string())?;
+    let mut options = LoadOptions::new(project);
+    // No question is ever asked here (no TTY); context files are not needed.
+    options.mode = UiMode::Interactive;
+    options.stdin_is_tty = false;
+    options.context_files = false;
+    // Should the resolver ever ask anyway, the answer is an error: not trusted.
+    let mut prompt = ScriptedPrompt::failing("proofs never ask about trust");
+    let loaded = load_project(&dirs, &options, &mut prompt).map_err(|err| err.to_string())?;
+    let writable = resolve_writable_dirs(
+        loaded.user.settings.as_ref(),
+        loaded.project_settings.as_ref(),
+        loaded.project_trust(),
+    );
+    Ok(ProjectView::CopyOnWrite {
+        writable: writable.value.into_iter().map(PathBuf::from).collect(),
+    })
+}
+
+fn report_settings_error(command: &str, err: &str, json: bool) -> ExitCode {
+    if json {
+        println!("{}", serde_json::json!({"error": err, "rule": "CONFIG-1"}));
+    } else {
+        eprintln!("ploy {command}: {err}");
+        eprintln!("hint: fix the settings file named above (`ploy config check` validates it)");
+    }
+    ExitCode::from(1)
+}
+
 /// `ploy proof run`: exit 0 passed, 1 failed or refused.
 pub fn proof_run(args: ProofRunArgs) -> ExitCode {
     let project = project_dir(args.project);
-    let sandbox = match sandbox_for(&project, ProjectView::default()) {
+    let view = match proof_view(&project) {
+        Ok(view) => view,
+        Err(err) => return report_settings_error("proof run", &err, args.json),
+    };
+    let sandbox = match sandbox_for(&project, view) {
         Ok(sandbox) => sandbox,
         Err(err) => return report_error("proof run", &err, args.json),
     };
@@ -205,7 +250,11 @@ pub fn plan_check(args: PlanCheckArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let sandbox = match sandbox_for(&project, ProjectView::default()) {
+    let view = match proof_view(&project) {
+        Ok(view) => view,
+        Err(err) => return report_settings_error("plan check", &err, args.json),
+    };
+    let sandbox = match sandbox_for(&project, view) {
         Ok(sandbox) => sandbox,
         Err(err) => return report_error("plan check", &err, args.json),
     };

@@ -1,4 +1,10 @@
 //! `ploy serve`, `ploy status`, `ploy exec`
+//!
+//! `ploy serve` takes its `service` section from `--config FILE` when given,
+//! else from the user's settings (`settings.json` in the config folder). A
+//! missing user settings file means defaults; a malformed one is an error
+//! (CONFIG-1), never a silent default. Project settings are never read: the
+//! service is the user's, not a repository's.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -70,6 +76,20 @@ fn load_section(path: &PathBuf) -> Result<ServiceSection, String> {
     }
 }
 
+/// The `service` section of the user's settings, or the defaults when the file
+/// does not exist or has no such section.
+fn user_section() -> Result<ServiceSection, String> {
+    let dirs = ploy_trust::PloyDirs::from_env().map_err(|e| e.to_string())?;
+    let user = ploy_trust::load_user_settings(&dirs).map_err(|e| e.to_string())?;
+    match user.settings.as_ref().and_then(|s| s.service()) {
+        Some(section) => {
+            ServiceSection::from_value(section.clone(), &user.path.display().to_string())
+                .map_err(|e| e.to_string())
+        }
+        None => Ok(ServiceSection::default()),
+    }
+}
+
 /// `ploy serve`: run the service in the foreground until SIGINT/SIGTERM.
 /// The process's log redactor (installed first thing in main) learns the
 /// service password and the gateway token (GW-4: no log line can carry them).
@@ -82,7 +102,10 @@ pub fn serve_with_redactor(
             Ok(section) => section,
             Err(e) => return fail("serve", e, "fix the named key or value", 2),
         },
-        None => ServiceSection::default(),
+        None => match user_section() {
+            Ok(section) => section,
+            Err(e) => return fail("serve", e, "fix the named key or value", 2),
+        },
     };
     let flags = ConfigFlags {
         listen: args.listen,
