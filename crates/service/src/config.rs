@@ -12,8 +12,8 @@ use serde::Deserialize;
 
 use crate::upstream::LoopbackUpstream;
 
-/// Environment variable that overrides the state folder.
-pub const STATE_DIR_ENV: &str = "PLOY_STATE_DIR";
+/// Environment variable that overrides the state folder (ploy-dirs' name).
+pub use ploy_dirs::STATE_DIR_ENV;
 
 /// The default model upstream (Ollama's OpenAI-compatible endpoint).
 pub const DEFAULT_UPSTREAM: &str = "http://127.0.0.1:11434/v1/chat/completions";
@@ -313,24 +313,13 @@ fn timeout(
 }
 
 /// The platform state folder for "ploy" (XDG state dir on Linux, else the
-/// local data dir). Duplicates ploy-trust's lookup for now.
-pub fn platform_state_dir() -> Option<PathBuf> {
-    let project = directories::ProjectDirs::from("", "", "ploy")?;
-    Some(
-        project
-            .state_dir()
-            .unwrap_or_else(|| project.data_local_dir())
-            .to_path_buf(),
-    )
-}
+/// local data dir): the one lookup in ploy-dirs, shared with ploy-trust.
+pub use ploy_dirs::platform_state_dir;
 
 /// The state folder: `PLOY_STATE_DIR` when set and non-empty, else the
-/// platform's.
+/// platform's (ploy-dirs' lookup); an error when neither exists.
 pub fn state_dir_from_env() -> Result<PathBuf, ConfigError> {
-    match std::env::var_os(STATE_DIR_ENV).filter(|v| !v.is_empty()) {
-        Some(dir) => Ok(PathBuf::from(dir)),
-        None => platform_state_dir().ok_or(ConfigError::NoStateDir),
-    }
+    ploy_dirs::state_dir_from_env().ok_or(ConfigError::NoStateDir)
 }
 
 #[cfg(test)]

@@ -44,6 +44,14 @@ pub use resolve::{
 };
 pub use store::{SavedMatch, TrustStore};
 
+impl From<ploy_dirs::DirsError> for TrustError {
+    fn from(err: ploy_dirs::DirsError) -> Self {
+        match err {
+            ploy_dirs::DirsError::NoHome { hint } => TrustError::NoHome { hint },
+        }
+    }
+}
+
 /// Everything that can stop trust handling. Each message names the file or
 /// directory, the requirement, and what to do.
 #[derive(Debug, thiserror::Error)]
