@@ -6,7 +6,7 @@ use std::{future::Future, io, net::SocketAddr, pin::Pin};
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::address::check_ip;
+use crate::{address::check_ip, text::OperatorHost};
 
 /// A byte stream the fetcher can speak HTTP (or TLS) over.
 pub trait EgressStream: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -23,6 +23,15 @@ pub type DialFuture<'a> = Pin<Box<dyn Future<Output = io::Result<BoxedStream>> +
 pub trait Dial: Send + Sync {
     /// Connects to exactly `addr` (an address that passed the policy).
     fn dial(&self, addr: SocketAddr) -> DialFuture<'_>;
+
+    /// Connects to `addr`, an address of the operator-named host (which the
+    /// address policy does not judge). The default is [`Dial::dial`] (test
+    /// dialers); the production dialer checks the port and, for a literal
+    /// operator address, the address itself instead of the policy.
+    fn dial_operator<'a>(&'a self, addr: SocketAddr, operator: &'a OperatorHost) -> DialFuture<'a> {
+        let _ = operator;
+        self.dial(addr)
+    }
 }
 
 /// The production dialer: plain TCP to the given address, after checking it
@@ -30,10 +39,18 @@ pub trait Dial: Send + Sync {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TcpDial;
 
+/// The one place in ploy that opens a TCP connection (the egress door).
+/// Callers ([`TcpDial::dial`], [`TcpDial::dial_operator`]) check the address
+/// first; nothing else calls it.
+#[allow(clippy::disallowed_methods)]
+async fn open_tcp(addr: SocketAddr) -> io::Result<BoxedStream> {
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    Ok(Box::new(stream) as BoxedStream)
+}
+
 impl Dial for TcpDial {
-    // The one place in ploy that opens a TCP connection (the egress door);
-    // the address is checked right here, a second time, before connecting.
-    #[allow(clippy::disallowed_methods)]
+    // The address is checked right here, a second time, before connecting.
     fn dial(&self, addr: SocketAddr) -> DialFuture<'_> {
         Box::pin(async move {
             if let Err(refusal) = check_ip(addr.ip()) {
@@ -42,9 +59,28 @@ impl Dial for TcpDial {
                     format!("BEYOND-1: dial refused: {refusal}"),
                 ));
             }
-            let stream = tokio::net::TcpStream::connect(addr).await?;
-            stream.set_nodelay(true)?;
-            Ok(Box::new(stream) as BoxedStream)
+            open_tcp(addr).await
+        })
+    }
+
+    // The operator's own host (issue 7): the policy is replaced by "this is
+    // the operator's port, and their address when they wrote one".
+    fn dial_operator<'a>(&'a self, addr: SocketAddr, operator: &'a OperatorHost) -> DialFuture<'a> {
+        Box::pin(async move {
+            let address_ok = operator
+                .literal_address()
+                .is_none_or(|ip| crate::address::dial_form(ip) == addr.ip());
+            if addr.port() != operator.port() || !address_ok {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!(
+                        "BEYOND-1: dial refused: {addr} is not the operator-named host {}:{}",
+                        operator.host(),
+                        operator.port()
+                    ),
+                ));
+            }
+            open_tcp(addr).await
         })
     }
 }

@@ -13,7 +13,7 @@ use std::{
 
 use bytes::Bytes;
 use futures_util::TryStreamExt;
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Either, Empty, Full};
 use hyper_util::rt::TokioIo;
 use rustls::{ClientConfig, RootCertStore, pki_types::ServerName};
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -25,7 +25,7 @@ use crate::{
     dial::{BoxedStream, Dial, TcpDial},
     refusal::{Refusal, Stage},
     resolve::{HickoryResolver, Resolve, ResolveError, resolve_checked},
-    text::{CheckedUrl, check_url_text},
+    text::{CheckedUrl, OperatorHost, check_url_text_with},
 };
 
 /// The body cap, applied after decompression (FETCH-1): 1.5 MiB.
@@ -37,6 +37,11 @@ pub const USER_AGENT: &str = concat!("ploy/", env!("CARGO_PKG_VERSION"), " (guar
 
 const ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.9,application/json;q=0.8,text/*;q=0.7";
 const ACCEPT_ENCODING: &str = "gzip, deflate, br";
+/// The largest JSON body [`Fetcher::post_json`] sends: a search request is
+/// a phrase and a few options, so anything bigger is not one.
+pub const MAX_POST_BODY_BYTES: usize = 16 * 1024;
+/// The longest bearer token [`Fetcher::post_json`] sends.
+const MAX_BEARER_CHARS: usize = 512;
 /// Read buffer size for the body loop; the cap can be overshot by at most
 /// this much in memory before it is cut.
 const READ_CHUNK: usize = 16 * 1024;
@@ -56,6 +61,10 @@ pub struct FetchConfig {
     /// [`default_tls_config`]; tests inject their own roots through
     /// [`tls_config_with_roots`].
     pub tls: Arc<ClientConfig>,
+    /// The one operator-named host the address policy lets through (a
+    /// self-hosted SearXNG). `None` everywhere except the fetcher a backend
+    /// built from operator configuration uses ([`Fetcher::with_operator_host`]).
+    pub operator_host: Option<OperatorHost>,
 }
 
 impl FetchConfig {
@@ -68,6 +77,7 @@ impl FetchConfig {
             read_timeout: Duration::from_secs(15),
             total_timeout: Duration::from_secs(45),
             tls,
+            operator_host: None,
         }
     }
 
@@ -84,6 +94,7 @@ impl fmt::Debug for FetchConfig {
             .field("connect_timeout", &self.connect_timeout)
             .field("read_timeout", &self.read_timeout)
             .field("total_timeout", &self.total_timeout)
+            .field("operator_host", &self.operator_host)
             .finish_non_exhaustive()
     }
 }
@@ -201,6 +212,14 @@ impl fmt::Debug for Fetcher {
     }
 }
 
+/// What one request carries: a GET, or the one POST shape (JSON with a
+/// bearer token) that API backends need.
+#[derive(Clone, Copy)]
+enum RequestKind<'a> {
+    Get,
+    PostJson { bearer: &'a str, body: &'a Bytes },
+}
+
 /// What one hop produced.
 enum Hop {
     Done(FetchOutcome),
@@ -242,6 +261,19 @@ impl Fetcher {
         Self::new(resolver, Arc::new(TcpDial), config)
     }
 
+    /// The same fetcher, letting `operator` (and only it) past the address
+    /// policy. Use it only for a backend whose base URL came from the
+    /// operator's configuration file, never for model or page input.
+    pub fn with_operator_host(&self, operator: OperatorHost) -> Self {
+        let mut config = self.config.clone();
+        config.operator_host = Some(operator);
+        Self {
+            resolver: self.resolver.clone(),
+            dialer: self.dialer.clone(),
+            config,
+        }
+    }
+
     /// Fetches `url` (GET) through the whole pipeline. Returns every outcome
     /// as a value; `Err(Cancelled)` only when `cancel` fires, which stops the
     /// fetch at once (the total timeout is joined with it).
@@ -250,10 +282,69 @@ impl Fetcher {
         url: &str,
         cancel: &CancellationToken,
     ) -> Result<FetchOutcome, Cancelled> {
+        self.guarded(url, RequestKind::Get, cancel).await
+    }
+
+    /// POSTs a JSON `body` to `url` with `Authorization: Bearer <bearer>`
+    /// (an API search backend such as Tavily), through the same pipeline as
+    /// [`Fetcher::fetch`]: text check, checked resolution, pinned dial, TLS,
+    /// body cap and content-type policy. The headers are fixed (Host,
+    /// User-Agent, Accept and Content-Type `application/json`,
+    /// Authorization, Content-Length, Connection; never Cookie or Referer).
+    /// A body over [`MAX_POST_BODY_BYTES`] or an unusable token is refused
+    /// before anything is sent. A redirect is refused, never followed: it
+    /// would re-send the key and the body somewhere else (URL-3, A-1). The
+    /// token never appears in the outcome, even if the server echoes it.
+    pub async fn post_json(
+        &self,
+        url: &str,
+        bearer: &str,
+        body: Vec<u8>,
+        cancel: &CancellationToken,
+    ) -> Result<FetchOutcome, Cancelled> {
+        if body.len() > MAX_POST_BODY_BYTES {
+            return Ok(FetchOutcome::Refused(Refusal::new(
+                "EGRESS-2",
+                Stage::Request,
+                format!(
+                    "the request body is {} bytes; at most {MAX_POST_BODY_BYTES} are sent (a search request is a phrase and a few options)",
+                    body.len()
+                ),
+            )));
+        }
+        if !bearer_is_usable(bearer) {
+            return Ok(FetchOutcome::Refused(Refusal::new(
+                "A-1",
+                Stage::Request,
+                format!(
+                    "the bearer token is empty, longer than {MAX_BEARER_CHARS} characters, or holds characters other than visible ASCII (it is not shown); check the key"
+                ),
+            )));
+        }
+        let body = Bytes::from(body);
+        let outcome = self
+            .guarded(
+                url,
+                RequestKind::PostJson {
+                    bearer,
+                    body: &body,
+                },
+                cancel,
+            )
+            .await?;
+        Ok(without_secret(outcome, bearer))
+    }
+
+    async fn guarded(
+        &self,
+        url: &str,
+        kind: RequestKind<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<FetchOutcome, Cancelled> {
         tokio::select! {
             biased;
             () = cancel.cancelled() => Err(Cancelled),
-            done = tokio::time::timeout(self.config.total_timeout, self.run(url)) => {
+            done = tokio::time::timeout(self.config.total_timeout, self.run(url, kind)) => {
                 Ok(done.unwrap_or_else(|_| FetchOutcome::TimedOut {
                     phase: TimeoutPhase::Total,
                     url: url.to_owned(),
@@ -262,15 +353,25 @@ impl Fetcher {
         }
     }
 
-    async fn run(&self, url: &str) -> FetchOutcome {
-        let mut current = match check_url_text(url) {
+    async fn run(&self, url: &str, kind: RequestKind<'_>) -> FetchOutcome {
+        let operator = self.config.operator_host.as_ref();
+        let mut current = match check_url_text_with(url, operator) {
             Ok(checked) => checked,
             Err(refusal) => return FetchOutcome::Refused(refusal),
         };
         let mut redirects = 0;
         loop {
-            match self.hop(&current, redirects).await {
+            match self.hop(&current, redirects, kind).await {
                 Hop::Done(outcome) => return outcome,
+                Hop::Redirect(_) if matches!(kind, RequestKind::PostJson { .. }) => {
+                    // The location is not shown: a hostile API could put
+                    // anything in it, and it is never dialled.
+                    return FetchOutcome::Refused(Refusal::new(
+                        "URL-3",
+                        Stage::Redirect,
+                        "the server answered the POST with a redirect; a request carrying a key and a body is never re-sent to another location, so it was not followed (check the API base URL)",
+                    ));
+                }
                 Hop::Redirect(location) => {
                     if redirects >= MAX_REDIRECTS {
                         return FetchOutcome::Refused(Refusal::new(
@@ -281,7 +382,7 @@ impl Fetcher {
                             ),
                         ));
                     }
-                    let next = match current.join_checked(&location) {
+                    let next = match current.join_checked_with(&location, operator) {
                         Ok(next) => next,
                         Err(refusal) => {
                             return FetchOutcome::Refused(Refusal {
@@ -308,8 +409,8 @@ impl Fetcher {
         }
     }
 
-    /// One request to one checked URL: resolve, check, pin, TLS, GET.
-    async fn hop(&self, target: &CheckedUrl, redirects: usize) -> Hop {
+    /// One request to one checked URL: resolve, check, pin, TLS, request.
+    async fn hop(&self, target: &CheckedUrl, redirects: usize, kind: RequestKind<'_>) -> Hop {
         let url_text = target.url().as_str().to_owned();
         let network = |detail: String| {
             Hop::Done(FetchOutcome::NetworkError {
@@ -326,6 +427,20 @@ impl Fetcher {
 
         let addresses: Vec<IpAddr> = match (target.literal_address(), target.name()) {
             (Some(ip), _) => vec![ip],
+            (None, Some(name)) if target.is_operator_host() => {
+                // The operator named this host: its addresses are not judged
+                // by the policy, but they are still resolved once and pinned.
+                match tokio::time::timeout(self.config.resolve_timeout, self.resolver.resolve(name))
+                    .await
+                {
+                    Err(_) => return timed_out(TimeoutPhase::Resolve),
+                    Ok(Err(err)) => return network(err.to_string()),
+                    Ok(Ok(addresses)) if addresses.is_empty() => {
+                        return network(format!("name `{name}` has no addresses"));
+                    }
+                    Ok(Ok(addresses)) => addresses,
+                }
+            }
             (None, Some(name)) => {
                 match resolve_checked(self.resolver.as_ref(), name, self.config.resolve_timeout)
                     .await
@@ -373,7 +488,7 @@ impl Fetcher {
             let _ = connection.await;
         }));
 
-        let request = match build_request(target) {
+        let request = match build_request(target, kind) {
             Ok(request) => request,
             Err(err) => return network(format!("cannot build the request: {err}")),
         };
@@ -509,8 +624,15 @@ impl Fetcher {
         let port = target.port();
         let mut last_error = String::from("no address to connect to");
         let mut dialled = None;
+        let operator = self
+            .config
+            .operator_host
+            .as_ref()
+            .filter(|_| target.is_operator_host());
         for ip in addresses {
-            if let Err(refusal) = check_ip(*ip) {
+            if operator.is_none()
+                && let Err(refusal) = check_ip(*ip)
+            {
                 return Err(ConnectError::Refused(Refusal::new(
                     "BEYOND-1",
                     Stage::Dial,
@@ -518,7 +640,11 @@ impl Fetcher {
                 )));
             }
             let addr = SocketAddr::new(dial_form(*ip), port);
-            match self.dialer.dial(addr).await {
+            let attempt = match operator {
+                Some(operator) => self.dialer.dial_operator(addr, operator).await,
+                None => self.dialer.dial(addr).await,
+            };
+            match attempt {
                 Ok(stream) => {
                     dialled = Some((stream, addr));
                     break;
@@ -560,9 +686,16 @@ enum ConnectError {
     Io(String),
 }
 
-/// The one request shape ploy sends: GET, fixed headers, nothing else (no
-/// Cookie, no Referer, no Authorization, no proxy headers).
-fn build_request(target: &CheckedUrl) -> Result<http::Request<Empty<Bytes>>, http::Error> {
+/// The request body type: nothing for a GET, the JSON bytes for a POST.
+type RequestBody = Either<Empty<Bytes>, Full<Bytes>>;
+
+/// The two request shapes ploy sends, with fixed headers and nothing else
+/// (no Cookie, no Referer, no proxy headers): a GET (no Authorization), or a
+/// JSON POST with exactly one Authorization header, marked sensitive.
+fn build_request(
+    target: &CheckedUrl,
+    kind: RequestKind<'_>,
+) -> Result<http::Request<RequestBody>, http::Error> {
     let url = target.url();
     let path = &url[Position::BeforePath..Position::AfterQuery];
     let path = if path.is_empty() { "/" } else { path };
@@ -570,15 +703,80 @@ fn build_request(target: &CheckedUrl) -> Result<http::Request<Empty<Bytes>>, htt
         Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
         None => url.host_str().unwrap_or_default().to_owned(),
     };
-    http::Request::builder()
-        .method(http::Method::GET)
-        .uri(path)
-        .header(http::header::HOST, host)
-        .header(http::header::USER_AGENT, USER_AGENT)
-        .header(http::header::ACCEPT, ACCEPT)
-        .header(http::header::ACCEPT_ENCODING, ACCEPT_ENCODING)
-        .header(http::header::CONNECTION, "close")
-        .body(Empty::new())
+    match kind {
+        RequestKind::Get => http::Request::builder()
+            .method(http::Method::GET)
+            .uri(path)
+            .header(http::header::HOST, host)
+            .header(http::header::USER_AGENT, USER_AGENT)
+            .header(http::header::ACCEPT, ACCEPT)
+            .header(http::header::ACCEPT_ENCODING, ACCEPT_ENCODING)
+            .header(http::header::CONNECTION, "close")
+            .body(Either::Left(Empty::new())),
+        RequestKind::PostJson { bearer, body } => {
+            let mut authorization = http::HeaderValue::try_from(format!("Bearer {bearer}"))?;
+            authorization.set_sensitive(true);
+            http::Request::builder()
+                .method(http::Method::POST)
+                .uri(path)
+                .header(http::header::HOST, host)
+                .header(http::header::USER_AGENT, USER_AGENT)
+                .header(http::header::ACCEPT, "application/json")
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .header(http::header::AUTHORIZATION, authorization)
+                .header(http::header::CONTENT_LENGTH, body.len())
+                .header(http::header::CONNECTION, "close")
+                .body(Either::Right(Full::new(body.clone())))
+        }
+    }
+}
+
+/// A bearer token a header can carry: visible ASCII, bounded.
+fn bearer_is_usable(bearer: &str) -> bool {
+    !bearer.is_empty()
+        && bearer.len() <= MAX_BEARER_CHARS
+        && bearer.bytes().all(|b| b.is_ascii_graphic())
+}
+
+/// Removes every copy of `secret` from the text an outcome carries (a
+/// server may echo the key back in its body or an error): A-1.
+fn without_secret(outcome: FetchOutcome, secret: &str) -> FetchOutcome {
+    const SHOWN: &str = "[REDACTED]";
+    let clean = |text: String| {
+        if text.contains(secret) {
+            text.replace(secret, SHOWN)
+        } else {
+            text
+        }
+    };
+    match outcome {
+        FetchOutcome::Page(page) => FetchOutcome::Page(Page {
+            text: clean(page.text),
+            final_url: clean(page.final_url),
+            ..page
+        }),
+        FetchOutcome::Refused(refusal) => FetchOutcome::Refused(Refusal {
+            reason: clean(refusal.reason),
+            ..refusal
+        }),
+        FetchOutcome::HttpStatus {
+            status,
+            url,
+            redirects,
+        } => FetchOutcome::HttpStatus {
+            status,
+            url: clean(url),
+            redirects,
+        },
+        FetchOutcome::NetworkError { url, detail } => FetchOutcome::NetworkError {
+            url: clean(url),
+            detail: clean(detail),
+        },
+        FetchOutcome::TimedOut { phase, url } => FetchOutcome::TimedOut {
+            phase,
+            url: clean(url),
+        },
+    }
 }
 
 /// Splits `type/subtype; charset=x` into the lowercase media type and the

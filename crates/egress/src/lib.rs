@@ -27,8 +27,8 @@ mod text;
 pub use address::{AddressRefusal, check_ip};
 pub use dial::{BoxedStream, Dial, DialFuture, EgressStream, TcpDial};
 pub use fetch::{
-    Cancelled, FetchConfig, FetchOutcome, Fetcher, MAX_BODY_BYTES, MAX_REDIRECTS, Page,
-    TimeoutPhase, USER_AGENT, default_tls_config, tls_config_with_roots,
+    Cancelled, FetchConfig, FetchOutcome, Fetcher, MAX_BODY_BYTES, MAX_POST_BODY_BYTES,
+    MAX_REDIRECTS, Page, TimeoutPhase, USER_AGENT, default_tls_config, tls_config_with_roots,
 };
 pub use refusal::{Refusal, Stage};
 pub use resolve::{
@@ -39,4 +39,4 @@ pub use scrub::{
     MAX_PHRASE_CHARS, MAX_PHRASES_PER_ROUND, MAX_ROUNDS, PlanError, ScrubClass, Scrubbed,
     SearchPhrase, SearchPlan, SearchRound, scrub,
 };
-pub use text::{CheckedUrl, check_url_text};
+pub use text::{CheckedUrl, OperatorHost, check_url_text};

@@ -17,6 +17,9 @@ pub enum Stage {
     Redirect,
     /// The response was refused for its content type (FETCH-1).
     Content,
+    /// The request itself was refused before anything was sent (a POST body
+    /// over its cap, an unusable bearer token).
+    Request,
 }
 
 impl Stage {
@@ -28,6 +31,7 @@ impl Stage {
             Stage::Dial => "dial",
             Stage::Redirect => "redirect",
             Stage::Content => "content",
+            Stage::Request => "request",
         }
     }
 }

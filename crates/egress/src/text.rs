@@ -29,6 +29,107 @@ const LOCAL_SUFFIXES: &[&str] = &[
 pub struct CheckedUrl {
     url: Url,
     target: Target,
+    /// The host and port are exactly the operator-named ones (see
+    /// [`OperatorHost`]): the address policy does not apply to them.
+    operator: bool,
+}
+
+/// The one host and port the operator named in their own configuration
+/// (a self-hosted SearXNG), which the address policy lets through even when
+/// it is private or loopback (issue 7: "the only kind of address allowed to
+/// be non-public, and only when the operator names it explicitly").
+///
+/// It matches only the same scheme and host *as written* (a name, or a
+/// canonical literal address) on the same port; another name for the same address,
+/// another port, or another spelling of the address is judged by the normal
+/// rules. Scheme (http/https only), no user info, pinning, caps and the
+/// checks on every redirect away from it still apply. Build it only from
+/// operator configuration, never from anything a model or a web page wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorHost {
+    https: bool,
+    host: Target,
+    port: u16,
+}
+
+impl OperatorHost {
+    /// The operator host of a configured base URL (e.g. SearXNG's
+    /// `http://searx.lan:8888/`). Refuses what no configuration should name:
+    /// other schemes, user info, a missing host, numeric host forms other
+    /// than a canonical dotted quad, names ending in a number.
+    pub fn from_base_url(base: &str) -> Result<Self, Refusal> {
+        let refuse = |reason: String| Refusal::new(RULE, Stage::Text, reason);
+        let url = Url::parse(base)
+            .map_err(|err| refuse(format!("operator URL `{base}` does not parse: {err}")))?;
+        if url.scheme() != "http" && url.scheme() != "https" {
+            return Err(refuse(format!(
+                "operator URL `{base}`: only http and https are allowed"
+            )));
+        }
+        let raw = raw_authority(base).unwrap_or(RawAuthority {
+            has_userinfo: false,
+            host: String::new(),
+        });
+        if raw.has_userinfo || !url.username().is_empty() || url.password().is_some() {
+            return Err(refuse(format!(
+                "operator URL `{base}` carries user info, which is never sent"
+            )));
+        }
+        let host = match url.host() {
+            None => return Err(refuse(format!("operator URL `{base}` has no host"))),
+            Some(Host::Ipv4(addr)) => {
+                if raw.host != addr.to_string() {
+                    return Err(refuse(format!(
+                        "operator URL `{base}`: write the address as a plain dotted quad, not `{}`",
+                        raw.host
+                    )));
+                }
+                Target::Address(IpAddr::V4(addr))
+            }
+            Some(Host::Ipv6(addr)) => Target::Address(IpAddr::V6(addr)),
+            Some(Host::Domain(domain)) => {
+                let name = domain.trim_end_matches('.').to_ascii_lowercase();
+                let last = name.rsplit('.').next().unwrap_or_default();
+                if name.is_empty() || last.chars().all(|c| c.is_ascii_digit()) {
+                    return Err(refuse(format!(
+                        "operator URL `{base}`: host `{domain}` is empty or ends in a number"
+                    )));
+                }
+                Target::Name(name)
+            }
+        };
+        let port = url.port_or_known_default().unwrap_or(80);
+        Ok(Self {
+            https: url.scheme() == "https",
+            host,
+            port,
+        })
+    }
+
+    /// The host as it must be written (a lowercase name or an address).
+    pub fn host(&self) -> String {
+        match &self.host {
+            Target::Name(name) => name.clone(),
+            Target::Address(ip) => ip.to_string(),
+        }
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The literal address the operator named, if they named one.
+    pub(crate) fn literal_address(&self) -> Option<IpAddr> {
+        match self.host {
+            Target::Address(ip) => Some(ip),
+            Target::Name(_) => None,
+        }
+    }
+
+    fn matches(&self, https: bool, target: &Target, port: Option<u16>) -> bool {
+        https == self.https && port == Some(self.port) && *target == self.host
+    }
 }
 
 /// What the host of a checked URL is.
@@ -73,11 +174,27 @@ impl CheckedUrl {
         self.url.scheme() == "https"
     }
 
+    /// Whether this URL's host and port are exactly the operator-named ones,
+    /// so the address policy was not applied to them.
+    pub fn is_operator_host(&self) -> bool {
+        self.operator
+    }
+
     /// Resolves a redirect `Location` against this URL and checks the result
     /// with the same text rules (URL-3 repeats URL-1). A path-relative
     /// location keeps this URL's already-checked host; any location that
     /// carries its own authority is judged on its own host text.
     pub fn join_checked(&self, location: &str) -> Result<CheckedUrl, Refusal> {
+        self.join_checked_with(location, None)
+    }
+
+    /// [`CheckedUrl::join_checked`], with the operator host let through
+    /// when the location names exactly it.
+    pub(crate) fn join_checked_with(
+        &self,
+        location: &str,
+        operator: Option<&OperatorHost>,
+    ) -> Result<CheckedUrl, Refusal> {
         let joined = self.url.join(location).map_err(|err| {
             Refusal::new(
                 RULE,
@@ -94,7 +211,7 @@ impl CheckedUrl {
                 host: self.url.host_str().unwrap_or_default().to_owned(),
             },
         };
-        check_parsed(joined, &raw)
+        check_parsed(joined, &raw, operator)
     }
 }
 
@@ -114,16 +231,30 @@ impl std::fmt::Display for CheckedUrl {
 /// full-width digits, trailing dot); literal addresses the address policy
 /// refuses.
 pub fn check_url_text(input: &str) -> Result<CheckedUrl, Refusal> {
+    check_url_text_with(input, None)
+}
+
+/// [`check_url_text`], letting `operator`'s exact host and port past the
+/// host rules (local names, private literal addresses). Everything else
+/// (scheme, user info, numeric spellings) is checked as usual.
+pub(crate) fn check_url_text_with(
+    input: &str,
+    operator: Option<&OperatorHost>,
+) -> Result<CheckedUrl, Refusal> {
     let url = Url::parse(input)
         .map_err(|err| Refusal::new(RULE, Stage::Text, format!("not a valid URL: {err}")))?;
     let raw = raw_authority(input).unwrap_or(RawAuthority {
         has_userinfo: false,
         host: String::new(),
     });
-    check_parsed(url, &raw)
+    check_parsed(url, &raw, operator)
 }
 
-fn check_parsed(mut url: Url, raw: &RawAuthority) -> Result<CheckedUrl, Refusal> {
+fn check_parsed(
+    mut url: Url,
+    raw: &RawAuthority,
+    operator: Option<&OperatorHost>,
+) -> Result<CheckedUrl, Refusal> {
     let scheme = url.scheme();
     if scheme != "http" && scheme != "https" {
         return Err(Refusal::new(
@@ -139,6 +270,10 @@ fn check_parsed(mut url: Url, raw: &RawAuthority) -> Result<CheckedUrl, Refusal>
             "credentials (user info before `@`) are not allowed in a URL",
         ));
     }
+    let port = url.port_or_known_default();
+    let https = url.scheme() == "https";
+    let is_operator = |target: &Target| operator.is_some_and(|op| op.matches(https, target, port));
+    let mut operator_match = false;
     let target = match url.host() {
         None => return Err(Refusal::new(RULE, Stage::Text, "the URL has no host")),
         Some(Host::Ipv4(addr)) => {
@@ -154,13 +289,39 @@ fn check_parsed(mut url: Url, raw: &RawAuthority) -> Result<CheckedUrl, Refusal>
                     ),
                 ));
             }
-            check_literal(IpAddr::V4(addr))?
+            let literal = Target::Address(IpAddr::V4(addr));
+            if is_operator(&literal) {
+                operator_match = true;
+                literal
+            } else {
+                check_literal(IpAddr::V4(addr))?
+            }
         }
-        Some(Host::Ipv6(addr)) => check_literal(IpAddr::V6(addr))?,
-        Some(Host::Domain(domain)) => Target::Name(check_name(domain)?),
+        Some(Host::Ipv6(addr)) => {
+            let literal = Target::Address(IpAddr::V6(addr));
+            if is_operator(&literal) {
+                operator_match = true;
+                literal
+            } else {
+                check_literal(IpAddr::V6(addr))?
+            }
+        }
+        Some(Host::Domain(domain)) => {
+            let name = Target::Name(domain.trim_end_matches('.').to_ascii_lowercase());
+            if is_operator(&name) {
+                operator_match = true;
+                name
+            } else {
+                Target::Name(check_name(domain)?)
+            }
+        }
     };
     url.set_fragment(None);
-    Ok(CheckedUrl { url, target })
+    Ok(CheckedUrl {
+        url,
+        target,
+        operator: operator_match,
+    })
 }
 
 fn check_literal(ip: IpAddr) -> Result<Target, Refusal> {

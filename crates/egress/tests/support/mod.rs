@@ -175,7 +175,21 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             _ => return,
         }
     }
-    let head = String::from_utf8_lossy(&head).into_owned();
+    let mut head = String::from_utf8_lossy(&head).into_owned();
+    // A request with a body (the JSON POST): read it and log it after the head.
+    let length = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse::<usize>().ok())?
+    });
+    if let Some(length) = length {
+        let mut body = vec![0u8; length.min(1 << 20)];
+        if stream.read_exact(&mut body).await.is_err() {
+            return;
+        }
+        head.push_str(&String::from_utf8_lossy(&body));
+    }
     log.lock().expect("lock").push(head.clone());
     let reply = handler(&head);
     if stream.write_all(&reply.bytes).await.is_err() {
