@@ -4,9 +4,9 @@
 //! failure is a [`BackendReport`] with a reason (FAIL-1); only cancellation
 //! is an error.
 
-use std::{fmt, future::Future, pin::Pin, sync::Arc};
+use std::{borrow::Cow, fmt, future::Future, pin::Pin, sync::Arc};
 
-use ploy_egress::{Cancelled, FetchOutcome, Fetcher, SearchPhrase};
+use ploy_egress::{Cancelled, FetchOutcome, Fetcher, OperatorHost, SearchPhrase};
 use scraper::{Html, Selector};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -140,12 +140,17 @@ pub fn outcome_failure(outcome: &FetchOutcome) -> Failure {
     }
 }
 
-/// Parses and checks a configured base URL (http or https).
+/// Parses and checks a configured base URL (http or https). The host must
+/// be written plainly: user info, numeric spellings of an address (hex,
+/// octal, integer, short forms) and names ending in a number are refused
+/// here, at load (CONFIG-1), because the parsed URL no longer shows how the
+/// host was written, and a SearXNG base becomes the operator allowance.
 pub fn parse_base(text: &str) -> Result<Url, String> {
     let url = Url::parse(text).map_err(|err| format!("`{text}` is not a URL: {err}"))?;
     if url.scheme() != "https" && url.scheme() != "http" {
         return Err(format!("`{text}`: only http and https are allowed"));
     }
+    OperatorHost::from_base_url(text).map_err(|refusal| refusal.reason)?;
     Ok(url)
 }
 
@@ -379,16 +384,31 @@ pub fn parse_wikipedia(body: &str) -> Result<Vec<SearchHit>, Failure> {
 }
 
 /// A self-hosted SearXNG instance (`{base}/search?q=…&format=json`). Its
-/// base URL is operator configuration.
+/// base URL is operator configuration, so its exact host and port may be a
+/// private or loopback address (issue 7): this backend's requests, and only
+/// they, go through a fetcher that lets that one host through
+/// ([`Fetcher::with_operator_host`]). Result pages it lists are read by the
+/// engine's ordinary fetcher, under the normal rules.
 #[derive(Debug, Clone)]
 pub struct Searxng {
     base: Url,
+    operator: Option<OperatorHost>,
 }
 
 impl Searxng {
-    /// A backend on the operator's instance.
+    /// A backend on the operator's instance. `base` must come from the
+    /// operator's configuration file (`searxng_url` in `research.json`),
+    /// never from a model or a page. A base whose host is written in a form
+    /// the operator allowance does not accept (a numeric spelling, user
+    /// info) gets no allowance and is judged by the normal rules.
     pub fn new(base: Url) -> Self {
-        Self { base }
+        let operator = OperatorHost::from_base_url(base.as_str()).ok();
+        Self { base, operator }
+    }
+
+    /// The host and port let past the address policy, if any.
+    pub fn operator_host(&self) -> Option<&OperatorHost> {
+        self.operator.as_ref()
     }
 }
 
@@ -414,7 +434,11 @@ impl SearchBackend for Searxng {
                 .clear()
                 .append_pair("q", phrase.as_str())
                 .append_pair("format", "json");
-            Ok(match get_text(fetcher, &url, cancel).await? {
+            let fetcher = match &self.operator {
+                Some(operator) => Cow::Owned(fetcher.with_operator_host(operator.clone())),
+                None => Cow::Borrowed(fetcher),
+            };
+            Ok(match get_text(&fetcher, &url, cancel).await? {
                 Ok(body) => match parse_searxng(&body) {
                     Ok(hits) => BackendReport::hits(hits, "searxng"),
                     Err(failure) => BackendReport::failed(failure),
@@ -477,8 +501,8 @@ pub fn parse_tavily(body: &str) -> Result<Vec<SearchHit>, Failure> {
 }
 
 /// A JSON POST through the egress door (Tavily's API is a POST). The
-/// guarded fetcher is GET-only today; an implementation must run the same
-/// pipeline (URL check, checked resolution, pinned dial, caps).
+/// production implementation is [`Fetcher`] itself ([`Fetcher::post_json`]:
+/// the same pipeline as a GET, fixed headers, redirects refused).
 pub trait PostJson: Send + Sync {
     /// POSTs `body` to `url` with `Authorization: Bearer <bearer>`.
     fn post_json<'a>(
@@ -488,6 +512,18 @@ pub trait PostJson: Send + Sync {
         body: Vec<u8>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<FetchOutcome, Cancelled>>;
+}
+
+impl PostJson for Fetcher {
+    fn post_json<'a>(
+        &'a self,
+        url: &'a str,
+        bearer: &'a str,
+        body: Vec<u8>,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<FetchOutcome, Cancelled>> {
+        Box::pin(Fetcher::post_json(self, url, bearer, body, cancel))
+    }
 }
 
 /// Tavily API keys, in memory only (STATE-1), from `PLOY_TAVILY_KEYS`
@@ -596,7 +632,7 @@ impl SearchBackend for Tavily {
             let Some(poster) = &self.poster else {
                 return Ok(BackendReport::failed(Failure::new(
                     "FAIL-1",
-                    "tavily needs a POST through the egress door, which is not built yet; use duckduckgo or wikipedia",
+                    "tavily was built without a POST transport (pass the fetcher as the poster); use duckduckgo or wikipedia",
                 )));
             };
             let Ok(url) = self.base.join("search") else {

@@ -16,7 +16,7 @@ use ploy_store::Store;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    backend::TavilyKeys,
+    backend::{PostJson, TavilyKeys},
     model::{ChatModel, ResearchModel},
     run::{Progress, ResearchOutput, RunRequest, RunStatus, StoreMarker},
     tools::{BackendName, LoadError, ResearchConfig, ResearchTools, build_engine},
@@ -117,11 +117,14 @@ pub fn run_command(
         })?,
     };
     let (redactor, _rejected) = Redactor::from_process_env();
+    // Tavily POSTs through the same guarded fetcher (keys only from the
+    // environment; build_engine teaches them to the redactor).
+    let poster: Arc<dyn PostJson> = Arc::new(fetcher.clone());
     let (engine, notes) = build_engine(
         &config,
         &chosen,
         TavilyKeys::from_env(),
-        None,
+        Some(poster),
         fetcher,
         &redactor,
     )?;

@@ -38,6 +38,12 @@ pub const PAGES_HOST: &str = "pages.example.org";
 pub const SEARX_HOST: &str = "searx.example.net";
 /// A name that resolves to a private address.
 pub const PRIVATE_HOST: &str = "intranet.example.org";
+/// Tavily's API host and its public-looking test address.
+pub const TAVILY_HOST: &str = "api.tavily.com";
+pub const TAVILY_IP: &str = "93.184.215.18";
+/// An operator's SearXNG on a private address (issue 7).
+pub const LAN_SEARX_HOST: &str = "searx.lan";
+pub const LAN_SEARX_IP: &str = "10.9.8.7";
 
 /// What a fixture server answers.
 #[derive(Clone)]
@@ -290,6 +296,8 @@ impl World {
             ("slow.example.org", vec![ip(PAGES_IP)]),
             (SEARX_HOST, vec![ip(SEARX_IP)]),
             (PRIVATE_HOST, vec![ip("10.20.30.40")]),
+            (TAVILY_HOST, vec![ip(TAVILY_IP)]),
+            (LAN_SEARX_HOST, vec![ip(LAN_SEARX_IP)]),
         ]);
         let mut config = FetchConfig::with_tls(default_tls_config().expect("tls"));
         config.read_timeout = read_timeout;
