@@ -45,7 +45,13 @@ impl TempDir {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_ploy"))
+        self.run_with_keys(args, None)
+    }
+
+    /// Runs with `PLOY_TAVILY_KEYS` set to `keys` (or unset).
+    fn run_with_keys(&self, args: &[&str], keys: Option<&str>) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ploy"));
+        command
             .arg("research")
             .args(args)
             .arg("--hosts")
@@ -54,9 +60,11 @@ impl TempDir {
             .env("PLOY_STATE_DIR", self.0.join("state"))
             .env_remove("PLOY_MODEL")
             .env_remove("PLOY_TAVILY_KEYS")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+            .stdin(Stdio::null());
+        if let Some(keys) = keys {
+            command.env("PLOY_TAVILY_KEYS", keys);
+        }
+        command.output().unwrap()
     }
 
     fn db(&self) -> PathBuf {
@@ -201,5 +209,138 @@ fn without_a_model_the_dossier_is_printed_with_the_reason() {
     assert!(
         !stderr.contains("duckduckgo ←"),
         "only the named backend: {stderr}"
+    );
+}
+
+const TAVILY_KEY: &str = "tvly-cliCanaryK3y0987654321zyx";
+
+// proves: EGRESS-2, A-1, A-6, URL-2 (`--backend tavily` with a key from the environment)
+#[test]
+fn tavily_with_an_environment_key_goes_through_the_door_and_never_shows_the_key() {
+    let dir = TempDir::new().with_profile();
+    // Without a key Tavily is not offered, and with nothing else the run
+    // fails loudly instead of crashing (A-6).
+    let out = dir.run(&["rust ownership", "--backend", "tavily", "--no-answer"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("PLOY_TAVILY_KEYS"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // With a key it is offered; its API name answers a loopback address
+    // here, which the door refuses before any byte (and the key) is sent.
+    fs::write(dir.0.join("hosts"), "127.0.0.1 api.tavily.com\n").unwrap();
+    let out = dir.run_with_keys(
+        &[
+            "rust ownership",
+            "--backend",
+            "tavily",
+            "--no-answer",
+            "--json",
+        ],
+        Some(TAVILY_KEY),
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let result: Value = serde_json::from_str(&stdout).expect("strict JSON");
+    let searches = result["searches"].as_array().unwrap();
+    assert!(!searches.is_empty(), "{stdout}");
+    for search in searches {
+        assert_eq!(search["backend"], "tavily", "{search}");
+        assert_eq!(search["failure"]["rule"], "URL-2", "{search}");
+    }
+    assert!(stderr.contains("tavily"), "{stderr}");
+    assert!(
+        !stdout.contains(TAVILY_KEY) && !stderr.contains(TAVILY_KEY),
+        "the key was shown:\n{stdout}\n{stderr}"
+    );
+    assert!(!stderr.contains("not built"), "{stderr}");
+}
+
+/// A one-thread SearXNG fixture on 127.0.0.1:0: answers every request with
+/// one result pointing back at itself, and counts the requests.
+fn searx_fixture() -> (u16, std::sync::Arc<AtomicUsize>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let count = std::sync::Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                match stream.read(&mut byte) {
+                    Ok(1) => head.push(byte[0]),
+                    _ => break,
+                }
+            }
+            seen.fetch_add(1, Ordering::SeqCst);
+            let body = format!(
+                r#"{{"query":"q","results":[{{"url":"http://127.0.0.1:{port}/internal","title":"Internal","content":"x"}}]}}"#
+            );
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (port, count)
+}
+
+// proves: URL-1, CONFIG-1, BEYOND-1 (issue 7: SearXNG on the operator-named loopback address, through the production dialer)
+#[test]
+fn searxng_on_the_operator_named_loopback_address_is_searched_but_its_links_are_not_read() {
+    let dir = TempDir::new().with_profile();
+    let (port, requests) = searx_fixture();
+    fs::write(
+        dir.0.join("config/research.json"),
+        format!(r#"{{"backends": ["searxng"], "searxng_url": "http://127.0.0.1:{port}/"}}"#),
+    )
+    .unwrap();
+    let out = dir.run(&["rust ownership", "--no-answer", "--json"]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let result: Value = serde_json::from_str(&stdout).expect("strict JSON");
+    let search = &result["searches"][0];
+    assert_eq!(search["backend"], "searxng", "{stdout}");
+    assert_eq!(search["hits"], 1, "{stdout}");
+    assert!(search["failure"].is_null(), "{stdout}");
+    // The result link points at the same loopback host: read by the
+    // ordinary fetcher, it is refused (the allowance is the backend's only).
+    let skipped = result["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{stdout}");
+    assert_eq!(skipped[0]["failure"]["rule"], "URL-1", "{stdout}");
+    let searches = result["searches"].as_array().unwrap().len();
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        searches,
+        "only the searches reached the operator host"
+    );
+
+    // The operator may name the instance by a name instead (resolved once,
+    // pinned; here from the hosts file).
+    let (port_b, requests_b) = searx_fixture();
+    fs::write(dir.0.join("hosts"), "127.0.0.1 searx.example.com\n").unwrap();
+    fs::write(
+        dir.0.join("config/research.json"),
+        format!(
+            r#"{{"backends": ["searxng"], "searxng_url": "http://searx.example.com:{port_b}/"}}"#
+        ),
+    )
+    .unwrap();
+    let out = dir.run(&["rust ownership", "--no-answer", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).expect("strict JSON");
+    assert!(
+        result["searches"][0]["hits"] == 1,
+        "a named host works by name too: {result}"
+    );
+    assert_eq!(
+        requests_b.load(Ordering::SeqCst),
+        result["searches"].as_array().unwrap().len()
     );
 }
