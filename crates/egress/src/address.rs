@@ -285,6 +285,30 @@ fn check_v6(addr: Ipv6Addr) -> Result<(), (&'static str, &'static str)> {
     Ok(())
 }
 
+/// The ranges an operator-named host (see `OperatorHost`) may be written as
+/// or resolve to, beyond public addresses: the operator's own machine and
+/// networks. Link-local (cloud metadata), multicast, broadcast, unspecified,
+/// documentation, translation and reserved ranges stay refused even there.
+const OPERATOR_RANGES: &[&str] = &[
+    "127.0.0.0/8",
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "100.64.0.0/10",
+    "::1/128",
+    "fc00::/7",
+];
+
+/// The address policy for the operator-named host only: public, loopback,
+/// private, carrier-grade NAT and unique-local addresses pass (an IPv4-mapped
+/// address is judged as the IPv4 address it is dialled as); nothing else.
+pub(crate) fn check_operator_ip(ip: IpAddr) -> Result<(), AddressRefusal> {
+    match check_ip(dial_form(ip)) {
+        Err(refusal) if OPERATOR_RANGES.contains(&refusal.range) => Ok(()),
+        other => other,
+    }
+}
+
 /// The address to dial for a checked address: IPv4-mapped IPv6 becomes the
 /// IPv4 address it stands for (`to_canonical`), everything else is unchanged.
 pub(crate) fn dial_form(ip: IpAddr) -> IpAddr {

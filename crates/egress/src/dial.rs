@@ -70,6 +70,12 @@ impl Dial for TcpDial {
             let address_ok = operator
                 .literal_address()
                 .is_none_or(|ip| crate::address::dial_form(ip) == addr.ip());
+            if let Err(refusal) = crate::address::check_operator_ip(addr.ip()) {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!("BEYOND-1: dial refused: {refusal}, even for the operator-named host"),
+                ));
+            }
             if addr.port() != operator.port() || !address_ok {
                 return Err(io::Error::new(
                     io::ErrorKind::PermissionDenied,

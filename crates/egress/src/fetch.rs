@@ -21,7 +21,7 @@ use tokio_util::{io::StreamReader, sync::CancellationToken};
 use url::Position;
 
 use crate::{
-    address::{check_ip, dial_form},
+    address::{check_ip, check_operator_ip, dial_form},
     dial::{BoxedStream, Dial, TcpDial},
     refusal::{Refusal, Stage},
     resolve::{HickoryResolver, Resolve, ResolveError, resolve_checked},
@@ -438,7 +438,22 @@ impl Fetcher {
                     Ok(Ok(addresses)) if addresses.is_empty() => {
                         return network(format!("name `{name}` has no addresses"));
                     }
-                    Ok(Ok(addresses)) => addresses,
+                    Ok(Ok(addresses)) => {
+                        // URL-2 for the operator's host: every address must
+                        // be its machine, its networks or public.
+                        if let Some(refusal) =
+                            addresses.iter().find_map(|ip| check_operator_ip(*ip).err())
+                        {
+                            return Hop::Done(FetchOutcome::Refused(Refusal::new(
+                                "URL-2",
+                                Stage::Resolve,
+                                format!(
+                                    "the operator-named host `{name}` resolves to a refused address: {refusal}"
+                                ),
+                            )));
+                        }
+                        addresses
+                    }
                 }
             }
             (None, Some(name)) => {
@@ -630,9 +645,13 @@ impl Fetcher {
             .as_ref()
             .filter(|_| target.is_operator_host());
         for ip in addresses {
-            if operator.is_none()
-                && let Err(refusal) = check_ip(*ip)
-            {
+            // The operator's host is judged by the operator policy (its own
+            // machine and networks, never metadata or link-local).
+            let checked = match operator {
+                Some(_) => check_operator_ip(*ip),
+                None => check_ip(*ip),
+            };
+            if let Err(refusal) = checked {
                 return Err(ConnectError::Refused(Refusal::new(
                     "BEYOND-1",
                     Stage::Dial,

@@ -89,6 +89,13 @@ impl OperatorHost {
             Some(Host::Ipv6(addr)) => Target::Address(IpAddr::V6(addr)),
             Some(Host::Domain(domain)) => {
                 let name = domain.trim_end_matches('.').to_ascii_lowercase();
+                if name == "localhost" {
+                    // Written as a name it would be resolved; the operator
+                    // writes the loopback address itself instead.
+                    return Err(refuse(format!(
+                        "operator URL `{base}`: write 127.0.0.1 (or [::1]) instead of `localhost`"
+                    )));
+                }
                 let last = name.rsplit('.').next().unwrap_or_default();
                 if name.is_empty() || last.chars().all(|c| c.is_ascii_digit()) {
                     return Err(refuse(format!(
@@ -98,6 +105,13 @@ impl OperatorHost {
                 Target::Name(name)
             }
         };
+        if let Target::Address(ip) = host
+            && let Err(refusal) = crate::address::check_operator_ip(ip)
+        {
+            return Err(refuse(format!(
+                "operator URL `{base}`: {refusal}; even an operator-named host may only be this machine, a private network or a public address"
+            )));
+        }
         let port = url.port_or_known_default().unwrap_or(80);
         Ok(Self {
             https: url.scheme() == "https",

@@ -161,6 +161,37 @@ async fn a_named_private_host_passes_pinned_and_other_names_or_ports_do_not() {
     assert_eq!(server.request_heads().len(), 1);
 }
 
+// proves: URL-2, BEYOND-1 (an operator-named name resolving to metadata or link-local is still refused)
+#[tokio::test]
+async fn an_operator_name_resolving_to_metadata_is_refused_before_any_dial() {
+    let server = TestServer::start(searx_server()).await;
+    let dial = MapDial::default();
+    dial.map("169.254.169.254", server.addr);
+    dial.map("fe80::1", server.addr);
+    let resolver = ScriptedResolver::default();
+    resolver.fixed("searx.lan", &["10.9.8.7", "169.254.169.254"]);
+    resolver.fixed("six.lan", &["fe80::1"]);
+    for (name, url) in [
+        ("http://searx.lan:8888/", "http://searx.lan:8888/search"),
+        ("http://six.lan:8888/", "http://six.lan:8888/search"),
+    ] {
+        let mut config = quick_config();
+        config.operator_host = Some(OperatorHost::from_base_url(name).expect("operator"));
+        let f = fetcher(&resolver, &dial, config);
+        let r = refusal(fetch(&f, url).await);
+        assert_eq!((r.rule, r.stage), ("URL-2", Stage::Resolve), "{url}: {r}");
+    }
+    assert!(dial.dialled().is_empty(), "{:?}", dial.dialled());
+    assert!(server.request_heads().is_empty());
+    // The production dialer refuses it too, even on the operator's port.
+    let operator = OperatorHost::from_base_url("http://searx.lan:8888/").expect("operator");
+    let addr: SocketAddr = "169.254.169.254:8888".parse().expect("addr");
+    match TcpDial.dial_operator(addr, &operator).await {
+        Ok(_) => panic!("metadata must never be dialled"),
+        Err(err) => assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied),
+    }
+}
+
 // proves: URL-1 (the operator allowance cannot be written in a bypass form)
 #[test]
 fn operator_hosts_are_parsed_strictly() {
@@ -178,6 +209,14 @@ fn operator_hosts_are_parsed_strictly() {
         "ftp://searx.lan/",
         "http://searx.1/",
         "not a url",
+        // Even the operator cannot name metadata, link-local or reserved ones.
+        "http://169.254.169.254/",
+        "http://168.63.129.16/",
+        "http://[fe80::1]:8888/",
+        "http://0.0.0.0:8888/",
+        "http://224.0.0.1/",
+        "http://[::ffff:169.254.169.254]/",
+        "http://localhost:8888/",
     ] {
         assert!(OperatorHost::from_base_url(bad).is_err(), "{bad}");
     }
