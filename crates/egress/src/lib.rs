@@ -9,6 +9,14 @@
 //! ([`FetchOutcome`], FAIL-1); only cancellation is distinct ([`Cancelled`],
 //! CANCEL-1).
 //!
+//! Names are resolved for both A and AAAA records ([`HickoryResolver`]), so
+//! a public A record never hides a private AAAA one. Requests are GETs, with
+//! one narrow exception: [`Fetcher::post_json`] (an API search backend such
+//! as Tavily) runs the same pipeline with fixed headers and a bearer token,
+//! and refuses redirects instead of following them. One host may be let
+//! past the address policy: the operator-named [`OperatorHost`] (a
+//! self-hosted SearXNG), set only from operator configuration.
+//!
 //! Search phrases leave through [`scrub`] (SCRUB-1, SCRUB-2) and a [`SearchPlan`]
 //! (RESEARCH-1).
 //!
