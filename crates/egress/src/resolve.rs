@@ -162,6 +162,29 @@ impl HickoryResolver {
         Ok(Self { inner })
     }
 
+    /// A resolver asking one name server over UDP at `addr` (tests: a
+    /// loopback DNS responder), with the same options as
+    /// [`HickoryResolver::from_system`].
+    #[cfg(test)]
+    fn with_name_server(addr: std::net::SocketAddr) -> Self {
+        use hickory_resolver::config::{NameServerConfig, ResolverConfig};
+        let mut server = NameServerConfig::udp(addr.ip());
+        for connection in &mut server.connections {
+            connection.port = addr.port();
+        }
+        let config = ResolverConfig::from_name_servers(vec![server]);
+        let mut builder = hickory_resolver::Resolver::builder_with_config(
+            config,
+            hickory_resolver::net::runtime::TokioRuntimeProvider::default(),
+        );
+        builder.options_mut().ip_strategy = LOOKUP_STRATEGY;
+        builder.options_mut().attempts = 1;
+        builder.options_mut().timeout = Duration::from_millis(500);
+        builder.options_mut().cache_size = 0;
+        let inner = builder.build().expect("resolver builds");
+        Self { inner }
+    }
+
     /// The lookup strategy in effect (always [`LOOKUP_STRATEGY`]).
     #[cfg(test)]
     fn lookup_strategy(&self) -> hickory_resolver::config::LookupIpStrategy {
@@ -346,6 +369,88 @@ mod tests {
                 .await
                 .expect("resolves")
                 .is_err()
+        );
+    }
+
+    /// A loopback DNS responder: every A query gets `93.184.215.14`; an
+    /// AAAA query gets `fd00::1` for `dual.example`, SERVFAIL for
+    /// `v6fail.example`, and an empty answer otherwise.
+    #[allow(clippy::disallowed_methods)] // a test DNS server on 127.0.0.1
+    async fn dns_responder() -> std::net::SocketAddr {
+        let socket = tokio::net::UdpSocket::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = socket.local_addr().expect("addr");
+        tokio::spawn(async move {
+            let mut buf = [0u8; 512];
+            while let Ok((len, peer)) = socket.recv_from(&mut buf).await {
+                let query = &buf[..len];
+                // Question: labels from byte 12, then qtype and qclass.
+                let mut end = 12;
+                let mut labels = Vec::new();
+                while end < len && query[end] != 0 {
+                    let n = query[end] as usize;
+                    labels
+                        .push(String::from_utf8_lossy(&query[end + 1..end + 1 + n]).to_lowercase());
+                    end += 1 + n;
+                }
+                let question_end = end + 5;
+                let qtype = u16::from_be_bytes([query[end + 1], query[end + 2]]);
+                let name = labels.join(".");
+                let (rcode, rdata): (u8, Option<Vec<u8>>) = match (qtype, name.as_str()) {
+                    (1, _) => (0, Some(vec![93, 184, 215, 14])),
+                    (28, "dual.example") => (
+                        0,
+                        Some(
+                            "fd00::1"
+                                .parse::<std::net::Ipv6Addr>()
+                                .expect("v6")
+                                .octets()
+                                .to_vec(),
+                        ),
+                    ),
+                    (28, "v6fail.example") => (2, None),
+                    _ => (0, None),
+                };
+                let mut out = Vec::new();
+                out.extend_from_slice(&query[..2]);
+                out.extend_from_slice(&[0x81, 0x80 | rcode]);
+                out.extend_from_slice(&[0, 1, 0, u8::from(rdata.is_some()), 0, 0, 0, 0]);
+                out.extend_from_slice(&query[12..question_end]);
+                if let Some(rdata) = rdata {
+                    out.extend_from_slice(&[0xc0, 0x0c]);
+                    out.extend_from_slice(&qtype.to_be_bytes());
+                    out.extend_from_slice(&[0, 1, 0, 0, 0, 60]);
+                    out.extend_from_slice(&(rdata.len() as u16).to_be_bytes());
+                    out.extend_from_slice(&rdata);
+                }
+                let _ = socket.send_to(&out, peer).await;
+            }
+        });
+        addr
+    }
+
+    // proves: URL-2
+    #[tokio::test]
+    async fn the_production_resolver_sees_a_private_aaaa_behind_a_public_a_over_real_dns() {
+        let server = dns_responder().await;
+        let resolver = HickoryResolver::with_name_server(server);
+        // A public A alone passes.
+        let only_a = resolver.resolve("single.example").await.expect("resolves");
+        assert_eq!(only_a, vec![ip("93.184.215.14")]);
+        // A public A and a private AAAA: both are seen, so the name is refused.
+        let both = resolver.resolve("dual.example").await.expect("resolves");
+        assert_eq!(both, vec![ip("93.184.215.14"), ip("fd00::1")]);
+        let refusal = resolve_checked(&resolver, "dual.example", Duration::from_secs(2))
+            .await
+            .expect("resolves")
+            .expect_err("the private AAAA refuses the name");
+        assert!(refusal.reason.contains("fd00::1"), "{}", refusal.reason);
+        // The AAAA query failing fails the name (fail closed), A or not.
+        let failed = resolver.resolve("v6fail.example").await;
+        assert!(
+            matches!(&failed, Err(ResolveError::Failed { detail, .. }) if detail.contains("AAAA")),
+            "{failed:?}"
         );
     }
 
