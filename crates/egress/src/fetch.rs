@@ -314,7 +314,7 @@ impl Fetcher {
         }
         if !bearer_is_usable(bearer) {
             return Ok(FetchOutcome::Refused(Refusal::new(
-                "A-1",
+                "CONFIG-1",
                 Stage::Request,
                 format!(
                     "the bearer token is empty, longer than {MAX_BEARER_CHARS} characters, or holds characters other than visible ASCII (it is not shown); check the key"

@@ -254,7 +254,7 @@ async fn caps_and_content_type_apply_and_bad_requests_never_leave() {
     ] {
         let outcome = post(&f, "http://api.example.com/search", bad, BODY.as_bytes()).await;
         let r = refusal(outcome);
-        assert_eq!((r.rule, r.stage), ("A-1", Stage::Request), "{bad:?}");
+        assert_eq!((r.rule, r.stage), ("CONFIG-1", Stage::Request), "{bad:?}");
         if !bad.is_empty() {
             assert!(!r.reason.contains(bad), "the token is shown: {}", r.reason);
         }
