@@ -49,7 +49,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn library_sources_except(allowed_crate: &str) -> Vec<PathBuf> {
     let crates = workspace_root().join("crates");
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(&crates).expect("crates/ is readable").flatten() {
+    for entry in std::fs::read_dir(&crates)
+        .expect("crates/ is readable")
+        .flatten()
+    {
         if entry.file_name() == allowed_crate {
             continue;
         }

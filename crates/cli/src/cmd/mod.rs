@@ -9,4 +9,3 @@ pub mod sandbox;
 pub mod service;
 pub mod trust;
 pub mod url;
-
