@@ -61,6 +61,10 @@ fn analyze_line_unguarded(line: &str) -> CommandLine {
         ));
         return walker.out;
     }
+    if let Some(reason) = risky_heredoc_delimiter(line) {
+        walker.fail(reason);
+        return walker.out;
+    }
     if let Some(reason) = too_deep(line) {
         walker.fail(reason);
         return walker.out;
@@ -78,6 +82,54 @@ fn parser_options() -> ParserOptions {
         enable_extended_globbing: true,
         ..ParserOptions::default()
     }
+}
+
+/// brush's tokenizer never returns on a here-document delimiter holding a
+/// command substitution with quotes (found by fuzzing: `cat <<$('')`). Bash
+/// takes such a delimiter literally; no real command needs one, so any `$(` or
+/// backquote in a delimiter is refused before tokenizing. Quote-blind: it can
+/// only refuse more.
+fn risky_heredoc_delimiter(line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    while let Some(found) = line[at..].find("<<") {
+        let mut i = at + found + 2;
+        at = i;
+        if bytes.get(i) == Some(&b'<') {
+            // `<<<`: a here-string.
+            at = i + 1;
+            continue;
+        }
+        if bytes.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        let mut quote: Option<u8> = None;
+        let start = i;
+        while let Some(&b) = bytes.get(i) {
+            match quote {
+                Some(q) if b == q => quote = None,
+                Some(_) => {}
+                None if b == b'\'' || b == b'"' => quote = Some(b),
+                None if b.is_ascii_whitespace()
+                    || matches!(b, b';' | b'&' | b'|' | b'<' | b'>') =>
+                {
+                    break;
+                }
+                None => {}
+            }
+            i += 1;
+        }
+        let delimiter = &line[start..i];
+        if delimiter.contains("$(") || delimiter.contains('`') {
+            return Some(format!(
+                "the here-document delimiter {delimiter:?} holds a command substitution, which is not analysed"
+            ));
+        }
+    }
+    None
 }
 
 /// A cheap, quote-blind upper bound on bracket nesting: it can only

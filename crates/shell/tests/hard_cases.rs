@@ -944,3 +944,28 @@ fn many_expansions_in_one_word_are_bounded() {
         started.elapsed()
     );
 }
+
+// proves: PROOF-1 (found by fuzzing: brush's tokenizer never returns on a
+// here-document delimiter like `$('')`; such lines are a parse error at once)
+#[test]
+fn substitution_in_heredoc_delimiter_is_a_parse_error() {
+    let started = std::time::Instant::now();
+    for line in [
+        "cat <<$('') ",
+        "<<\"$('')\" ",
+        "cat <<-\"$(\"\")\"",
+        "cat << `x`",
+    ] {
+        let l = analyze(line);
+        assert!(l.constructs.parse_error, "{line:?}: {l:?}");
+    }
+    assert!(
+        analyze("cat <<< \"$(id)\"").constructs.command_substitution,
+        "here-strings are not delimiters"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
