@@ -2,64 +2,19 @@
 //! PLOY_STATE_DIR in a temporary folder (nothing touches the real home).
 #![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
 
-use std::{
-    fs,
-    path::PathBuf,
-    process::{Command, Output, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
-};
+mod support;
 
-/// A temporary folder removed on drop (std only: the CLI has no dev-deps).
-struct TempDir(PathBuf);
+use support::{TempDir, code, text};
 
-impl TempDir {
-    fn new() -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "ploy-cli-config-check-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(path.join("config")).unwrap();
-        fs::create_dir_all(path.join("state")).unwrap();
-        Self(path)
-    }
-
-    fn config(&self) -> PathBuf {
-        self.0.join("config")
-    }
-
-    fn write_settings(&self, text: &str) -> PathBuf {
-        let path = self.config().join("settings.json");
-        fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
+use std::process::Output;
 
 fn ploy(tmp: &TempDir, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ploy"))
-        .args(args)
-        .env("PLOY_CONFIG_DIR", tmp.config())
-        .env("PLOY_STATE_DIR", tmp.0.join("state"))
-        .env("HOME", tmp.0.join("no-home"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap()
+    support::run(
+        support::ploy(tmp.path())
+            .args(args)
+            .env("HOME", tmp.path().join("no-home"))
+            .stdin(std::process::Stdio::null()),
+    )
 }
 
 const GOOD: &str = r#"{
@@ -74,7 +29,7 @@ const GOOD: &str = r#"{
 // proves: CONFIG-1
 #[test]
 fn valid_default_file_prints_profile_and_layers() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::with_config_and_state("config-check");
     let path = tmp.write_settings(GOOD);
     let out = ploy(&tmp, &["config", "check"]);
     let stdout = text(&out.stdout);
@@ -93,7 +48,7 @@ fn valid_default_file_prints_profile_and_layers() {
 // proves: PROFILE-1
 #[test]
 fn valid_json_output_is_machine_readable() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::with_config_and_state("config-check");
     let path = tmp.write_settings(
         r#"{"security_profile": {"sandbox": "danger-full-access", "approval": "ask"}}"#,
     );
@@ -120,7 +75,7 @@ fn valid_json_output_is_machine_readable() {
 // proves: A-4
 #[test]
 fn forbidden_profile_is_refused_naming_file_key_and_rule() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::with_config_and_state("config-check");
     let path = tmp.write_settings(
         "{\n  \"security_profile\": {\"sandbox\": \"danger-full-access\", \"approval\": \"never\"}\n}",
     );
@@ -145,7 +100,7 @@ fn forbidden_profile_is_refused_naming_file_key_and_rule() {
 // proves: PROFILE-1
 #[test]
 fn no_flag_or_variable_overrides_the_forbidden_profile() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::with_config_and_state("config-check");
     tmp.write_settings(
         r#"{"security_profile": {"sandbox": "danger-full-access", "approval": "never"}}"#,
     );
@@ -153,10 +108,8 @@ fn no_flag_or_variable_overrides_the_forbidden_profile() {
         let out = ploy(&tmp, &["config", "check", flag]);
         assert_eq!(code(&out), 2, "{flag} must be a usage error");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_ploy"))
+    let out = support::ploy(tmp.path())
         .args(["config", "check"])
-        .env("PLOY_CONFIG_DIR", tmp.config())
-        .env("PLOY_STATE_DIR", tmp.0.join("state"))
         .env("PLOY_ALLOW_FORBIDDEN_PROFILE", "1")
         .env("PLOY_UNSAFE", "1")
         .env("CI", "true")
@@ -168,7 +121,7 @@ fn no_flag_or_variable_overrides_the_forbidden_profile() {
 // proves: PROFILE-2
 #[test]
 fn missing_default_file_fails_with_a_mandatory_profile_hint() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::with_config_and_state("config-check");
     let out = ploy(&tmp, &["config", "check"]);
     let stderr = text(&out.stderr);
     assert_eq!(code(&out), 1, "{stderr}");
@@ -186,7 +139,7 @@ fn missing_default_file_fails_with_a_mandatory_profile_hint() {
 // proves: PROFILE-2
 #[test]
 fn file_without_profile_fails() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::with_config_and_state("config-check");
     tmp.write_settings(r#"{"permissions": {"shell": {"allow": ["ls"]}}}"#);
     let out = ploy(&tmp, &["config", "check"]);
     let stderr = text(&out.stderr);
@@ -197,7 +150,7 @@ fn file_without_profile_fails() {
 // proves: CONFIG-1
 #[test]
 fn unknown_values_keys_and_bad_patterns_fail_with_key_and_line() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::with_config_and_state("config-check");
     let cases = [
         (
             "{\n\"security_profile\": {\"sandbox\": \"workspace-write\",\n \"approval\": \"sometimes\"}}",
@@ -235,7 +188,7 @@ fn unknown_values_keys_and_bad_patterns_fail_with_key_and_line() {
 // proves: PROFILE-2
 #[test]
 fn missing_explicit_file_and_usage_errors() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::with_config_and_state("config-check");
     let out = ploy(
         &tmp,
         &[

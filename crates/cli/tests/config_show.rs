@@ -2,70 +2,36 @@
 //! PLOY_STATE_DIR in a temporary folder.
 #![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::TempDir;
+
 use std::{
-    fs,
     path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
+    process::Output,
 };
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "ploy-cli-config-show-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).unwrap();
-        Self(path.canonicalize().unwrap())
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 fn ploy(root: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ploy"))
-        .args(args)
-        .current_dir(cwd)
-        .env("PLOY_CONFIG_DIR", root.join("config"))
-        .env("PLOY_STATE_DIR", root.join("state"))
-        .env("HOME", root)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    support::run(support::ploy_at_home(root).args(args).current_dir(cwd))
 }
 
 /// User settings with a profile and a deny rule; a project that tries to
 /// allow shell and loosen the profile, and carries an AGENTS.md.
 fn setup() -> (TempDir, PathBuf) {
-    let tmp = TempDir::new();
-    let root = tmp.0.clone();
-    fs::create_dir_all(root.join("config")).unwrap();
-    fs::write(
-        root.join("config/settings.json"),
+    let tmp = TempDir::new("config-show");
+    tmp.write_settings(
         r#"{
   "security_profile": { "sandbox": "workspace-write", "approval": "ask" },
   "permissions": { "shell": { "deny": ["git push *"] } }
 }"#,
-    )
-    .unwrap();
-    let project = root.join("proj");
-    fs::create_dir_all(project.join(".ploy")).unwrap();
-    fs::write(
-        project.join(".ploy/settings.json"),
+    );
+    tmp.write(
+        "proj/.ploy/settings.json",
         r#"{ "permissions": { "shell": { "allow": ["curl *"] }, "edit": { "allow": ["src/**"] } } }"#,
-    )
-    .unwrap();
-    fs::write(project.join(".ploy/SYSTEM.md"), "obey").unwrap();
-    fs::write(project.join("AGENTS.md"), "hello").unwrap();
+    );
+    tmp.write("proj/.ploy/SYSTEM.md", "obey");
+    tmp.write("proj/AGENTS.md", "hello");
+    let project = tmp.path().join("proj");
     (tmp, project)
 }
 
@@ -88,7 +54,7 @@ fn values(v: &serde_json::Value) -> Vec<(String, String, String)> {
 #[test]
 fn untrusted_project_values_are_absent_and_skipped_resources_listed_once() {
     let (tmp, project) = setup();
-    let out = ploy(&tmp.0, &project, &["config", "show", "--json"]);
+    let out = ploy(tmp.path(), &project, &["config", "show", "--json"]);
     assert!(
         out.status.success(),
         "{}",
@@ -130,7 +96,7 @@ fn untrusted_project_values_are_absent_and_skipped_resources_listed_once() {
     );
 
     // Human output lists each skipped resource exactly once.
-    let out = ploy(&tmp.0, &project, &["config", "show"]);
+    let out = ploy(tmp.path(), &project, &["config", "show"]);
     let text = String::from_utf8_lossy(&out.stdout);
     for path in skipped {
         assert_eq!(text.matches(path).count(), 1, "{text}");
@@ -141,7 +107,7 @@ fn untrusted_project_values_are_absent_and_skipped_resources_listed_once() {
 #[test]
 fn trusted_project_values_carry_the_project_source() {
     let (tmp, project) = setup();
-    let out = ploy(&tmp.0, &project, &["config", "show", "--json", "-a"]);
+    let out = ploy(tmp.path(), &project, &["config", "show", "--json", "-a"]);
     assert!(
         out.status.success(),
         "{}",
@@ -162,9 +128,9 @@ fn trusted_project_values_carry_the_project_source() {
     )));
     assert!(v["skipped"].as_array().unwrap().is_empty());
     // -na after a saved "allow" still skips, for this run only.
-    let out = ploy(&tmp.0, &project, &["trust", "allow"]);
+    let out = ploy(tmp.path(), &project, &["trust", "allow"]);
     assert!(out.status.success());
-    let out = ploy(&tmp.0, &project, &["config", "show", "--json", "-na"]);
+    let out = ploy(tmp.path(), &project, &["config", "show", "--json", "-na"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(values(&v).iter().all(|(_, _, s)| s != "project"));
 }
@@ -172,8 +138,8 @@ fn trusted_project_values_carry_the_project_source() {
 // proves: PROFILE-2
 #[test]
 fn missing_user_settings_is_an_error_with_a_hint() {
-    let tmp = TempDir::new();
-    let out = ploy(&tmp.0, &tmp.0, &["config", "show"]);
+    let tmp = TempDir::new("config-show");
+    let out = ploy(tmp.path(), tmp.path(), &["config", "show"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -185,14 +151,9 @@ fn missing_user_settings_is_an_error_with_a_hint() {
 // proves: CONFIG-1
 #[test]
 fn invalid_user_settings_name_the_file() {
-    let tmp = TempDir::new();
-    fs::create_dir_all(tmp.0.join("config")).unwrap();
-    fs::write(
-        tmp.0.join("config/settings.json"),
-        "{\n  \"default_project_trust\": 3\n}\n",
-    )
-    .unwrap();
-    let out = ploy(&tmp.0, &tmp.0, &["config", "show"]);
+    let tmp = TempDir::new("config-show");
+    tmp.write_settings("{\n  \"default_project_trust\": 3\n}\n");
+    let out = ploy(tmp.path(), tmp.path(), &["config", "show"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

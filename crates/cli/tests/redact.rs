@@ -1,72 +1,32 @@
 //! `ploy redact` end to end (REDACT-1, A-1): the real binary, real pipes.
 #![allow(clippy::disallowed_methods, clippy::expect_used, clippy::unwrap_used)]
 
+mod support;
+
+use support::{TempDir, stderr};
+
 use std::io::{Read, Write};
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Output, Stdio};
 
 const ENV_SECRET: &str = "sk-ant-CANARY-env-3f9a1c77d2e4";
 const FLAG_SECRET: &str = "flag-secret-CANARY-81be0d";
 const FILE_SECRET_1: &str = "file-secret-one-CANARY";
 const FILE_SECRET_2: &str = "file secret two \"quoted\" é";
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "ploy-redact-test-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// `ploy redact ARGS` with a clean environment plus `env`, fed `input`.
 fn redact(args: &[&str], env: &[(&str, &str)], input: &[u8]) -> Output {
-    let home = TempDir::new();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ploy"));
-    command
-        .arg("redact")
-        .args(args)
-        .env_clear()
-        .env("PLOY_CONFIG_DIR", home.0.join("config"))
-        .env("PLOY_STATE_DIR", home.0.join("state"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let home = TempDir::new("redact");
+    let mut command = support::ploy_with_clean_env(home.path());
+    command.arg("redact").args(args);
     for (name, value) in env {
         command.env(name, value);
     }
-    let mut child = command.spawn().expect("spawn ploy");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Write from another thread so a large input streams while output is read.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait");
-    writer.join().unwrap();
-    output
+    support::run_with_input(&mut command, input)
 }
 
+/// Strict UTF-8: redaction must never leave broken text behind.
 fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("utf8 stdout")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 // proves: REDACT-1, A-1 (the secret-looking variables of its own environment
@@ -100,10 +60,12 @@ fn environment_secrets_are_redacted_by_default() {
 // proves: REDACT-1 (--secret-env and --secret-file add secrets; encodings caught)
 #[test]
 fn flag_and_file_secrets_are_redacted() {
-    let dir = TempDir::new();
-    let file = dir.0.join("secrets.txt");
+    let dir = TempDir::new("redact");
     // CRLF line ends and blank lines are tolerated.
-    std::fs::write(&file, format!("{FILE_SECRET_1}\r\n\n{FILE_SECRET_2}\n")).unwrap();
+    let file = dir.write(
+        "secrets.txt",
+        format!("{FILE_SECRET_1}\r\n\n{FILE_SECRET_2}\n"),
+    );
     let json_two = serde_json::to_string(FILE_SECRET_2).unwrap();
     let input = format!(
         "a {FLAG_SECRET} b {FILE_SECRET_1} c {json_two} d {} e\n",
@@ -147,8 +109,8 @@ fn unset_secret_env_fails_closed() {
 // proves: REDACT-1 (fail closed: an unreadable secret file stops the command)
 #[test]
 fn unreadable_secret_file_fails_closed() {
-    let dir = TempDir::new();
-    let missing = dir.0.join("missing.txt");
+    let dir = TempDir::new("redact");
+    let missing = dir.path().join("missing.txt");
     let output = redact(
         &["--secret-file", missing.to_str().unwrap()],
         &[],
@@ -161,7 +123,11 @@ fn unreadable_secret_file_fails_closed() {
     assert!(err.contains("REDACT-1"), "{err}");
 
     // A directory is not a readable secret file either.
-    let output = redact(&["--secret-file", dir.0.to_str().unwrap()], &[], b"data\n");
+    let output = redact(
+        &["--secret-file", dir.path().to_str().unwrap()],
+        &[],
+        b"data\n",
+    );
     assert_eq!(output.status.code(), Some(1));
     assert!(output.stdout.is_empty());
 }
@@ -170,9 +136,8 @@ fn unreadable_secret_file_fails_closed() {
 // never silently skipped; the message does not print it)
 #[test]
 fn too_short_requested_secret_fails_closed() {
-    let dir = TempDir::new();
-    let file = dir.0.join("secrets.txt");
-    std::fs::write(&file, format!("{FILE_SECRET_1}\nshort\n")).unwrap();
+    let dir = TempDir::new("redact");
+    let file = dir.write("secrets.txt", format!("{FILE_SECRET_1}\nshort\n"));
     let output = redact(
         &["--secret-file", file.to_str().unwrap()],
         &[],
@@ -230,12 +195,9 @@ fn large_input_streams_with_secrets_across_windows() {
 // proves: REDACT-1 (streaming: output starts before the input ends)
 #[test]
 fn output_flows_before_input_ends() {
-    let home = TempDir::new();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ploy"))
+    let home = TempDir::new("redact");
+    let mut child = support::ploy_with_clean_env(home.path())
         .arg("redact")
-        .env_clear()
-        .env("PLOY_CONFIG_DIR", home.0.join("config"))
-        .env("PLOY_STATE_DIR", home.0.join("state"))
         .env("GITHUB_TOKEN", ENV_SECRET)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -4,43 +4,34 @@
 //! address (192.0.2.1), which the egress door refuses before connecting.
 #![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::{TempDir, text};
+
 use std::{
-    fs,
     path::PathBuf,
-    process::{Command, Output, Stdio},
+    process::{Output, Stdio},
     sync::atomic::{AtomicUsize, Ordering},
 };
 
 use serde_json::Value;
 
-/// A temporary folder removed on drop (std only: the CLI has no dev-deps).
-struct TempDir(PathBuf);
+/// A temp root with `config/`, `state/` and a hosts file answering the
+/// backends' names with a documentation address.
+struct Research(TempDir);
 
-impl TempDir {
+impl Research {
     fn new() -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "ploy-cli-research-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(path.join("config")).unwrap();
-        fs::create_dir_all(path.join("state")).unwrap();
-        fs::write(
-            path.join("hosts"),
+        let dir = TempDir::with_config_and_state("research");
+        dir.write(
+            "hosts",
             "192.0.2.1 html.duckduckgo.com\n192.0.2.1 en.wikipedia.org\n",
-        )
-        .unwrap();
-        Self(path)
+        );
+        Self(dir)
     }
 
     fn with_profile(self) -> Self {
-        fs::write(
-            self.0.join("config/settings.json"),
-            r#"{"security_profile": {"sandbox": "workspace-write", "approval": "ask"}}"#,
-        )
-        .unwrap();
+        self.0.write_settings(support::WORKSPACE_PROFILE);
         self
     }
 
@@ -50,14 +41,12 @@ impl TempDir {
 
     /// Runs with `PLOY_TAVILY_KEYS` set to `keys` (or unset).
     fn run_with_keys(&self, args: &[&str], keys: Option<&str>) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ploy"));
+        let mut command = support::ploy(self.0.path());
         command
             .arg("research")
             .args(args)
             .arg("--hosts")
-            .arg(self.0.join("hosts"))
-            .env("PLOY_CONFIG_DIR", self.0.join("config"))
-            .env("PLOY_STATE_DIR", self.0.join("state"))
+            .arg(self.0.path().join("hosts"))
             .env_remove("PLOY_MODEL")
             .env_remove("PLOY_TAVILY_KEYS")
             .stdin(Stdio::null());
@@ -68,24 +57,14 @@ impl TempDir {
     }
 
     fn db(&self) -> PathBuf {
-        self.0.join("state/ploy.db")
+        self.0.state().join("ploy.db")
     }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 // proves: PROFILE-2
 #[test]
 fn without_an_attested_profile_nothing_runs() {
-    let dir = TempDir::new();
+    let dir = Research::new();
     let out = dir.run(&["rust borrow checker", "--no-answer"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
@@ -98,12 +77,10 @@ fn without_an_attested_profile_nothing_runs() {
 // proves: PROFILE-1, A-4
 #[test]
 fn forbidden_profile_refuses_at_load() {
-    let dir = TempDir::new();
-    fs::write(
-        dir.0.join("config/settings.json"),
+    let dir = Research::new();
+    dir.0.write_settings(
         r#"{"security_profile": {"sandbox": "danger-full-access", "approval": "never"}}"#,
-    )
-    .unwrap();
+    );
     let out = dir.run(&["rust", "--no-answer"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
@@ -114,7 +91,7 @@ fn forbidden_profile_refuses_at_load() {
 // proves: CONFIG-1
 #[test]
 fn unknown_backend_or_config_key_fails_loudly() {
-    let dir = TempDir::new().with_profile();
+    let dir = Research::new().with_profile();
     let out = dir.run(&["rust", "--backend", "bing"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -122,7 +99,7 @@ fn unknown_backend_or_config_key_fails_loudly() {
         "{}",
         text(&out.stderr)
     );
-    fs::write(dir.0.join("config/research.json"), r#"{"max_pages": 99}"#).unwrap();
+    dir.0.write("config/research.json", r#"{"max_pages": 99}"#);
     let out = dir.run(&["rust"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
@@ -135,7 +112,7 @@ fn unknown_backend_or_config_key_fails_loudly() {
 // proves: FAIL-1, PLUGIN-1, TAINT-1, SCRUB-1, EGRESS-2
 #[test]
 fn refused_backends_give_a_structured_result_and_a_marked_conversation() {
-    let dir = TempDir::new().with_profile();
+    let dir = Research::new().with_profile();
     let out = dir.run(&[
         "why does /home/bob/app/.env break for bob@example.org? rust dotenv",
         "--no-answer",
@@ -196,7 +173,7 @@ fn refused_backends_give_a_structured_result_and_a_marked_conversation() {
 // proves: FAIL-1 (no model named: the dossier is the result, with a reason)
 #[test]
 fn without_a_model_the_dossier_is_printed_with_the_reason() {
-    let dir = TempDir::new().with_profile();
+    let dir = Research::new().with_profile();
     let out = dir.run(&["rust ownership", "--backend", "wikipedia"]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -217,7 +194,7 @@ const TAVILY_KEY: &str = "tvly-cliCanaryK3y0987654321zyx";
 // proves: EGRESS-2, A-1, A-6, URL-2 (`--backend tavily` with a key from the environment)
 #[test]
 fn tavily_with_an_environment_key_goes_through_the_door_and_never_shows_the_key() {
-    let dir = TempDir::new().with_profile();
+    let dir = Research::new().with_profile();
     // Without a key Tavily is not offered, and with nothing else the run
     // fails loudly instead of crashing (A-6).
     let out = dir.run(&["rust ownership", "--backend", "tavily", "--no-answer"]);
@@ -230,7 +207,7 @@ fn tavily_with_an_environment_key_goes_through_the_door_and_never_shows_the_key(
 
     // With a key it is offered; its API name answers a loopback address
     // here, which the door refuses before any byte (and the key) is sent.
-    fs::write(dir.0.join("hosts"), "127.0.0.1 api.tavily.com\n").unwrap();
+    dir.0.write("hosts", "127.0.0.1 api.tavily.com\n");
     let out = dir.run_with_keys(
         &[
             "rust ownership",
@@ -294,13 +271,12 @@ fn searx_fixture() -> (u16, std::sync::Arc<AtomicUsize>) {
 // proves: URL-1, CONFIG-1, BEYOND-1 (issue 7: SearXNG on the operator-named loopback address, through the production dialer)
 #[test]
 fn searxng_on_the_operator_named_loopback_address_is_searched_but_its_links_are_not_read() {
-    let dir = TempDir::new().with_profile();
+    let dir = Research::new().with_profile();
     let (port, requests) = searx_fixture();
-    fs::write(
-        dir.0.join("config/research.json"),
+    dir.0.write(
+        "config/research.json",
         format!(r#"{{"backends": ["searxng"], "searxng_url": "http://127.0.0.1:{port}/"}}"#),
-    )
-    .unwrap();
+    );
     let out = dir.run(&["rust ownership", "--no-answer", "--json"]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -324,14 +300,13 @@ fn searxng_on_the_operator_named_loopback_address_is_searched_but_its_links_are_
     // The operator may name the instance by a name instead (resolved once,
     // pinned; here from the hosts file).
     let (port_b, requests_b) = searx_fixture();
-    fs::write(dir.0.join("hosts"), "127.0.0.1 searx.example.com\n").unwrap();
-    fs::write(
-        dir.0.join("config/research.json"),
+    dir.0.write("hosts", "127.0.0.1 searx.example.com\n");
+    dir.0.write(
+        "config/research.json",
         format!(
             r#"{{"backends": ["searxng"], "searxng_url": "http://searx.example.com:{port_b}/"}}"#
         ),
-    )
-    .unwrap();
+    );
     let out = dir.run(&["rust ownership", "--no-answer", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let result: Value = serde_json::from_slice(&out.stdout).expect("strict JSON");

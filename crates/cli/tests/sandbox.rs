@@ -3,19 +3,21 @@
 //! root (CI), ploy runs as `nobody`, as users run it.
 #![allow(clippy::disallowed_methods, clippy::expect_used, clippy::unwrap_used)]
 
+mod support;
+
+use support::{TempDir, json};
+
 use std::{
     os::unix::{fs::PermissionsExt, process::CommandExt},
     path::{Path, PathBuf},
     process::{Command, Output},
-    sync::atomic::{AtomicUsize, Ordering},
 };
-
-use serde_json::Value;
 
 const SECRET: &str = "sk-canary-7f3a9c1e5b2d8f4a6c0e9b7d5f3a1c8e";
 
 /// A temp home with a project, and a copy of the ploy binary.
 struct World {
+    dir: TempDir,
     base: PathBuf,
     project: PathBuf,
     ploy: PathBuf,
@@ -24,22 +26,13 @@ struct World {
 
 impl World {
     fn new() -> World {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let base = std::env::temp_dir().canonicalize().unwrap().join(format!(
-            "ploy-cli-sandbox-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
+        let dir = TempDir::new("sandbox");
+        let base = dir.path().to_path_buf();
+        dir.write("home/proj/README.md", "# app\n");
+        dir.write("home/proj/tracked.txt", "original\n");
+        dir.write("home/proj/leak.txt", format!("key={SECRET}\n"));
+        dir.write("home/proj/Makefile", "test:\n\techo evil > tracked.txt\n");
         let project = base.join("home/proj");
-        std::fs::create_dir_all(&project).unwrap();
-        std::fs::write(project.join("README.md"), "# app\n").unwrap();
-        std::fs::write(project.join("tracked.txt"), "original\n").unwrap();
-        std::fs::write(project.join("leak.txt"), format!("key={SECRET}\n")).unwrap();
-        std::fs::write(
-            project.join("Makefile"),
-            "test:\n\techo evil > tracked.txt\n",
-        )
-        .unwrap();
         let ploy = base.join("ploy");
         std::fs::copy(env!("CARGO_BIN_EXE_ploy"), &ploy).unwrap();
         std::fs::set_permissions(&ploy, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -50,6 +43,7 @@ impl World {
             chown_tree(&base, uid, gid);
         }
         World {
+            dir,
             base,
             project,
             ploy,
@@ -59,12 +53,10 @@ impl World {
 
     fn ploy(&self, args: &[&str]) -> Output {
         let mut command = Command::new(&self.ploy);
-        command
+        support::point_at(&mut command, &self.base)
             .args(args)
             .current_dir(&self.project)
             .env("HOME", self.base.join("home"))
-            .env("PLOY_CONFIG_DIR", self.base.join("config"))
-            .env("PLOY_STATE_DIR", self.base.join("state"))
             .env("OPENAI_API_KEY", SECRET);
         if let Some((uid, gid)) = self.user {
             command.uid(uid).gid(gid);
@@ -78,12 +70,6 @@ impl World {
         if let Some((uid, gid)) = self.user {
             chown_tree(&self.project, uid, gid);
         }
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.base);
     }
 }
 
@@ -108,16 +94,6 @@ fn output_retrying(command: &mut Command) -> Output {
         }
     }
     panic!("the copied ploy binary stayed busy");
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "not JSON: {} / {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 // proves: SBX-5
@@ -339,8 +315,7 @@ fn writable_world() -> World {
 
 impl World {
     fn write_user_settings(&self, text: &str) {
-        std::fs::create_dir_all(self.base.join("config")).unwrap();
-        std::fs::write(self.base.join("config/settings.json"), text).unwrap();
+        self.dir.write_settings(text);
         self.own_all();
     }
 

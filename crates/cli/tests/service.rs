@@ -3,6 +3,10 @@
 #![allow(clippy::disallowed_methods)] // runs the ploy binary, `kill`, and test sockets
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::TempDir;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
@@ -11,52 +15,20 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A temp folder removed on drop (the CLI crate has no tempfile dev-dependency).
-struct TempRoot(PathBuf);
-
-impl Drop for TempRoot {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A temp root with `config/`; the state folder is left to the service.
+fn dirs() -> TempDir {
+    let dirs = TempDir::new("service");
+    std::fs::create_dir_all(dirs.config()).unwrap();
+    dirs
 }
 
-struct Dirs {
-    _root: TempRoot,
-    state: PathBuf,
-    config: PathBuf,
-}
-
-fn dirs() -> Dirs {
-    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    let root = std::env::temp_dir().join(format!(
-        "ploy-service-test-{}-{n}-{nanos}",
-        std::process::id()
-    ));
-    let state = root.join("state");
-    let config = root.join("config");
-    std::fs::create_dir_all(&config).unwrap();
-    Dirs {
-        state,
-        config,
-        _root: TempRoot(root),
-    }
-}
-
-fn ploy(dirs: &Dirs) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ploy"));
-    command
-        .env("PLOY_STATE_DIR", &dirs.state)
-        .env("PLOY_CONFIG_DIR", &dirs.config)
-        .env("PLOY_LOG", "trace");
+fn ploy(dirs: &TempDir) -> Command {
+    let mut command = support::ploy(dirs.path());
+    command.env("PLOY_LOG", "trace");
     command
 }
 
-fn run(dirs: &Dirs, args: &[&str]) -> Output {
+fn run(dirs: &TempDir, args: &[&str]) -> Output {
     ploy(dirs).args(args).output().unwrap()
 }
 
@@ -161,8 +133,8 @@ fn serve_status_exec_and_sigterm_end_to_end() {
     let dirs = dirs();
     let upstream = fake_upstream();
     // A stale file from a dead service (pid above pid_max) is cleaned at start.
-    std::fs::create_dir_all(&dirs.state).unwrap();
-    let stale = dirs.state.join("service-999999999.json");
+    std::fs::create_dir_all(dirs.state()).unwrap();
+    let stale = dirs.state().join("service-999999999.json");
     std::fs::write(&stale, b"{}").unwrap();
 
     let mut serve = ploy(&dirs)
@@ -173,7 +145,7 @@ fn serve_status_exec_and_sigterm_end_to_end() {
         .unwrap();
     let serve_out = collect(serve.stdout.take().unwrap());
     let serve_err = collect(serve.stderr.take().unwrap());
-    let file = dirs.state.join(format!("service-{}.json", serve.id()));
+    let file = dirs.state().join(format!("service-{}.json", serve.id()));
     wait_for("the ready line", || {
         serve_out.lock().unwrap().contains("running")
     });
@@ -248,9 +220,9 @@ fn serve_status_exec_and_sigterm_end_to_end() {
 
     // GW-4 canary: neither secret in any file under the state and config
     // folders, nor in any line the service printed or logged (PLOY_LOG=trace).
-    for path in files_under(&dirs.state)
+    for path in files_under(&dirs.state())
         .into_iter()
-        .chain(files_under(&dirs.config))
+        .chain(files_under(&dirs.config()))
     {
         let bytes = std::fs::read(&path).unwrap();
         for secret in [&token, &password] {
@@ -295,7 +267,7 @@ fn serve_refuses_public_and_lan_binds() {
         assert!(stderr.contains("refusing"), "{flag} {addr}: {stderr}");
         assert!(stderr.contains(id), "{flag} {addr}: {stderr}");
         assert!(
-            files_under(&dirs.state).is_empty(),
+            files_under(&dirs.state()).is_empty(),
             "a refused serve wrote files"
         );
     }
@@ -305,7 +277,7 @@ fn serve_refuses_public_and_lan_binds() {
 #[test]
 fn serve_config_errors_name_the_key() {
     let dirs = dirs();
-    let config = dirs.config.join("service.json");
+    let config = dirs.config().join("service.json");
     std::fs::write(&config, r#"{"service":{"lissten":"127.0.0.1:0"}}"#).unwrap();
     let output = run(&dirs, &["serve", "--config", config.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
@@ -338,10 +310,8 @@ fn exec_and_status_without_a_service() {
     assert!(String::from_utf8_lossy(&status.stdout).contains("not running"));
 }
 
-fn write_user_settings(dirs: &Dirs, text: &str) -> PathBuf {
-    let path = dirs.config.join("settings.json");
-    std::fs::write(&path, text).unwrap();
-    path
+fn write_user_settings(dirs: &TempDir, text: &str) -> PathBuf {
+    dirs.write_settings(text)
 }
 
 // proves: CONFIG-1, ADMIN-10
@@ -376,7 +346,7 @@ fn serve_reads_the_user_settings_service_section_and_fails_loudly_on_a_bad_one()
     }
     // `--config` wins: the broken user section is not read at all.
     write_user_settings(&dirs, r#"{"service": {"lissten": "127.0.0.1:0"}}"#);
-    let config = dirs.config.join("service.json");
+    let config = dirs.config().join("service.json");
     std::fs::write(&config, r#"{"service":{"listen":"10.1.2.3:0"}}"#).unwrap();
     let output = run(&dirs, &["serve", "--config", config.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2), "{output:?}");
@@ -401,7 +371,7 @@ fn serve_listens_where_the_user_settings_say_and_runs_without_a_settings_file() 
     );
     for with_settings in [true, false] {
         if !with_settings {
-            std::fs::remove_file(dirs.config.join("settings.json")).unwrap();
+            std::fs::remove_file(dirs.config().join("settings.json")).unwrap();
         }
         let mut serve = ploy(&dirs)
             .arg("serve")

@@ -2,36 +2,16 @@
 //! PLOY_STATE_DIR in a temporary folder (nothing touches the real home).
 #![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::TempDir;
+
 use std::{
     fs,
     os::unix::fs::PermissionsExt,
     path::{Path, PathBuf},
     process::{Command, Output, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
 };
-
-/// A temporary folder removed on drop (std only: the CLI has no dev-deps).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "ploy-cli-trust-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).unwrap();
-        Self(path.canonicalize().unwrap())
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 struct Env {
     tmp: TempDir,
@@ -39,18 +19,17 @@ struct Env {
 
 impl Env {
     fn new() -> Self {
-        let tmp = TempDir::new();
-        fs::create_dir_all(tmp.0.join("config")).unwrap();
-        fs::create_dir_all(tmp.0.join("state")).unwrap();
-        Self { tmp }
+        Self {
+            tmp: TempDir::with_config_and_state("trust"),
+        }
     }
 
     fn root(&self) -> &Path {
-        &self.tmp.0
+        self.tmp.path()
     }
 
     fn config(&self) -> PathBuf {
-        self.root().join("config")
+        self.tmp.config()
     }
 
     /// A project with a settings file (a resource that needs trust).
@@ -62,15 +41,11 @@ impl Env {
     }
 
     fn ploy(&self, cwd: &Path, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_ploy"))
-            .args(args)
-            .current_dir(cwd)
-            .env("PLOY_CONFIG_DIR", self.config())
-            .env("PLOY_STATE_DIR", self.root().join("state"))
-            .env("HOME", self.root())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        support::run(
+            support::ploy_at_home(self.root())
+                .args(args)
+                .current_dir(cwd),
+        )
     }
 
     fn json(&self, cwd: &Path, args: &[&str]) -> serde_json::Value {
@@ -238,20 +213,14 @@ fn malformed_and_loose_trust_files_are_loud() {
 fn a_crashing_user_extension_is_no_answer_and_a_yes_one_decides() {
     let env = Env::new();
     let project = env.project("p");
-    let crash = env.root().join("crash.sh");
-    fs::write(
-        &crash,
+    let crash = env.tmp.write_executable(
+        "crash.sh",
         "#!/bin/sh\necho '{\"result\":{\"decision\":\"yes\"}}'\nexit 7\n",
-    )
-    .unwrap();
-    fs::set_permissions(&crash, fs::Permissions::from_mode(0o755)).unwrap();
-    let yes = env.root().join("yes.sh");
-    fs::write(
-        &yes,
+    );
+    let yes = env.tmp.write_executable(
+        "yes.sh",
         "#!/bin/sh\nread l\necho '{\"result\":{\"decision\":\"yes\"}}'\n",
-    )
-    .unwrap();
-    fs::set_permissions(&yes, fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let settings = env.config().join("settings.json");
     fs::write(
         &settings,
@@ -292,12 +261,11 @@ fn with_a_tty_the_question_is_asked_and_trust_parent_is_saved() {
         script.exists(),
         "util-linux `script` is needed for the pty test"
     );
-    let command = format!("{} trust", env!("CARGO_BIN_EXE_ploy"));
-    let mut child = Command::new(script)
-        .args(["-qec", &command, "/dev/null"])
+    let line = format!("{} trust", support::PLOY);
+    let mut command = Command::new(script);
+    let mut child = support::point_at(&mut command, env.root())
+        .args(["-qec", &line, "/dev/null"])
         .current_dir(&project)
-        .env("PLOY_CONFIG_DIR", env.config())
-        .env("PLOY_STATE_DIR", env.root().join("state"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

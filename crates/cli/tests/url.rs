@@ -5,71 +5,24 @@
 //! target never sees a connection. No traffic leaves 127.0.0.1.
 #![allow(clippy::disallowed_methods, clippy::expect_used, clippy::unwrap_used)]
 
-use std::{
-    io::ErrorKind,
-    net::TcpListener,
-    path::PathBuf,
-    process::{Command, Output},
-    sync::atomic::{AtomicUsize, Ordering},
-};
+mod support;
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
+use support::{TempDir, json, stderr, stdout};
 
-impl TempDir {
-    fn new() -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "ploy-url-test-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn file(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::{io::ErrorKind, net::TcpListener, process::Output};
 
 fn ploy_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let dir = TempDir::new();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ploy"));
-    command
-        .args(args)
-        .env("PLOY_CONFIG_DIR", dir.0.join("config"))
-        .env("PLOY_STATE_DIR", dir.0.join("state"))
-        .env("HOME", &dir.0);
+    let dir = TempDir::new("url");
+    let mut command = support::ploy_at_home(dir.path());
+    command.args(args);
     for (key, value) in env {
         command.env(key, value);
     }
-    command.output().expect("run ploy")
+    support::run(&mut command)
 }
 
 fn ploy(args: &[&str]) -> Output {
     ploy_env(args, &[])
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(out)))
 }
 
 // proves: URL-1
@@ -142,8 +95,8 @@ fn check_url_json_carries_rule_stage_and_reason() {
 // proves: URL-2
 #[test]
 fn check_url_with_a_hosts_file_checks_every_address() {
-    let dir = TempDir::new();
-    let hosts = dir.file(
+    let dir = TempDir::new("url");
+    let hosts = dir.write(
         "hosts",
         "# test hosts\n93.184.215.14 public.example.com\n10.1.2.3 private.example.com\n\
          93.184.215.14 mixed.example.com\n127.0.0.1 mixed.example.com\n\
@@ -194,8 +147,8 @@ fn check_url_usage_errors_exit_2() {
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("hosts"), "{}", stderr(&out));
-    let dir = TempDir::new();
-    let bad = dir.file("hosts", "not-an-address some.name\n");
+    let dir = TempDir::new("url");
+    let bad = dir.write("hosts", "not-an-address some.name\n");
     let out = ploy(&[
         "check",
         "url",
@@ -230,8 +183,8 @@ fn assert_no_connection(listener: &TcpListener) {
 fn fetch_refuses_loopback_targets_and_never_connects() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let dir = TempDir::new();
-    let hosts = dir.file("hosts", "127.0.0.1 loop.example.com\n93.184.215.14 loop2.example.com\n127.0.0.2 loop2.example.com\n");
+    let dir = TempDir::new("url");
+    let hosts = dir.write("hosts", "127.0.0.1 loop.example.com\n93.184.215.14 loop2.example.com\n127.0.0.2 loop2.example.com\n");
     let hosts = hosts.to_str().unwrap();
 
     let literal = format!("http://127.0.0.1:{port}/");
