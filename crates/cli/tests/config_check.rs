@@ -1,6 +1,6 @@
 //! `ploy config check` end to end: the real binary, with PLOY_CONFIG_DIR and
 //! PLOY_STATE_DIR in a temporary folder (nothing touches the real home).
-#![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

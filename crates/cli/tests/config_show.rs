@@ -1,6 +1,6 @@
 //! `ploy config show` end to end: the real binary, PLOY_CONFIG_DIR and
 //! PLOY_STATE_DIR in a temporary folder.
-#![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

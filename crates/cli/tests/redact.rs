@@ -1,5 +1,5 @@
 //! `ploy redact` end to end (REDACT-1, A-1): the real binary, real pipes.
-#![allow(clippy::disallowed_methods, clippy::expect_used, clippy::unwrap_used)]
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod support;
 

@@ -2,7 +2,7 @@
 //! PLOY_STATE_DIR in a temporary folder. No packet leaves the machine: the
 //! backends' names are answered by a hosts file with a documentation
 //! address (192.0.2.1), which the egress door refuses before connecting.
-#![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -3,7 +3,7 @@
 //! in ploy-egress's library tests (a mapping dialer reaches loopback servers);
 //! here the binary proves refusals and the text stage, and that a refused
 //! target never sees a connection. No traffic leaves 127.0.0.1.
-#![allow(clippy::disallowed_methods, clippy::expect_used, clippy::unwrap_used)]
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod support;
 
