@@ -1,9 +1,11 @@
 //! The sandbox's init: runs in the re-executed launcher, single-threaded.
 //!
-//! Stage A (the launcher process) enters the namespaces and forks; stage B
-//! (PID 1 of the new PID namespace) builds the root view, applies the limits,
-//! Landlock, capability drop and seccomp, then forks and executes the program
-//! and reports how it ended. Every step that fails reports `ERR <layer>` on the
+//! The parent creates the launcher with one `clone` directly inside new
+//! user, mount, PID, network, IPC and UTS namespaces, so the launcher is PID 1
+//! of the sandbox (no intermediate process: one fork and one exec fewer).
+//! Stage A maps the caller's IDs; stage B builds the root view, applies the
+//! limits, Landlock, capability drop and seccomp, then forks and executes the
+//! program and reports how it ended. Every step that fails reports `ERR <layer>` on the
 //! status fd and stops: nothing runs (SBX-5).
 
 use std::{
@@ -20,12 +22,11 @@ use landlock::{
 };
 use nix::{
     mount::{MntFlags, MsFlags, mount, umount2},
-    sched::{CloneFlags, unshare},
     sys::{
         resource::{Resource, getrlimit, setrlimit},
         wait::{WaitStatus, waitpid},
     },
-    unistd::{ForkResult, Pid, chdir, fork, getgid, getuid, pivot_root, sethostname},
+    unistd::{ForkResult, chdir, fork, pivot_root, sethostname},
 };
 
 use super::{InitRequest, Layer, ProjectView, seccomp};
@@ -90,8 +91,8 @@ pub(super) fn kernel_landlock_abi() -> i64 {
     abi.max(0)
 }
 
-/// Stage A: parse the request, enter the namespaces, fork PID 1 and mirror
-/// its exit code.
+/// The launcher's entry: parse the request, then set up and run the sandbox
+/// as its PID 1.
 pub(super) fn main(raw: Option<OsString>) -> ExitCode {
     // The status fd must not leak into the program.
     // SAFETY: fcntl on our own fd number.
@@ -134,63 +135,27 @@ fn simulated(request: &InitRequest, layer: Layer) -> StepResult {
     Ok(())
 }
 
+/// The launcher was created by the parent's `clone` directly inside new user,
+/// mount, PID, network, IPC and UTS namespaces, as PID 1: map the caller's
+/// IDs to themselves, then build the sandbox.
 fn stage_a(request: &InitRequest) -> StepResult<i32> {
     simulated(request, Layer::UserNamespaces)?;
-    let uid = getuid();
-    let gid = getgid();
-    let userns =
-        |what: &str, err: &dyn std::fmt::Display| (Layer::UserNamespaces, format!("{what}: {err}"));
-    unshare(
-        CloneFlags::CLONE_NEWUSER
-            | CloneFlags::CLONE_NEWNS
-            | CloneFlags::CLONE_NEWPID
-            | CloneFlags::CLONE_NEWNET
-            | CloneFlags::CLONE_NEWIPC
-            | CloneFlags::CLONE_NEWUTS,
-    )
-    .map_err(|err| userns("unshare(user, mount, pid, net, ipc, uts) failed", &err))?;
-    fs::write("/proc/self/setgroups", "deny").map_err(|err| userns("setgroups", &err))?;
-    fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))
-        .map_err(|err| userns("uid_map", &err))?;
-    fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))
-        .map_err(|err| userns("gid_map", &err))?;
+    // Fail closed when started any other way (e.g. by hand, outside fresh
+    // namespaces): only PID 1 of a new PID namespace may go on.
+    if nix::unistd::getpid().as_raw() != 1 {
+        return Err((
+            Layer::UserNamespaces,
+            "the sandbox init is not PID 1 of a fresh PID namespace; start it through ploy"
+                .to_string(),
+        ));
+    }
+    // The parent's clone child wrote the ID maps before exec.
+    let uid = request.uid;
     report_ok(
         Layer::UserNamespaces,
         &format!("user, mount, pid, net, ipc and uts namespaces (uid {uid} mapped to itself)"),
     );
-    // SAFETY: this process is single-threaded (the launcher runs the init
-    // before anything else), so the child may keep running Rust code.
-    match unsafe { fork() } {
-        Err(err) => Err(userns("fork into the PID namespace", &err)),
-        Ok(ForkResult::Child) => {
-            let code = match stage_b(request) {
-                Ok(code) => code,
-                Err((layer, detail)) => {
-                    report_failure(layer, &detail);
-                    125
-                }
-            };
-            exit_now(code)
-        }
-        Ok(ForkResult::Parent { child }) => {
-            // SAFETY: closing our copy of the status fd; PID 1 keeps its own.
-            unsafe { libc::close(STATUS_FD) };
-            Ok(wait_for(child))
-        }
-    }
-}
-
-/// Waits for `child`, returning its shell-style exit code.
-fn wait_for(child: Pid) -> i32 {
-    loop {
-        match waitpid(child, None) {
-            Ok(WaitStatus::Exited(_, code)) => return code,
-            Ok(WaitStatus::Signaled(_, signal, _)) => return 128 + signal as i32,
-            Ok(_) => continue,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => return 125,
-        }
-    }
+    stage_b(request)
 }
 
 /// Stage B: PID 1 of the sandbox.

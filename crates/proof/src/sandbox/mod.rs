@@ -24,14 +24,14 @@ pub mod macos;
 mod seccomp;
 
 use std::{
-    ffi::OsString,
+    ffi::CString,
     io::Read,
     os::{
         fd::{AsRawFd, FromRawFd, OwnedFd},
-        unix::process::CommandExt,
+        unix::process::ExitStatusExt,
     },
     path::{Component, Path, PathBuf},
-    process::{Child, ExitCode, Stdio},
+    process::{ExitCode, ExitStatus},
     sync::{Mutex, OnceLock},
     time::{Duration, Instant},
 };
@@ -433,6 +433,11 @@ impl ProbeReport {
 #[serde(deny_unknown_fields)]
 struct InitRequest {
     probe_only: bool,
+    /// The caller's effective user and group IDs, mapped to themselves in the
+    /// user namespace (the launcher starts inside it, where they read as
+    /// "nobody" until mapped).
+    uid: u32,
+    gid: u32,
     project: PathBuf,
     view: ProjectView,
     masks: Vec<PathBuf>,
@@ -582,6 +587,8 @@ impl Sandbox {
     pub fn run(&self, program: &str, args: &[String]) -> Result<RunOutput, SandboxError> {
         let request = InitRequest {
             probe_only: false,
+            uid: nix::unistd::geteuid().as_raw(),
+            gid: nix::unistd::getegid().as_raw(),
             project: self.project.clone(),
             view: self.policy.view.clone(),
             masks: self.masks.clone(),
@@ -853,6 +860,8 @@ fn probe_with(launcher: &Path, simulate_missing: &[Layer]) -> ProbeReport {
     let outcome = ProbeProject::create().and_then(|project| {
         let request = InitRequest {
             probe_only: true,
+            uid: nix::unistd::geteuid().as_raw(),
+            gid: nix::unistd::getegid().as_raw(),
             project: project.path.clone(),
             view: ProjectView::CopyOnWrite {
                 writable: Vec::new(),
@@ -967,8 +976,21 @@ fn launch(
     let (status_read, status_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|err| SandboxError::Launcher(format!("cannot create the status pipe: {err}")))?;
     let started = Instant::now();
-    let mut child = spawn_launcher(launcher, &request_json, env, &status_write).map_err(|err| {
-        SandboxError::Launcher(format!("cannot start {}: {err}", launcher.display()))
+    let mut child = spawn_launcher(
+        launcher,
+        (request.uid, request.gid),
+        &request_json,
+        env,
+        &status_write,
+    )
+    .map_err(|err| match err {
+        SpawnError::Namespaces(err) => SandboxError::LayerMissing {
+            layer: Layer::UserNamespaces,
+            detail: format!("new user, mount, pid, net, ipc and uts namespaces: {err}"),
+        },
+        SpawnError::Other(detail) => {
+            SandboxError::Launcher(format!("cannot start {}: {detail}", launcher.display()))
+        }
     })?;
     drop(status_write);
     let collected = collect(
@@ -1051,59 +1073,353 @@ fn launch(
     })
 }
 
-/// The one place the sandbox starts a process: the launcher, with a cleared
-/// environment (SBX-4), no stdin, piped output, its own session, killed when
-/// the spawning thread dies, and the status pipe as fd 3.
-#[allow(clippy::disallowed_methods)] // ploy-proof owns the process door; this is the sandbox's spawn.
-fn spawn_launcher(
-    launcher: &Path,
-    request_json: &str,
-    env: &[(String, String)],
-    status_write: &OwnedFd,
-) -> std::io::Result<Child> {
-    let status_fd = status_write.as_raw_fd();
-    let mut command = std::process::Command::new(launcher);
-    command
-        .arg(INIT_MARKER)
-        .arg(request_json)
-        .env_clear()
-        .envs(
-            env.iter()
-                .map(|(k, v)| (OsString::from(k), OsString::from(v))),
-        )
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: the closure only makes async-signal-safe system calls (setsid,
-    // prctl, dup2, fcntl) between fork and exec, as pre_exec requires.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
+/// The launcher process: PID 1 of the sandbox's fresh PID namespace, a child
+/// of the calling thread, with its output pipes.
+struct LauncherProcess {
+    pid: libc::pid_t,
+    stdout: Option<std::fs::File>,
+    stderr: Option<std::fs::File>,
+    status: Option<ExitStatus>,
+}
+
+impl LauncherProcess {
+    /// Reaps the launcher if it has ended (never blocks).
+    fn try_wait(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            let mut raw = 0;
+            // SAFETY: waitpid on our own unreaped child, WNOHANG.
+            if unsafe { libc::waitpid(self.pid, &mut raw, libc::WNOHANG) } == self.pid {
+                self.status = Some(ExitStatus::from_raw(raw));
             }
-            if libc::prctl(
+        }
+        self.status
+    }
+
+    /// SIGKILL to PID 1, which tears down the whole PID namespace.
+    fn kill(&self) {
+        if self.status.is_none() {
+            // SAFETY: kill with our unreaped child's pid (it cannot be reused
+            // before we reap it) and a constant signal.
+            unsafe { libc::kill(self.pid, libc::SIGKILL) };
+        }
+    }
+
+    /// Waits for the launcher to end and reaps it.
+    fn wait(&mut self) -> std::io::Result<ExitStatus> {
+        loop {
+            if let Some(status) = self.status {
+                return Ok(status);
+            }
+            let mut raw = 0;
+            // SAFETY: blocking waitpid on our own unreaped child.
+            let rc = unsafe { libc::waitpid(self.pid, &mut raw, 0) };
+            if rc == self.pid {
+                self.status = Some(ExitStatus::from_raw(raw));
+            } else {
+                let err = std::io::Error::last_os_error();
+                if err.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(err);
+                }
+            }
+        }
+    }
+}
+
+/// Why the launcher could not be started.
+enum SpawnError {
+    /// The kernel refused the new namespaces (SBX-5: the user-namespaces layer).
+    Namespaces(std::io::Error),
+    /// Anything else (pipes, paths, exec of the launcher).
+    Other(String),
+}
+
+/// Namespaces the launcher is created in: PID 1 of a fresh PID namespace,
+/// inside new user, mount, network, IPC and UTS namespaces.
+const LAUNCHER_NAMESPACES: libc::c_int = libc::CLONE_NEWUSER
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS;
+
+/// Everything the launcher's child side needs, prepared before `clone`
+/// (the child may not allocate: it shares the parent's memory).
+struct ChildSetup {
+    path: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
+    /// Descriptors to install as 0, 1, 2 and [`init::STATUS_FD`], all >= 10.
+    fds: [libc::c_int; 4],
+    empty_mask: libc::sigset_t,
+    /// `/proc/self/setgroups`, `uid_map`, `gid_map` and what to write in each.
+    id_maps: [(*const libc::c_char, *const libc::c_char); 3],
+    /// The errno of a failed step, read by the parent.
+    failed: std::sync::atomic::AtomicI32,
+    /// Which step failed (an index into [`CHILD_STEPS`]).
+    failed_step: std::sync::atomic::AtomicI32,
+}
+
+/// The child's steps, as named in errors; steps 1-3 are the user namespace's.
+const CHILD_STEPS: [&str; 6] = [
+    "session and signals",
+    "setgroups",
+    "uid_map",
+    "gid_map",
+    "standard descriptors",
+    "exec",
+];
+
+/// The child side of the launcher's `clone`: only raw system calls, then exec.
+///
+/// The ID maps are written here, before exec, while the child still holds
+/// every capability in its new user namespace; the capabilities are kept
+/// across exec as ambient ones (a non-root exec would drop them) so the
+/// launcher can build the sandbox, and it drops them all before the program
+/// starts.
+extern "C" fn launcher_child(arg: *mut libc::c_void) -> libc::c_int {
+    use std::sync::atomic::Ordering;
+    // SAFETY: `arg` is the parent's ChildSetup, alive while the parent is
+    // suspended (CLONE_VFORK); every call below is async-signal-safe.
+    unsafe {
+        let setup = &*(arg as *const ChildSetup);
+        let fail = |setup: &ChildSetup, step: i32| -> libc::c_int {
+            let errno = *libc::__errno_location();
+            setup.failed_step.store(step, Ordering::SeqCst);
+            setup.failed.store(errno.max(1), Ordering::SeqCst);
+            libc::_exit(127)
+        };
+        // A thread of a service may block signals; the sandbox starts clean.
+        // Own session: no controlling terminal to push input into. The
+        // sandbox dies with the thread that started it.
+        if libc::sigprocmask(libc::SIG_SETMASK, &setup.empty_mask, std::ptr::null_mut()) != 0
+            || libc::setsid() < 0
+            || libc::prctl(
                 libc::PR_SET_PDEATHSIG,
                 libc::SIGKILL as libc::c_ulong,
                 0,
                 0,
                 0,
             ) != 0
-            {
-                return Err(std::io::Error::last_os_error());
+        {
+            return fail(setup, 0);
+        }
+        for (step, (path, text)) in setup.id_maps.iter().enumerate() {
+            let fd = libc::open(*path, libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                return fail(setup, step as i32 + 1);
             }
-            if status_fd == init::STATUS_FD {
-                let flags = libc::fcntl(status_fd, libc::F_GETFD);
-                if flags < 0 || libc::fcntl(status_fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
-            } else if libc::dup2(status_fd, init::STATUS_FD) < 0 {
-                return Err(std::io::Error::last_os_error());
+            let len = libc::strlen(*text);
+            let written = libc::write(fd, (*text).cast(), len);
+            if written != len as isize {
+                return fail(setup, step as i32 + 1);
             }
-            Ok(())
+            libc::close(fd);
+        }
+        keep_capabilities_across_exec();
+        for (target, fd) in [0, 1, 2, init::STATUS_FD].into_iter().zip(setup.fds) {
+            if libc::dup2(fd, target) < 0 {
+                return fail(setup, 4);
+            }
+        }
+        libc::execve(setup.path, setup.argv, setup.envp);
+        fail(setup, 5)
+    }
+}
+
+/// Makes the child's capabilities (all of them, inside its new user
+/// namespace only) ambient so they survive exec. Failures are left to show
+/// up as a refused mount in the launcher, which stops the run (SBX-5).
+fn keep_capabilities_across_exec() {
+    #[repr(C)]
+    struct CapHeader {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct CapData {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    let mut header = CapHeader {
+        version: 0x2008_0522,
+        pid: 0,
+    };
+    let mut data = [CapData {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: capget/capset with a v3 header and two data structs; prctl with
+    // integers. All are plain system calls, safe in the vfork child.
+    unsafe {
+        if libc::syscall(
+            libc::SYS_capget,
+            &mut header as *mut CapHeader,
+            data.as_mut_ptr(),
+        ) != 0
+        {
+            return;
+        }
+        for item in &mut data {
+            item.inheritable = item.permitted;
+        }
+        if libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr()) != 0 {
+            return;
+        }
+        for cap in 0..64 {
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_RAISE as libc::c_ulong,
+                cap as libc::c_ulong,
+                0,
+                0,
+            );
+        }
+    }
+}
+
+/// A descriptor moved to number 10 or above (so installing 0..3 in the child
+/// cannot overwrite another), close-on-exec.
+fn high_fd(fd: OwnedFd) -> std::io::Result<OwnedFd> {
+    // SAFETY: F_DUPFD_CLOEXEC on a live descriptor returns a new one or -1.
+    let raw = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+    if raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the kernel just returned this descriptor; we own it.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
+
+/// The one place the sandbox starts a process: the launcher, created directly
+/// as PID 1 of new user, mount, PID, network, IPC and UTS namespaces (one
+/// `clone`, no intermediate process), with exactly `env` (SBX-4), stdin from
+/// /dev/null, piped output, its own session, killed when the spawning thread
+/// dies, and the status pipe as fd 3. `CLONE_VM | CLONE_VFORK` (as
+/// posix_spawn does) spares copying the parent's page tables.
+fn spawn_launcher(
+    launcher: &Path,
+    (uid, gid): (u32, u32),
+    request_json: &str,
+    env: &[(String, String)],
+    status_write: &OwnedFd,
+) -> Result<LauncherProcess, SpawnError> {
+    use std::os::unix::ffi::OsStrExt;
+    let other =
+        |what: &str, err: &dyn std::fmt::Display| SpawnError::Other(format!("{what}: {err}"));
+    let c_string = |bytes: &[u8]| {
+        CString::new(bytes)
+            .map_err(|_| SpawnError::Other("an argument contains a NUL byte".to_string()))
+    };
+    let path = c_string(launcher.as_os_str().as_bytes())?;
+    let args = [
+        path.clone(),
+        c_string(INIT_MARKER.as_bytes())?,
+        c_string(request_json.as_bytes())?,
+    ];
+    let mut env_strings = Vec::with_capacity(env.len());
+    for (name, value) in env {
+        env_strings.push(c_string(format!("{name}={value}").as_bytes())?);
+    }
+    let argv: Vec<*const libc::c_char> = args
+        .iter()
+        .map(|arg| arg.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    let envp: Vec<*const libc::c_char> = env_strings
+        .iter()
+        .map(|var| var.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    let stdin = std::fs::File::open("/dev/null").map_err(|err| other("open /dev/null", &err))?;
+    let (out_read, out_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|err| other("stdout pipe", &err))?;
+    let (err_read, err_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|err| other("stderr pipe", &err))?;
+    let status_copy = status_write
+        .try_clone()
+        .map_err(|err| other("status pipe", &err))?;
+    let child_fds = [
+        high_fd(OwnedFd::from(stdin)).map_err(|err| other("stdin", &err))?,
+        high_fd(out_write).map_err(|err| other("stdout pipe", &err))?,
+        high_fd(err_write).map_err(|err| other("stderr pipe", &err))?,
+        high_fd(status_copy).map_err(|err| other("status pipe", &err))?,
+    ];
+    // SAFETY: sigemptyset initializes the set it is given.
+    let empty_mask = unsafe {
+        let mut set = std::mem::zeroed::<libc::sigset_t>();
+        libc::sigemptyset(&mut set);
+        set
+    };
+    let id_texts = [
+        c_string(b"/proc/self/setgroups")?,
+        c_string(b"deny")?,
+        c_string(b"/proc/self/uid_map")?,
+        c_string(format!("{uid} {uid} 1").as_bytes())?,
+        c_string(b"/proc/self/gid_map")?,
+        c_string(format!("{gid} {gid} 1").as_bytes())?,
+    ];
+    let setup = ChildSetup {
+        id_maps: [
+            (id_texts[0].as_ptr(), id_texts[1].as_ptr()),
+            (id_texts[2].as_ptr(), id_texts[3].as_ptr()),
+            (id_texts[4].as_ptr(), id_texts[5].as_ptr()),
+        ],
+        failed_step: std::sync::atomic::AtomicI32::new(0),
+        path: path.as_ptr(),
+        argv: argv.as_ptr(),
+        envp: envp.as_ptr(),
+        fds: [
+            child_fds[0].as_raw_fd(),
+            child_fds[1].as_raw_fd(),
+            child_fds[2].as_raw_fd(),
+            child_fds[3].as_raw_fd(),
+        ],
+        empty_mask,
+        failed: std::sync::atomic::AtomicI32::new(0),
+    };
+    // The child runs on its own stack until exec; 256 KiB is far more than
+    // the few system calls it makes.
+    let mut stack = vec![0u8; 256 * 1024];
+    // SAFETY: one past the end of the live allocation; clone aligns nothing,
+    // so round down to 16 bytes as the x86-64 and aarch64 ABIs require.
+    let stack_top = unsafe { stack.as_mut_ptr().add(stack.len()) } as usize & !15;
+    let flags = libc::CLONE_VM | libc::CLONE_VFORK | LAUNCHER_NAMESPACES | libc::SIGCHLD;
+    // SAFETY: the child only reads `setup` (alive until clone returns, as
+    // CLONE_VFORK suspends us until the child execs or exits) and makes
+    // async-signal-safe calls on its own stack.
+    let pid = unsafe {
+        libc::clone(
+            launcher_child,
+            stack_top as *mut libc::c_void,
+            flags,
+            &setup as *const ChildSetup as *mut libc::c_void,
+        )
+    };
+    if pid < 0 {
+        return Err(SpawnError::Namespaces(std::io::Error::last_os_error()));
+    }
+    drop(stack);
+    let failed = setup.failed.load(std::sync::atomic::Ordering::SeqCst);
+    let mut process = LauncherProcess {
+        pid,
+        stdout: Some(std::fs::File::from(out_read)),
+        stderr: Some(std::fs::File::from(err_read)),
+        status: None,
+    };
+    if failed != 0 {
+        let _ = process.wait();
+        let step = setup.failed_step.load(std::sync::atomic::Ordering::SeqCst);
+        let name = CHILD_STEPS.get(step as usize).copied().unwrap_or("set-up");
+        let err = std::io::Error::from_raw_os_error(failed);
+        return Err(if (1..=3).contains(&step) {
+            SpawnError::Namespaces(std::io::Error::new(err.kind(), format!("{name}: {err}")))
+        } else {
+            SpawnError::Other(format!("{name}: {err}"))
         });
     }
-    command.spawn()
+    Ok(process)
 }
 
 /// Bytes read from one pipe, capped.
@@ -1141,7 +1457,12 @@ const STATUS_CAP: usize = 64 * 1024;
 /// One poll loop, no threads: reads stdout, stderr and the status pipe
 /// (capped), notices the launcher's exit through a pidfd, and kills it at the
 /// deadline. Fewer hand-offs between threads keeps start-up fast under load.
-fn collect(child: &mut Child, status: std::fs::File, deadline: Instant, cap: usize) -> Collected {
+fn collect(
+    child: &mut LauncherProcess,
+    status: std::fs::File,
+    deadline: Instant,
+    cap: usize,
+) -> Collected {
     let mut out = Collected {
         stdout: Captured::default(),
         stderr: Captured::default(),
@@ -1154,13 +1475,13 @@ fn collect(child: &mut Child, status: std::fs::File, deadline: Instant, cap: usi
         Some(Box::new(status)),
     ];
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
-    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::c_int, 0) };
+    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, child.pid, 0) };
     // SAFETY: the kernel just returned this fd to us; we own it.
     let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw as libc::c_int) });
     let mut exited_at: Option<Instant> = None;
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        if exited_at.is_none() && pidfd.is_none() && matches!(child.try_wait(), Ok(Some(_))) {
+        if exited_at.is_none() && pidfd.is_none() && child.try_wait().is_some() {
             exited_at = Some(Instant::now());
         }
         let open = pipes.iter().any(Option::is_some);
@@ -1176,9 +1497,9 @@ fn collect(child: &mut Child, status: std::fs::File, deadline: Instant, cap: usi
             if exited_at.is_some() {
                 break;
             }
-            // SIGKILL to the launcher; its PID 1 dies with it (PDEATHSIG),
-            // which tears down the whole PID namespace.
-            let _ = child.kill();
+            // SIGKILL to the launcher, PID 1 of the sandbox: the kernel
+            // kills everything else in its PID namespace.
+            child.kill();
             out.timed_out = true;
             exited_at = Some(now);
             continue;
