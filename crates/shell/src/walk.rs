@@ -85,7 +85,8 @@ fn parser_options() -> ParserOptions {
 }
 
 /// brush's tokenizer never returns on a here-document delimiter holding a
-/// command substitution with quotes (found by fuzzing: `cat <<$('')`). Bash
+/// command substitution with quotes (found by fuzzing: `cat <<$('')`), nor on
+/// an empty one followed by a blank (`cat <<'' `). Bash
 /// takes such a delimiter literally; no real command needs one, so any `$(` or
 /// backquote in a delimiter is refused before tokenizing. Quote-blind: it can
 /// only refuse more.
@@ -123,6 +124,15 @@ fn risky_heredoc_delimiter(line: &str) -> Option<String> {
             i += 1;
         }
         let delimiter = &line[start..i];
+        // An empty delimiter (`<<''`) also makes the tokenizer spin.
+        if delimiter
+            .chars()
+            .all(|c| matches!(c, '\'' | '"' | '\\' | '$'))
+        {
+            return Some(format!(
+                "the here-document delimiter {delimiter:?} is empty, which is not analysed"
+            ));
+        }
         if delimiter.contains("$(") || delimiter.contains('`') {
             return Some(format!(
                 "the here-document delimiter {delimiter:?} holds a command substitution, which is not analysed"

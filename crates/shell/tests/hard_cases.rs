@@ -969,3 +969,18 @@ fn substitution_in_heredoc_delimiter_is_a_parse_error() {
         started.elapsed()
     );
 }
+
+// proves: PROOF-1 (found by fuzzing: an empty here-document delimiter followed
+// by a blank makes brush's tokenizer spin; such lines are a parse error at once)
+#[test]
+fn empty_heredoc_delimiter_is_a_parse_error() {
+    let started = std::time::Instant::now();
+    for line in ["cat <<'' ", "<<\"\" ", "cat <<'' x", "cat <<"] {
+        assert!(analyze(line).constructs.parse_error, "{line:?}");
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
