@@ -8,10 +8,13 @@
 # Needs: hyperfine, bwrap (Debian: apt-get install hyperfine bubblewrap),
 # python3, and a release build (`cargo build --release -p ploy`).
 # Usage: bench/sandbox_startup.sh [RUNS]
+#   PLOY=path/to/ploy and PLOY_HELPER=path/to/ploy-sandbox-run compare other
+#   builds (e.g. a saved copy from before a change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-200}"
-ploy="${PLOY:-target/release/ploy}"
+ploy="$(realpath -m "${PLOY:-target/release/ploy}")"
+helper="$(realpath -m "${PLOY_HELPER:-target/release/ploy-sandbox-run}")"
 for tool in hyperfine bwrap python3; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install hyperfine bubblewrap)" >&2; exit 2; }
 done
@@ -23,22 +26,23 @@ bwrap_cmd="bwrap --unshare-all --die-with-parent --new-session \
  --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/sbin /sbin --symlink usr/lib /lib \
  --symlink usr/lib64 /lib64 --ro-bind /etc /etc --tmpfs /tmp --bind $project $project \
  --proc /proc --dev /dev --chdir $project /usr/bin/true"
-"$OLDPWD/$ploy" doctor >/dev/null || { echo "ploy doctor: the sandbox cannot run here" >&2; exit 1; }
+"$ploy" doctor >/dev/null || { echo "ploy doctor: the sandbox cannot run here" >&2; exit 1; }
 # The small helper launcher (same library, 1 MB instead of the full CLI)
 # shows how much of the time is the size of the binary exec'd twice.
-helper="$OLDPWD/target/release/ploy-sandbox-run"
 extra=()
 [ -x "$helper" ] && extra=(-n "ploy-sandbox-run -- true" "$helper -- /usr/bin/true")
 hyperfine -N --warmup 10 --runs "$runs" --export-json "$project.json" \
   -n true /usr/bin/true \
-  -n "ploy sandbox run -- true" "$OLDPWD/$ploy sandbox run -- /usr/bin/true" \
+  -n "ploy sandbox run -- true" "$ploy sandbox run -- /usr/bin/true" \
   -n "bwrap true" "$bwrap_cmd" "${extra[@]}" >/dev/null
 python3 - "$project.json" <<'PY'
 import json, sys
 results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 med = {name: r["median"] * 1000 for name, r in results.items()}
 for name, ms in med.items():
-    print(f"{name:28s} median {ms:7.2f} ms")
+    r = results[name]
+    cpu = (r.get("user", 0) + r.get("system", 0)) * 1000
+    print(f"{name:28s} median {ms:7.2f} ms   mean CPU (user+sys) {cpu:6.2f} ms")
 print(f"load average: {open('/proc/loadavg').read().split()[0]} (on {__import__('os').cpu_count()} cores)")
 bare, ploy, bwrap = med["true"], med["ploy sandbox run -- true"], med["bwrap true"]
 print(f"ploy overhead over bare true: {ploy - bare:.2f} ms (ratio {ploy / bare:.1f}x)")
