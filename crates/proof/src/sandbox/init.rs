@@ -2,11 +2,12 @@
 //!
 //! The parent creates the launcher with one `clone` directly inside new
 //! user, mount, PID, network, IPC and UTS namespaces, so the launcher is PID 1
-//! of the sandbox (no intermediate process: one fork and one exec fewer).
-//! Stage A maps the caller's IDs; stage B builds the root view, applies the
-//! limits, Landlock, capability drop and seccomp, then forks and executes the
-//! program and reports how it ended. Every step that fails reports `ERR <layer>` on the
-//! status fd and stops: nothing runs (SBX-5).
+//! of the sandbox (no intermediate process: one fork and one process fewer).
+//! Stage A checks it is that PID 1 (the IDs were mapped before exec); stage B
+//! builds the root view, applies the limits, Landlock, capability drop and
+//! seccomp, then forks and executes the program and reports how it ended.
+//! Every step that fails reports `ERR <layer>` on the status fd and stops:
+//! nothing runs (SBX-5).
 
 use std::{
     ffi::{CString, OsString},
@@ -160,6 +161,8 @@ fn stage_a(request: &InitRequest) -> StepResult<i32> {
 
 /// Stage B: PID 1 of the sandbox.
 fn stage_b(request: &InitRequest) -> StepResult<i32> {
+    // Set again after exec (the clone child set it before): the sandbox dies
+    // with the thread that started it.
     // SAFETY: prctl with plain integer arguments.
     unsafe {
         libc::prctl(
@@ -227,6 +230,10 @@ fn run_program(request: &InitRequest) -> StepResult<i32> {
     match unsafe { fork() } {
         Err(err) => Err((Layer::Exec, format!("fork: {err}"))),
         Ok(ForkResult::Child) => {
+            // The Rust runtime of this init ignores SIGPIPE; the program gets
+            // the default, as from a shell (`yes | head` ends quietly).
+            // SAFETY: resetting one signal to its default in a fresh child.
+            unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
             let err = nix::unistd::execvpe(&program, &argv, &envp).err();
             report_failure(
                 Layer::Exec,

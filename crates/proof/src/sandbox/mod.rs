@@ -6,14 +6,16 @@
 //!    (SBX-5): if any layer is missing, nothing runs.
 //! 2. It re-executes a *launcher* binary (by default the running executable,
 //!    which must call [`init_entry_if_requested`] first thing in `main`) with a
-//!    hidden argument, a clean environment, a new session and "die with parent".
-//! 3. The launcher enters new user, mount, PID, network, IPC and UTS
-//!    namespaces, forks the namespace's PID 1, builds a fresh root (system
-//!    folders read-only, the project copy-on-write or writable, private `/tmp`,
-//!    fresh `/proc`, minimal `/dev`, no home folder), pivots into it, then
-//!    applies rlimits, Landlock (writes only to the project and temp, no TCP),
-//!    drops every capability, sets no_new_privs, installs a seccomp deny list
-//!    and finally forks and executes the program.
+//!    hidden argument, a clean environment, a new session and "die with parent",
+//!    created by one `clone` directly inside new user, mount, PID, network, IPC
+//!    and UTS namespaces: the launcher is the sandbox's PID 1 (its user and
+//!    group IDs mapped to themselves before exec).
+//! 3. The launcher builds a fresh root (system folders read-only, the project
+//!    copy-on-write or writable, private `/tmp`, fresh `/proc`, minimal
+//!    `/dev`, no home folder), pivots into it, then applies rlimits, Landlock
+//!    (writes only to the project and temp, no TCP), drops every capability,
+//!    sets no_new_privs, installs a seccomp deny list and finally forks and
+//!    executes the program.
 //! 4. Any failure before the program starts is reported on a private pipe
 //!    (fd 3 in the launcher) with the layer that failed, and the parent turns
 //!    it into a [`SandboxError`]: the program never runs.
@@ -1188,7 +1190,24 @@ extern "C" fn launcher_child(arg: *mut libc::c_void) -> libc::c_int {
             setup.failed.store(errno.max(1), Ordering::SeqCst);
             libc::_exit(127)
         };
-        // A thread of a service may block signals; the sandbox starts clean.
+        // Signals arrive blocked (the parent blocked them around clone): a
+        // handler of the parent must never run here, on shared memory. Reset
+        // every handled signal to its default (exec would anyway) and SIGPIPE
+        // too (as std's Command does), then unblock all: the sandbox starts
+        // clean even when a service thread blocked some.
+        for signal in 1..65 {
+            let mut current = std::mem::zeroed::<libc::sigaction>();
+            if libc::sigaction(signal, std::ptr::null(), &mut current) != 0 {
+                continue;
+            }
+            if current.sa_sigaction != libc::SIG_DFL
+                && (current.sa_sigaction != libc::SIG_IGN || signal == libc::SIGPIPE)
+            {
+                let mut default = std::mem::zeroed::<libc::sigaction>();
+                default.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(signal, &default, std::ptr::null_mut());
+            }
+        }
         // Own session: no controlling terminal to push input into. The
         // sandbox dies with the thread that started it.
         if libc::sigprocmask(libc::SIG_SETMASK, &setup.empty_mask, std::ptr::null_mut()) != 0
@@ -1388,17 +1407,27 @@ fn spawn_launcher(
     let flags = libc::CLONE_VM | libc::CLONE_VFORK | LAUNCHER_NAMESPACES | libc::SIGCHLD;
     // SAFETY: the child only reads `setup` (alive until clone returns, as
     // CLONE_VFORK suspends us until the child execs or exits) and makes
-    // async-signal-safe calls on its own stack.
-    let pid = unsafe {
-        libc::clone(
+    // async-signal-safe calls on its own stack; the signal masks are live
+    // sets restored right after.
+    let (pid, clone_error) = unsafe {
+        // Block every signal across clone (as posix_spawn does) so none is
+        // handled in the child before it resets the handlers.
+        let mut all = std::mem::zeroed::<libc::sigset_t>();
+        let mut previous = std::mem::zeroed::<libc::sigset_t>();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut previous);
+        let pid = libc::clone(
             launcher_child,
             stack_top as *mut libc::c_void,
             flags,
             &setup as *const ChildSetup as *mut libc::c_void,
-        )
+        );
+        let clone_error = std::io::Error::last_os_error();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut());
+        (pid, clone_error)
     };
     if pid < 0 {
-        return Err(SpawnError::Namespaces(std::io::Error::last_os_error()));
+        return Err(SpawnError::Namespaces(clone_error));
     }
     drop(stack);
     let failed = setup.failed.load(std::sync::atomic::Ordering::SeqCst);
