@@ -41,6 +41,10 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// are reported as a parse error instead of risking the parser's stack.
 pub const MAX_NESTING: usize = 48;
 
+/// Deepest nesting of `${…}` analysed: brush's tokenizer backtracks
+/// exponentially on unclosed nested `${a[` (found by fuzzing).
+pub const MAX_EXPANSION_NESTING: usize = 2;
+
 /// Deepest nesting of parentheses analysed (a lower bound than
 /// [`MAX_NESTING`]: the parser's cost doubles with each unclosed `(`).
 pub const MAX_PAREN_NESTING: usize = 12;

@@ -984,3 +984,57 @@ fn empty_heredoc_delimiter_is_a_parse_error() {
         started.elapsed()
     );
 }
+
+// proves: PROOF-1 (found by fuzzing: unclosed nested `${a[` made brush's
+// tokenizer backtrack for seconds; deeper than MAX_EXPANSION_NESTING is refused)
+#[test]
+fn nested_parameter_expansions_are_bounded() {
+    let started = std::time::Instant::now();
+    let l = analyze("A[${a[${a[A[${f[${a[d[}}}}");
+    assert!(l.constructs.parse_error, "{l:?}");
+    let l = analyze("echo ${A} ${B} ${C} ${D} ${E}");
+    assert!(
+        !l.constructs.parse_error,
+        "sequential expansions are fine: {l:?}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+// proves: PROOF-1 (fuzzing: three nested unclosed `${a[` still took 0.5 s)
+#[test]
+fn three_nested_parameter_expansions_are_refused() {
+    assert!(
+        analyze("A[${a[${a[\"\"l[}${a[${a[l[g}}}")
+            .constructs
+            .parse_error
+    );
+    assert!(
+        !analyze("echo ${x:-${y}}").constructs.parse_error,
+        "two levels are analysed"
+    );
+}
+
+// proves: PROOF-1 (found by fuzzing: 120 bytes of `${…[` and `{` kept brush's
+// parser busy for 4 s; a deadline turns that into a prompt parse error)
+#[test]
+fn slow_lines_hit_the_deadline_and_fail_closed() {
+    let line = "EdA[${fEda[\\)=,\\\\\\r s${fEa[ddA[\\)itog{ \"oT\"_l[s}arg}ag{EdA[${fEda[\\)=,\\\\\\r s${fEa[ddA[\\)itog{ \"oT\"_l[s}arg}ag{}}";
+    let started = std::time::Instant::now();
+    let l = analyze(line);
+    assert!(l.constructs.parse_error, "{l:?}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    // Ordinary lines with braces still parse on the worker thread.
+    let l = analyze("echo ${HOME} && jq '{a: 1}' f");
+    assert!(
+        !l.constructs.parse_error && l.constructs.parameter_expansion,
+        "{l:?}"
+    );
+}
