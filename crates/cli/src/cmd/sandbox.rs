@@ -202,7 +202,13 @@ pub fn sandbox_run(args: SandboxRunArgs) -> ExitCode {
         Ok(out) => out,
         Err(err) => return report_error("sandbox run", &err, args.json),
     };
-    let redactor = redactor();
+    // Building the redactor reads the whole environment; skip it when there is
+    // nothing to redact (the common `-- true` case; measured ~0.6 ms CPU).
+    let redactor = if out.stdout.is_empty() && out.stderr.is_empty() {
+        Redactor::empty()
+    } else {
+        redactor()
+    };
     let stdout = redactor
         .redact(&String::from_utf8_lossy(&out.stdout))
         .into_owned();
