@@ -34,14 +34,18 @@ pub(crate) fn analyze_line(line: &str) -> CommandLine {
         .spawn(move || {
             let _ = sender.send(analyze_caught(&owned));
         });
-    if spawned.is_err() {
+    let Ok(worker) = spawned else {
         return failed(
             line,
             "the shell parser could not be started for this line".to_owned(),
         );
-    }
+    };
     match receiver.recv_timeout(ANALYSIS_DEADLINE) {
-        Ok(summary) => summary,
+        Ok(summary) => {
+            // The worker has sent its answer and is exiting: reap it.
+            let _ = worker.join();
+            summary
+        }
         Err(_) => failed(
             line,
             format!(
