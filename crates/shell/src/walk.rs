@@ -1,6 +1,7 @@
 //! Walks brush-parser's syntax tree into the [`CommandLine`] summary.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use brush_parser::ParserOptions;
 use brush_parser::ast::{
@@ -26,15 +27,33 @@ pub(crate) fn analyze_line(line: &str) -> CommandLine {
     // (fuzzing found 120 bytes taking 4 s). Lines with those characters are
     // analysed on a worker thread with a deadline; past it the answer is a
     // parse error (fail closed) and the worker is left to finish on its own.
+    //
+    // A worker that misses the deadline keeps a core busy until it ends (some
+    // tokenizer loops never do). In a long-lived process, hostile lines could
+    // pile those up, so at most MAX_UNFINISHED_WORKERS may be outstanding; past
+    // that every watched line is refused at once, unparsed (fail closed).
+    if WORKERS_IN_FLIGHT.fetch_add(1, Ordering::SeqCst) >= MAX_UNFINISHED_WORKERS {
+        WORKERS_IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+        return failed(
+            line,
+            format!(
+                "{MAX_UNFINISHED_WORKERS} earlier lines are still being parsed past their deadline; \
+                 this line is not analysed"
+            ),
+        );
+    }
     let (sender, receiver) = std::sync::mpsc::channel();
     let owned = line.to_owned();
     let spawned = std::thread::Builder::new()
         .name("ploy-shell-analyze".to_owned())
         .stack_size(16 * 1024 * 1024)
         .spawn(move || {
-            let _ = sender.send(analyze_caught(&owned));
+            let summary = analyze_caught(&owned);
+            WORKERS_IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+            let _ = sender.send(summary);
         });
     let Ok(worker) = spawned else {
+        WORKERS_IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
         return failed(
             line,
             "the shell parser could not be started for this line".to_owned(),
@@ -55,6 +74,14 @@ pub(crate) fn analyze_line(line: &str) -> CommandLine {
         ),
     }
 }
+
+/// Analysis workers started and not yet finished (including those that
+/// missed their deadline and still run).
+static WORKERS_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// How many unfinished workers may exist before watched lines are refused
+/// without parsing.
+const MAX_UNFINISHED_WORKERS: usize = 4;
 
 /// How long one line may take to analyse before it counts as unparseable.
 const ANALYSIS_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1000);
