@@ -628,3 +628,115 @@ fn home_toolchains_are_read_only_and_their_credentials_hidden() {
     assert!(!text.contains("CANARY"), "{result}");
     assert!(!cargo.join("bin/pwned").exists());
 }
+
+// proves: SBX-5
+#[test]
+fn the_init_started_by_hand_outside_fresh_namespaces_refuses_to_run() {
+    let world = World::new();
+    let marker = world.project.join("ran");
+    // A well-formed request for the most permissive view (writable project):
+    // only the PID 1 check of a fresh PID namespace stands between it and the
+    // program. The status fd (3) is sent to stdout so the refusal can be read.
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (uid, gid) = world
+        .user
+        .unwrap_or_else(|| unsafe { (libc::geteuid(), libc::getegid()) });
+    let request = serde_json::json!({
+        "probe_only": false,
+        "uid": uid,
+        "gid": gid,
+        "project": world.project,
+        "view": "writable",
+        "masks": [],
+        "read_only": [],
+        "limits": {},
+        "program": "/bin/sh",
+        "args": ["-c", format!("echo ran > {}", marker.display())],
+        "simulate_missing": [],
+    })
+    .to_string();
+    for extra in [Some(request.as_str()), None] {
+        let mut command = Command::new("/bin/sh");
+        command
+            .arg("-c")
+            .arg("exec \"$0\" __ploy-sandbox-init \"$@\" 3>&1")
+            .arg(&world.helper)
+            .args(extra)
+            .current_dir(&world.base);
+        if let Some((uid, gid)) = world.user {
+            command.uid(uid).gid(gid);
+        }
+        let out = output_retrying(&mut command);
+        let status = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(125), "{status}");
+        let expected = if extra.is_some() {
+            "ERR\tuser-namespaces\t"
+        } else {
+            // No request at all: refused before any namespace check.
+            "ERR\tfilesystem\tmissing launcher request"
+        };
+        assert!(status.starts_with(expected), "{status}");
+        assert!(!status.contains("OK\t"), "{status}");
+        assert!(!marker.exists(), "the program ran outside the sandbox");
+    }
+}
+
+// A regression test: the init's Rust runtime ignores SIGPIPE, the program
+// must get the default so a pipeline's writer ends quietly.
+#[test]
+fn programs_inside_get_sigpipe_at_its_default() {
+    let world = World::new();
+    let result = world.sh(&[], "yes | head -1");
+    assert_eq!(exit_code(&result), 0, "{result}");
+    assert_eq!(stdout(&result), "y\n", "{result}");
+    assert_eq!(result["stderr"], "", "{result}");
+    // The writer itself dies of SIGPIPE (signal 13: 128 + 13 from the shell).
+    let result = world.run(
+        &[],
+        &[
+            "/bin/bash",
+            "-c",
+            "yes | head -1 >/dev/null; echo ${PIPESTATUS[0]}",
+        ],
+    );
+    assert_eq!(stdout(&result), "141\n", "{result}");
+    assert_eq!(result["stderr"], "", "{result}");
+}
+
+// clone3 passes its flags in memory the filter cannot read, so it is refused
+// as a whole (a new namespace could undo the mount and write rules); ENOSYS
+// makes the C library fall back to clone, whose flags the filter checks.
+// proves: SBX-2
+#[test]
+fn clone3_is_refused_with_enosys_while_fork_and_threads_still_work() {
+    let world = World::new();
+    let code = r#"
+import ctypes, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_clone3 = 435  # the same number on every architecture
+for name, flags in (("clone3-plain", 0), ("clone3-newuser", 0x10000000)):
+    args = (ctypes.c_uint64 * 8)()
+    args[0] = flags
+    args[4] = 17  # exit_signal = SIGCHLD: a real, working request
+    rc = libc.syscall(SYS_clone3, ctypes.byref(args), ctypes.c_size_t(64))
+    if rc == 0:
+        os._exit(0)
+    if rc > 0:
+        os.waitpid(rc, 0)
+    print(name, rc, ctypes.get_errno())
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+_, status = os.waitpid(pid, 0)
+print("fork", os.WEXITSTATUS(status))
+seen = []
+t = threading.Thread(target=lambda: seen.append("ran")); t.start(); t.join()
+print("thread", seen[0])
+"#;
+    let result = world.run(&[], &[PYTHON, "-c", code]);
+    let text = stdout(&result);
+    assert!(text.contains("clone3-plain -1 38\n"), "{result}");
+    assert!(text.contains("clone3-newuser -1 38\n"), "{result}");
+    assert!(text.contains("fork 7\n"), "{result}");
+    assert!(text.contains("thread ran\n"), "{result}");
+}
