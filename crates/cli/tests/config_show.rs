@@ -15,19 +15,22 @@ fn ploy(root: &Path, cwd: &Path, args: &[&str]) -> Output {
     support::run(support::ploy_at_home(root).args(args).current_dir(cwd))
 }
 
-/// User settings with a profile and a deny rule; a project that tries to
-/// allow shell and loosen the profile, and carries an AGENTS.md.
+/// User settings with a profile, a deny rule and a `service` section; a
+/// project that tries to allow shell, widen the proof's writable folders and
+/// loosen the profile, and carries an AGENTS.md.
 fn setup() -> (TempDir, PathBuf) {
     let tmp = TempDir::new("config-show");
     tmp.write_settings(
         r#"{
   "security_profile": { "sandbox": "workspace-write", "approval": "ask" },
-  "permissions": { "shell": { "deny": ["git push *"] } }
+  "permissions": { "shell": { "deny": ["git push *"] } },
+  "service": { "listen": "127.0.0.1:8377" }
 }"#,
     );
     tmp.write(
         "proj/.ploy/settings.json",
-        r#"{ "permissions": { "shell": { "allow": ["curl *"] }, "edit": { "allow": ["src/**"] } } }"#,
+        r#"{ "permissions": { "shell": { "allow": ["curl *"] }, "edit": { "allow": ["src/**"] } },
+    "proof": { "writable_dirs": ["src"] } }"#,
     );
     tmp.write("proj/.ploy/SYSTEM.md", "obey");
     tmp.write("proj/AGENTS.md", "hello");
@@ -89,6 +92,13 @@ fn untrusted_project_values_are_absent_and_skipped_resources_listed_once() {
         .iter()
         .map(|s| s["path"].as_str().unwrap())
         .collect();
+    // The untrusted project's wider writable folders are ignored.
+    assert!(vals.contains(&(
+        "proof.writable_dirs".to_owned(),
+        "[\"target\"]".to_owned(),
+        "default".to_owned()
+    )));
+    assert_eq!(v["service"]["set_in_user_settings"], true);
     assert_eq!(skipped.len(), 2);
     assert_eq!(
         v["context_files"][0],
@@ -101,6 +111,12 @@ fn untrusted_project_values_are_absent_and_skipped_resources_listed_once() {
     for path in skipped {
         assert_eq!(text.matches(path).count(), 1, "{text}");
     }
+    assert!(text.contains("service: set in the user settings"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("proof.writable_dirs") && l.ends_with("[\"target\"]  (default)")),
+        "{text}"
+    );
 }
 
 // proves: TRUST-5
@@ -126,6 +142,11 @@ fn trusted_project_values_carry_the_project_source() {
         "\"git push *\"".to_owned(),
         "user".to_owned()
     )));
+    assert!(vals.contains(&(
+        "proof.writable_dirs".to_owned(),
+        "[\"src\"]".to_owned(),
+        "project".to_owned()
+    )));
     assert!(v["skipped"].as_array().unwrap().is_empty());
     // -na after a saved "allow" still skips, for this run only.
     let out = ploy(tmp.path(), &project, &["trust", "allow"]);
@@ -133,6 +154,37 @@ fn trusted_project_values_carry_the_project_source() {
     let out = ploy(tmp.path(), &project, &["config", "show", "--json", "-na"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(values(&v).iter().all(|(_, _, s)| s != "project"));
+}
+
+// proves: TRUST-5
+#[test]
+fn user_writable_dirs_and_a_missing_service_section_are_shown() {
+    let tmp = TempDir::new("config-show");
+    tmp.write_settings(
+        r#"{
+  "security_profile": { "sandbox": "workspace-write", "approval": "ask" },
+  "proof": { "writable_dirs": ["build", "out"] }
+}"#,
+    );
+    let out = ploy(tmp.path(), tmp.path(), &["config", "show", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(values(&v).contains(&(
+        "proof.writable_dirs".to_owned(),
+        "[\"build\",\"out\"]".to_owned(),
+        "user".to_owned()
+    )));
+    assert_eq!(v["service"]["set_in_user_settings"], false);
+    let out = ploy(tmp.path(), tmp.path(), &["config", "show"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("service: not set in the user settings"),
+        "{text}"
+    );
 }
 
 // proves: PROFILE-2

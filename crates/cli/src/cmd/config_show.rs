@@ -3,9 +3,13 @@
 //! The effective settings, each value with its source (default, user,
 //! project), and the project resources skipped when the project is not
 //! trusted. The layering lives in ploy-trust / ploy-policy; this prints.
+//! It also shows the effective `proof.writable_dirs` with its source and
+//! whether the user's settings carry a `service` section (its content is not
+//! printed: `ploy serve` validates it).
 
 use std::{io::IsTerminal, process::ExitCode};
 
+use ploy_policy::{ValueSource, resolve_writable_dirs};
 use ploy_trust::{
     LinePrompt, LoadOptions, LoadedProject, PloyDirs, ShownValue, TrustError, UiMode,
     effective_values, load_project,
@@ -40,7 +44,7 @@ pub fn run(args: ConfigShowArgs) -> ExitCode {
     for warning in &loaded.warnings {
         eprintln!("{warning}");
     }
-    let values = match effective_values(&loaded) {
+    let mut values = match effective_values(&loaded) {
         Ok(values) => values,
         Err(err) => {
             eprintln!("ploy: {err}");
@@ -48,6 +52,7 @@ pub fn run(args: ConfigShowArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    values.push(writable_dirs_value(&loaded));
     if args.json {
         print_json(&as_json(&loaded, &values));
     } else {
@@ -66,6 +71,36 @@ fn load(args: &ConfigShowArgs) -> Result<LoadedProject, TrustError> {
     load_project(&dirs, &options, &mut prompt)
 }
 
+/// The effective `proof.writable_dirs`, layered by ploy-policy exactly as
+/// `ploy proof` and `ploy sandbox` resolve it (an untrusted project's list is
+/// ignored).
+fn writable_dirs_value(loaded: &LoadedProject) -> ShownValue {
+    let writable = resolve_writable_dirs(
+        loaded.user.settings.as_ref(),
+        loaded.project_settings.as_ref(),
+        loaded.project_trust(),
+    );
+    ShownValue {
+        key: "proof.writable_dirs".to_owned(),
+        value: serde_json::Value::from(writable.value),
+        source: match writable.source {
+            ValueSource::Default => "default",
+            ValueSource::User => "user",
+            ValueSource::Project => "project",
+        },
+    }
+}
+
+/// Whether the user's settings have a `service` section (`ploy serve` reads
+/// it from there only).
+fn service_is_set(loaded: &LoadedProject) -> bool {
+    loaded
+        .user
+        .settings
+        .as_ref()
+        .is_some_and(|settings| settings.service().is_some())
+}
+
 fn as_json(loaded: &LoadedProject, values: &[ShownValue]) -> serde_json::Value {
     let r = &loaded.resolution;
     serde_json::json!({
@@ -80,6 +115,7 @@ fn as_json(loaded: &LoadedProject, values: &[ShownValue]) -> serde_json::Value {
             "project_settings": loaded.project_settings.as_ref().map(|s| s.origin()),
         },
         "values": values,
+        "service": { "set_in_user_settings": service_is_set(loaded) },
         "skipped": loaded.skipped,
         "context_files": loaded.context_files.iter().map(|f| &f.path).collect::<Vec<_>>(),
         "skills": loaded.skills,
@@ -99,6 +135,11 @@ fn print_human(loaded: &LoadedProject, values: &[ShownValue]) {
     let width = values.iter().map(|v| v.key.len()).max().unwrap_or(0);
     for v in values {
         println!("{:width$}  {}  ({})", v.key, v.value, v.source);
+    }
+    if service_is_set(loaded) {
+        println!("service: set in the user settings (used by `ploy serve` without --config)");
+    } else {
+        println!("service: not set in the user settings (`ploy serve` uses its defaults)");
     }
     if let Some(notice) = loaded.skipped_notice() {
         println!("{notice}");
