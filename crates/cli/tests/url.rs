@@ -272,3 +272,29 @@ fn scrub_removes_secrets_from_the_environment_and_prints_nothing_when_empty() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), "", "an empty phrase prints nothing");
 }
+
+// proves: REDACT-1 (what `ploy fetch` prints passes the redactor: a secret
+// this process knows never appears, even when the target text carries it)
+#[test]
+fn fetch_output_never_shows_a_secret_from_the_environment() {
+    const CANARY: &str = "sk-canary-7f3e9a1c5b2d4e6f";
+    let dir = TempDir::new("url-fetch-redact");
+    let hosts = dir.write("hosts", "# no names: every lookup fails\n");
+    let hosts = hosts.to_str().expect("utf-8 path");
+    let url = format!("http://{CANARY}.example/?key={CANARY}");
+    for extra in [&[][..], &["--json"][..]] {
+        let mut args = vec!["fetch", url.as_str(), "--hosts", hosts];
+        args.extend_from_slice(extra);
+        let out = ploy_env(&args, &[("MY_SERVICE_API_KEY", CANARY)]);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let (so, se) = (stdout(&out), stderr(&out));
+        assert!(
+            !so.contains(CANARY) && !se.contains(CANARY),
+            "secret printed: {so}{se}"
+        );
+        assert!(
+            so.contains("[REDACTED]") || se.contains("[REDACTED]"),
+            "the failure names the target, redacted: {so}{se}"
+        );
+    }
+}

@@ -74,6 +74,10 @@ fn setup_failed(err: &SetupError) -> ExitCode {
 
 fn print_refusal(refusal: &Refusal) {
     eprintln!("ploy: {refusal}");
+    print_refusal_hint(refusal);
+}
+
+fn print_refusal_hint(refusal: &Refusal) {
     eprintln!(
         "hint: ploy fetches only public http(s) addresses written plainly; see `{}` in docs/requirements.md",
         refusal.rule
@@ -145,6 +149,9 @@ pub fn check(args: CheckUrlArgs) -> ExitCode {
 /// with status, final URL, content type, truncated flag, redirects and the
 /// address connected to). Exit 0 for a page, 1 for any other outcome.
 pub fn fetch(args: FetchArgs) -> ExitCode {
+    // A page is hostile text: it may echo a secret this process knows (a key
+    // in the environment). Everything printed passes the one redactor.
+    let (redactor, _too_short) = Redactor::new(secret_values_from_env(std::env::vars()));
     let outcome = match blocking::fetch(&args.url, &name_source(args.hosts)) {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(_cancelled)) => {
@@ -154,15 +161,15 @@ pub fn fetch(args: FetchArgs) -> ExitCode {
         Err(err) => return setup_failed(&err),
     };
     if args.json {
-        match serde_json::to_value(&outcome) {
-            Ok(value) => print_json(&value),
+        match serde_json::to_string_pretty(&outcome) {
+            Ok(text) => println!("{}", redactor.redact(&text)),
             Err(err) => eprintln!("ploy: cannot print JSON: {err}"),
         }
     }
     match outcome {
         FetchOutcome::Page(page) => {
             if !args.json {
-                print!("{}", page.text);
+                print!("{}", redactor.redact(&page.text));
                 if page.truncated {
                     eprintln!(
                         "ploy: the page was cut at {} bytes (FETCH-1)",
@@ -175,16 +182,21 @@ pub fn fetch(args: FetchArgs) -> ExitCode {
         other => {
             if !args.json {
                 match other {
-                    FetchOutcome::Refused(refusal) => print_refusal(&refusal),
+                    FetchOutcome::Refused(refusal) => {
+                        eprintln!("{}", redactor.redact(&format!("ploy: {refusal}")));
+                        print_refusal_hint(&refusal);
+                    }
                     FetchOutcome::HttpStatus { status, url, .. } => {
-                        eprintln!("ploy: {url} answered HTTP {status}");
+                        eprintln!("ploy: {} answered HTTP {status}", redactor.redact(&url));
                     }
                     FetchOutcome::NetworkError { url, detail } => {
-                        eprintln!("ploy: fetching {url} failed: {detail}");
+                        let line = format!("ploy: fetching {url} failed: {detail}");
+                        eprintln!("{}", redactor.redact(&line));
                         eprintln!("hint: check the network, or the name with `ploy check url`");
                     }
                     FetchOutcome::TimedOut { phase, url } => {
-                        eprintln!("ploy: fetching {url} timed out ({phase:?})");
+                        let line = format!("ploy: fetching {url} timed out ({phase:?})");
+                        eprintln!("{}", redactor.redact(&line));
                     }
                     FetchOutcome::Page(_) => {}
                 }
