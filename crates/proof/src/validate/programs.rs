@@ -1069,13 +1069,7 @@ fn python(checker: &mut Checker, program: &str, args: &[String], depth: usize) -
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "-" {
-            checker.refuse(
-                "PROOF-4",
-                format!(
-                    "`{program} -` reads its program from standard input, which cannot be inspected"
-                ),
-            );
-            return Run::new(program, Class::Verifies);
+            return refuse_program_from_stdin(checker, program, "-");
         }
         if arg == "--" || !arg.starts_with('-') {
             break;
@@ -1149,11 +1143,23 @@ fn python(checker: &mut Checker, program: &str, args: &[String], depth: usize) -
         .get(i)
         .is_none_or(|a| a == "--" && args.get(i + 1).is_none())
     {
-        checker.refuse(
-            "PROOF-4",
-            format!("`{program}` with no script reads its program from standard input, which cannot be inspected"),
-        );
+        refuse_program_from_stdin(checker, program, "");
     }
+    Run::new(program, Class::Verifies)
+}
+
+/// An interpreter told to read its program from standard input (`prog -`, or
+/// no script at all): the code cannot be inspected, so it is refused (PROOF-4).
+fn refuse_program_from_stdin(checker: &mut Checker, program: &str, dash: &str) -> Run {
+    let how = if dash.is_empty() {
+        format!("`{program}` with no script")
+    } else {
+        format!("`{program} {dash}`")
+    };
+    checker.refuse(
+        "PROOF-4",
+        format!("{how} reads its program from standard input, which cannot be inspected"),
+    );
     Run::new(program, Class::Verifies)
 }
 
@@ -1161,13 +1167,7 @@ fn node(checker: &mut Checker, program: &str, args: &[String]) -> Run {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "-" {
-            checker.refuse(
-                "PROOF-4",
-                format!(
-                    "`{program} -` reads its program from standard input, which cannot be inspected"
-                ),
-            );
-            return Run::new(program, Class::Verifies);
+            return refuse_program_from_stdin(checker, program, "-");
         }
         if arg == "--" || !arg.starts_with('-') {
             break;
@@ -1226,10 +1226,7 @@ fn node(checker: &mut Checker, program: &str, args: &[String]) -> Run {
         }
     }
     if args.get(i).is_none() {
-        checker.refuse(
-            "PROOF-4",
-            format!("`{program}` with no script reads its program from standard input, which cannot be inspected"),
-        );
+        refuse_program_from_stdin(checker, program, "");
     }
     Run::new(program, Class::Verifies)
 }
@@ -1247,13 +1244,7 @@ fn scripting(checker: &mut Checker, program: &str, fam: &str, args: &[String]) -
     let mut saw_code = false;
     while let Some(arg) = args.get(i) {
         if arg == "-" {
-            checker.refuse(
-                "PROOF-4",
-                format!(
-                    "`{program} -` reads its program from standard input, which cannot be inspected"
-                ),
-            );
-            return Run::new(program, Class::Verifies);
+            return refuse_program_from_stdin(checker, program, "-");
         }
         if arg == "--" || !arg.starts_with('-') {
             break;
@@ -1343,10 +1334,7 @@ fn scripting(checker: &mut Checker, program: &str, fam: &str, args: &[String]) -
             .get(i)
             .is_none_or(|a| a == "--" && args.get(i + 1).is_none())
     {
-        checker.refuse(
-            "PROOF-4",
-            format!("`{program}` with no script reads its program from standard input, which cannot be inspected"),
-        );
+        refuse_program_from_stdin(checker, program, "");
     }
     Run::new(program, Class::Verifies)
 }
