@@ -51,10 +51,22 @@ fn environment_secrets_are_redacted_by_default() {
         out,
         "key=[REDACTED]\njson=\"[REDACTED]\"\nurl=?k=[REDACTED]\n"
     );
-    // A variable whose name is not secret-looking is not used.
+    // A key-shaped value is a secret under any name (issue 14).
     let output = redact(&[], &[("GREETING", ENV_SECRET)], input.as_bytes());
     assert!(output.status.success());
-    assert_eq!(stdout(&output), input);
+    assert_eq!(
+        stdout(&output),
+        "key=[REDACTED]\njson=\"[REDACTED]\"\nurl=?k=[REDACTED]\n"
+    );
+    // An ordinary value under a name that is not secret-looking is not used.
+    let plain = "hello there, ordinary greeting words\n";
+    let output = redact(
+        &[],
+        &[("GREETING", "ordinary greeting words")],
+        plain.as_bytes(),
+    );
+    assert!(output.status.success());
+    assert_eq!(stdout(&output), plain);
 }
 
 // proves: REDACT-1 (--secret-env and --secret-file add secrets; encodings caught)

@@ -7,12 +7,57 @@ use base64::Engine as _;
 /// How a match of one pattern may be widened by one base64 character on each
 /// side: those characters mix secret bits with neighbouring bytes, so they
 /// are not part of the pattern but must not survive next to it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PatternInfo {
     /// Widen the match by one character to the left if it is a base64 character.
     pub(crate) widen_left: bool,
     /// Widen the match by one character to the right if it is a base64 character.
     pub(crate) widen_right: bool,
+    /// Which encoding of the secret this pattern is.
+    pub(crate) form: SecretForm,
+    /// Index of the secret (in the engine's sorted list) it encodes.
+    pub(crate) secret: usize,
+}
+
+impl PatternInfo {
+    fn of(form: SecretForm) -> PatternInfo {
+        PatternInfo {
+            widen_left: false,
+            widen_right: false,
+            form,
+            secret: 0,
+        }
+    }
+}
+
+/// The form in which a secret was found (BEYOND-6 refusals name it; never
+/// the value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SecretForm {
+    /// The value as it is.
+    Plain,
+    /// Inside string escapes (JSON, Rust `{:?}`, stacked).
+    Escaped,
+    /// Percent-encoded (URL, form).
+    Percent,
+    /// Hex of its bytes.
+    Hex,
+    /// Base64 or base64url, at any alignment.
+    Base64,
+}
+
+impl SecretForm {
+    /// A short name for messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecretForm::Plain => "plain",
+            SecretForm::Escaped => "string-escaped",
+            SecretForm::Percent => "percent-encoded",
+            SecretForm::Hex => "hex",
+            SecretForm::Base64 => "base64",
+        }
+    }
 }
 
 /// Whether `byte` belongs to the standard or URL-safe base64 alphabet.
@@ -23,7 +68,9 @@ pub(crate) fn is_base64_byte(byte: u8) -> bool {
 /// Every pattern (with its widening) for one secret value. May hold duplicates;
 /// the caller deduplicates across all secrets.
 pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
-    let plain = PatternInfo::default();
+    let plain = PatternInfo::of(SecretForm::Plain);
+    let escaped = PatternInfo::of(SecretForm::Escaped);
+    let percent = PatternInfo::of(SecretForm::Percent);
     let mut out: Vec<(String, PatternInfo)> = vec![(secret.to_owned(), plain)];
 
     // Escapes stack: a value JSON-escaped into a body that is logged with
@@ -45,7 +92,7 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
         }
         frontier = next;
     }
-    out.extend(seen.into_iter().skip(1).map(|escaped| (escaped, plain)));
+    out.extend(seen.into_iter().skip(1).map(|text| (text, escaped)));
     for style in [
         JsonStyle {
             ascii_only: true,
@@ -70,7 +117,7 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
             ..JsonStyle::MINIMAL
         },
     ] {
-        out.push((json_escape(secret, style), plain));
+        out.push((json_escape(secret, style), escaped));
     }
 
     for style in [
@@ -80,11 +127,17 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
         PercentStyle::UriComponent,
         PercentStyle::Uri,
     ] {
-        out.push((percent_encode(secret.as_bytes(), style), plain));
+        out.push((percent_encode(secret.as_bytes(), style), percent));
     }
 
-    out.push((hex(secret.as_bytes(), false), plain));
-    out.push((hex(secret.as_bytes(), true), plain));
+    out.push((
+        hex(secret.as_bytes(), false),
+        PatternInfo::of(SecretForm::Hex),
+    ));
+    out.push((
+        hex(secret.as_bytes(), true),
+        PatternInfo::of(SecretForm::Hex),
+    ));
 
     for engine in [
         base64::engine::general_purpose::STANDARD_NO_PAD,
@@ -138,6 +191,7 @@ fn base64_core(
         PatternInfo {
             widen_left: alignment != 0,
             widen_right: remainder != 0,
+            ..PatternInfo::of(SecretForm::Base64)
         },
     ))
 }

@@ -1,6 +1,21 @@
 //! One shared list of secret-looking environment variable names (SBX-4,
-//! REDACT-1). False positives are acceptable (a variable removed from the
-//! sandbox, a harmless value redacted); false negatives are not.
+//! REDACT-1), and the one decision "is this variable a secret" by name and
+//! value ([`is_secret_env`]). False positives are acceptable (a variable
+//! removed from the sandbox, a harmless value redacted); false negatives are
+//! not.
+//!
+//! # Known non-secrets, decided by value
+//!
+//! Some names match a fragment but name a path, not a secret (`PWD` holds
+//! the working folder, `SSH_AUTH_SOCK` a socket). [`PATH_VALUED_NAMES`] lists
+//! them; such a variable is not a secret when its value is an absolute path
+//! that exists (the caller says which paths exist, so the decision stays
+//! pure). Any other value under those names is a secret (`PWD=hunter2hunter2`
+//! is a password).
+
+use std::path::Path;
+
+use crate::shape::{ShapeRule, secret_shape};
 
 /// Name fragments that mark a variable as secret, matched case-insensitively
 /// anywhere in the name. Generic words first, then providers and services
@@ -12,8 +27,17 @@ const SECRET_NAME_FRAGMENTS: &[&str] = &[
     "SECRET",
     "PASSWORD",
     "PASSWD",
+    "PASSPHRASE",
     "PASS",
     "PWORD",
+    "PWD",
+    "PW",
+    "SEED",
+    "MNEMONIC",
+    "PHRASE",
+    "WEBHOOK",
+    "LICENSE",
+    "LICENCE",
     "CREDENTIAL",
     "CRED",
     "AUTH",
@@ -129,10 +153,24 @@ const SECRET_NAME_FRAGMENTS: &[&str] = &[
     "PGP",
 ];
 
+/// Names that match a fragment but hold a path: not secrets when the value
+/// is an existing absolute path (module docs).
+pub const PATH_VALUED_NAMES: &[&str] = &[
+    "PWD",
+    "OLDPWD",
+    "SSH_AUTH_SOCK",
+    "GNUPGHOME",
+    "PASSWORD_STORE_DIR",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "XDG_SESSION_PATH",
+    "XDG_SEAT_PATH",
+];
+
 /// Whether the environment variable `name` looks like it holds a secret
 /// (case-insensitive fragment match against one shared list). Used by the
 /// sandbox to remove variables (SBX-4) and by redaction to learn values
-/// (REDACT-1).
+/// (REDACT-1). Without the value this answer is conservative: `PWD` is
+/// secret-looking here; [`is_secret_env`] excuses it when it holds a path.
 pub fn is_secret_env_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_NAME_FRAGMENTS
@@ -140,11 +178,59 @@ pub fn is_secret_env_name(name: &str) -> bool {
         .any(|fragment| upper.contains(fragment))
 }
 
-/// The non-empty values of the secret-looking variables among `vars`, for
-/// [`crate::Redactor::new`] (which refuses the ones too short to redact).
-pub fn secret_values_from_env<I: IntoIterator<Item = (String, String)>>(vars: I) -> Vec<String> {
+/// Why an environment variable counts as a secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvSecretReason {
+    /// Its name holds a secret-looking fragment.
+    Name,
+    /// Its value looks like a credential.
+    Shape(ShapeRule),
+}
+
+/// The one decision for an environment variable (SBX-4, REDACT-1): a secret
+/// when its name looks secret (unless it is a known path-valued name holding
+/// an existing absolute path, module docs), or when its value looks like a
+/// credential by shape ([`crate::secret_shape`]). `path_exists` answers
+/// whether a path exists (the caller's I/O; tests pass a fixed answer).
+pub fn env_secret_reason(
+    name: &str,
+    value: &str,
+    path_exists: &dyn Fn(&Path) -> bool,
+) -> Option<EnvSecretReason> {
+    if let Some(rule) = secret_shape(value) {
+        return Some(EnvSecretReason::Shape(rule));
+    }
+    if !is_secret_env_name(name) {
+        return None;
+    }
+    let path_valued = PATH_VALUED_NAMES
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(name));
+    let is_path = || {
+        let path = Path::new(value);
+        path.is_absolute() && path_exists(path)
+    };
+    if path_valued && is_path() {
+        return None;
+    }
+    Some(EnvSecretReason::Name)
+}
+
+/// [`env_secret_reason`] as a yes/no, for filters (the sandbox's environment).
+pub fn is_secret_env(name: &str, value: &str, path_exists: &dyn Fn(&Path) -> bool) -> bool {
+    env_secret_reason(name, value, path_exists).is_some()
+}
+
+/// The non-empty values of the secret variables among `vars` (by name or by
+/// value shape, [`is_secret_env`]), for [`crate::Redactor::new`] (which
+/// refuses the ones too short to redact). Prefer [`crate::SecretSet::from_env`],
+/// which also says why each value is there.
+pub fn secret_values_from_env<I: IntoIterator<Item = (String, String)>>(
+    vars: I,
+    path_exists: &dyn Fn(&Path) -> bool,
+) -> Vec<String> {
     vars.into_iter()
-        .filter(|(name, value)| !value.is_empty() && is_secret_env_name(name))
+        .filter(|(name, value)| !value.is_empty() && is_secret_env(name, value, path_exists))
         .map(|(_, value)| value)
         .collect()
 }
@@ -194,7 +280,8 @@ mod tests {
     #[test]
     fn ordinary_names_are_not_secret() {
         for name in [
-            "PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "PWD", "TZ", "LC_ALL",
+            "PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TZ", "LC_ALL", "EDITOR", "DISPLAY",
+            "HOSTNAME", "LOGNAME", "MAIL", "SHLVL",
         ] {
             assert!(!is_secret_env_name(name), "{name} must not count as secret");
         }
@@ -209,8 +296,85 @@ mod tests {
             ("EMPTY_KEY".to_owned(), String::new()),
         ];
         assert_eq!(
-            secret_values_from_env(vars),
+            secret_values_from_env(vars, &|_| true),
             vec!["tok-1234567890".to_owned()]
         );
+    }
+
+    // proves: SBX-4, REDACT-1 (issue 14: the names that let a password out)
+    #[test]
+    fn added_fragments_are_secret_anywhere_in_the_name() {
+        for name in [
+            "SERVICE_PW",
+            "PW",
+            "MYSQL_PWD",
+            "PASS",
+            "DB_PASSWD",
+            "GPG_PASSPHRASE",
+            "WALLET_SEED",
+            "BIP39_MNEMONIC",
+            "RECOVERY_PHRASE",
+            "TEAMS_WEBHOOK",
+            "SENTRY_DSN",
+            "PRODUCT_LICENSE",
+            "JETBRAINS_LICENCE",
+            "SIGNING_KEY_ID",
+            "PRIVATE_THING",
+            "MY_CREDENTIALS",
+            "X_AUTH",
+            "COOKIE_JAR",
+            "USER_SESSION",
+            "DBPASSWORD",
+        ] {
+            assert!(is_secret_env_name(name), "{name} must count as secret");
+            assert!(
+                is_secret_env(name, "some-value-123", &|_| true),
+                "{name} with an ordinary value must count as secret"
+            );
+        }
+    }
+
+    // proves: SBX-4, REDACT-1 (known non-secrets are decided by value)
+    #[test]
+    fn path_valued_names_are_secret_unless_they_hold_an_existing_path() {
+        let exists = |path: &Path| path == Path::new("/home/alice/work");
+        assert!(!is_secret_env("PWD", "/home/alice/work", &exists));
+        assert!(!is_secret_env("OLDPWD", "/home/alice/work", &exists));
+        // A path that does not exist, a relative path, or any other value:
+        // a secret (PWD=... may be a password).
+        assert!(is_secret_env("PWD", "/home/alice/gone", &exists));
+        assert!(is_secret_env("PWD", "home/alice/work", &exists));
+        assert!(is_secret_env("PWD", "Tr0ub4dor-and-3-horses", &exists));
+        // Only the listed names are excused: a password that happens to be
+        // an existing path stays a secret under any other name.
+        assert!(is_secret_env("SERVICE_PW", "/home/alice/work", &exists));
+        assert!(is_secret_env("MYSQL_PWD", "/home/alice/work", &exists));
+    }
+
+    // proves: SBX-4, REDACT-1 (values that look like credentials, any name)
+    #[test]
+    fn credential_shaped_values_are_secret_under_any_name() {
+        for value in [
+            "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+            "AKIAIOSFODNN7EXAMPLE",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abc123def456",
+            "a8Fj2kL9qZ0xW3vB7nM1pQ4r",
+        ] {
+            assert_eq!(
+                env_secret_reason("BUILD_INFO", value, &|_| false)
+                    .map(|r| matches!(r, EnvSecretReason::Shape(_))),
+                Some(true),
+                "{value}"
+            );
+        }
+        // Commit hashes and ordinary values under ordinary names stay.
+        for (name, value) in [
+            ("GIT_COMMIT", "3f786850e387550fdab836ed7e6dc881de23001b"),
+            ("PATH", "/usr/local/bin:/usr/bin"),
+            ("LANG", "C.UTF-8"),
+            ("TERM", "xterm-256color"),
+        ] {
+            assert!(!is_secret_env(name, value, &|_| true), "{name}={value}");
+        }
     }
 }

@@ -6,8 +6,15 @@
 //! * [`StreamRedactor`] does the same over inputs larger than memory.
 //! * [`mask`] names a secret by its last 4 characters only (REDACT-1).
 //! * [`cap`] cuts text to a shared byte budget on code point boundaries (CAP-1).
-//! * [`is_secret_env_name`] / [`secret_values_from_env`]: one shared list of
-//!   secret-looking environment variable names (SBX-4, REDACT-1).
+//! * [`SecretSet`]: every secret value ploy knows (environment by name and by
+//!   value shape, declared variables, secret files, values given by the
+//!   program), each with its origin; one set feeds the redactor, the
+//!   scrubber, the egress check and the sandbox's environment filter.
+//! * [`is_secret_env`] / [`is_secret_env_name`]: the one name-and-value rule
+//!   for environment variables (SBX-4, REDACT-1); [`secret_shape`]: values
+//!   that look like credentials (provider prefixes, JWTs, PEM, entropy).
+//! * [`Redactor::find_secret`]: where a known secret is, in any form the
+//!   redactor removes, named by mask and form only (BEYOND-6).
 //! * [`logging`]: a `tracing` writer that passes every log line through the
 //!   redactor.
 //!
@@ -55,9 +62,18 @@ mod encodings;
 mod env;
 pub mod logging;
 mod redactor;
+mod set;
+pub mod shape;
 
-pub use env::{is_secret_env_name, secret_values_from_env};
+pub use encodings::SecretForm;
+pub use env::{
+    EnvSecretReason, PATH_VALUED_NAMES, env_secret_reason, is_secret_env, is_secret_env_name,
+    secret_values_from_env,
+};
 pub use logging::{LoggingError, SharedRedactor, init_logging, init_logging_from_env};
 pub use redactor::{
-    MIN_SECRET_BYTES, REDACTED, Redactor, RejectReason, RejectedSecret, StreamRedactor, mask,
+    MIN_SECRET_BYTES, REDACTED, Redactor, RejectReason, RejectedSecret, SecretMatch,
+    StreamRedactor, mask,
 };
+pub use set::{DeclaredEnvError, SecretOrigin, SecretSet, UnusableSecret};
+pub use shape::{ShapeRule, secret_shape, token_shape};

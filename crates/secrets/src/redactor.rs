@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use crate::encodings::{PatternInfo, is_base64_byte, patterns_for};
+use crate::encodings::{PatternInfo, SecretForm, is_base64_byte, patterns_for};
 
 /// What every secret value (or encoding of one) is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -140,6 +140,28 @@ impl GramFilter {
 }
 
 impl Engine {
+    /// The first match in `bytes`, as a [`SecretMatch`].
+    fn first_match(&self, bytes: &[u8]) -> Option<SecretMatch> {
+        match self.automaton.try_find(bytes) {
+            Ok(found) => found.map(|found| {
+                let info = self.info[found.pattern().as_usize()];
+                SecretMatch {
+                    mask: mask(&self.secrets[info.secret]),
+                    form: info.form,
+                    start: found.start(),
+                    end: found.end(),
+                }
+            }),
+            // Fail closed: the automaton could not search, so all of it counts.
+            Err(_) => Some(SecretMatch {
+                mask: "…****".to_owned(),
+                form: SecretForm::Plain,
+                start: 0,
+                end: bytes.len(),
+            }),
+        }
+    }
+
     /// Pushes onto `spans` the (widened) byte range of every occurrence of
     /// every pattern in `window`, in no particular order. With `first_only`,
     /// stops after the first.
@@ -210,6 +232,33 @@ impl Engine {
             // Fail closed: the whole region is one secret.
             Err(_) => spans.push((start, end)),
         }
+    }
+}
+
+/// Where a known secret was found ([`Redactor::find_secret`]): its mask and
+/// the form it was in, never the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretMatch {
+    /// The secret's [`mask`] (`…` and its last 4 characters, or `…****`).
+    pub mask: String,
+    /// The form it was found in (plain, percent-encoded, base64, ...).
+    pub form: SecretForm,
+    /// Byte offset of the match in the searched input.
+    pub start: usize,
+    /// Byte offset just past the match.
+    pub end: usize,
+}
+
+impl fmt::Display for SecretMatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a known secret ({}) in {} form at bytes {}..{}",
+            self.mask,
+            self.form.as_str(),
+            self.start,
+            self.end
+        )
     }
 }
 
@@ -295,22 +344,21 @@ impl Redactor {
         (Redactor::from_accepted(accepted), rejected)
     }
 
-    /// Builds a redactor from the secret-looking variables of an environment
-    /// (see [`crate::is_secret_env_name`]).
+    /// Builds a redactor from the secret variables of an environment (by
+    /// name or value shape, see [`crate::SecretSet::from_env`]); no path
+    /// counts as existing, so `PWD`-like names are redacted too.
     pub fn from_env_vars<I>(vars: I) -> (Redactor, Vec<RejectedSecret>)
     where
         I: IntoIterator<Item = (String, String)>,
     {
-        Redactor::new(crate::secret_values_from_env(vars))
+        let set = crate::SecretSet::from_env(vars, &|_| false);
+        Redactor::new(set.values())
     }
 
-    /// Builds a redactor from the secret-looking variables of this process's
-    /// environment. Variables whose name or value is not UTF-8 are skipped
-    /// (the sandbox removes them by name regardless).
+    /// Builds a redactor from the secret variables of this process's
+    /// environment ([`crate::SecretSet::from_process_env`]).
     pub fn from_process_env() -> (Redactor, Vec<RejectedSecret>) {
-        Redactor::from_env_vars(std::env::vars_os().filter_map(|(name, value)| {
-            Some((name.into_string().ok()?, value.into_string().ok()?))
-        }))
+        Redactor::new(crate::SecretSet::from_process_env().values())
     }
 
     /// A new redactor knowing this one's secrets and `more` (for tokens the
@@ -344,8 +392,9 @@ impl Redactor {
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut patterns: Vec<String> = Vec::new();
         let mut info: Vec<PatternInfo> = Vec::new();
-        for secret in &secrets {
-            for (pattern, pattern_info) in patterns_for(secret) {
+        for (secret_index, secret) in secrets.iter().enumerate() {
+            for (pattern, mut pattern_info) in patterns_for(secret) {
+                pattern_info.secret = secret_index;
                 match index.get(&pattern) {
                     Some(&at) => {
                         info[at].widen_left |= pattern_info.widen_left;
@@ -419,6 +468,24 @@ impl Redactor {
                 .try_find(bytes)
                 .map_or(true, |m| m.is_some()),
             Mode::RedactAll { .. } => !bytes.is_empty(),
+        }
+    }
+
+    /// The first secret (or encoding of one) found in `bytes`, named by its
+    /// mask and form, never by its value (BEYOND-6: the door refuses a
+    /// request carrying one). Sees every form [`Redactor::redact_bytes`]
+    /// removes. A redactor that could not be built answers with a match
+    /// covering everything (fail closed).
+    pub fn find_secret(&self, bytes: &[u8]) -> Option<SecretMatch> {
+        match &self.mode {
+            Mode::Empty => None,
+            Mode::RedactAll { .. } => (!bytes.is_empty()).then(|| SecretMatch {
+                mask: "…****".to_owned(),
+                form: SecretForm::Plain,
+                start: 0,
+                end: bytes.len(),
+            }),
+            Mode::Search(engine) => engine.first_match(bytes),
         }
     }
 

@@ -36,6 +36,27 @@ fn every_encoding_of_a_secret_is_redacted() {
     }
 }
 
+// proves: BEYOND-6 (detection side: every form the redactor removes is
+// found, named by mask and form, never by value)
+#[test]
+fn find_secret_sees_every_form_and_never_shows_the_value() {
+    for secret in [SECRET, "p@ss w/rd+\"quoted\"\\back&<tag>=é✓😀"] {
+        let redactor = redactor(&[secret]);
+        for encoded in encodings_of(secret) {
+            let text = format!("GET /?q={encoded}&x=1");
+            let found = redactor
+                .find_secret(text.as_bytes())
+                .unwrap_or_else(|| panic!("not found: {encoded}"));
+            assert_eq!(found.mask, mask(secret));
+            let shown = format!("{found} {found:?}");
+            assert!(!shown.contains(secret), "{shown}");
+            assert!(found.start < found.end && found.end <= text.len());
+        }
+        assert_eq!(redactor.find_secret(b"GET /?q=ordinary&x=1"), None);
+    }
+    assert_eq!(Redactor::empty().find_secret(SECRET.as_bytes()), None);
+}
+
 // proves: REDACT-1 (a secret inside a base64 blob leaves no decodable bytes of it)
 #[test]
 fn secret_inside_base64_blob_leaves_no_partial_character() {

@@ -3,7 +3,7 @@
 use std::io::{self, BufWriter, Write};
 use std::{path::PathBuf, process::ExitCode};
 
-use ploy_secrets::{Redactor, secret_values_from_env};
+use ploy_secrets::{Redactor, SecretSet};
 
 /// Arguments of `ploy redact`.
 #[derive(Debug, clap::Args)]
@@ -45,35 +45,17 @@ pub fn run(args: RedactArgs) -> ExitCode {
     }
 }
 
-/// The environment's secret-looking values (short ones skipped: environments
-/// hold many harmless short values) plus every secret asked for by flag,
-/// each of which must be usable.
+/// The environment's secrets (by name and value shape; short ones skipped:
+/// environments hold many harmless short values) plus every secret asked
+/// for by flag, each of which must be usable.
 fn build_redactor(args: &RedactArgs) -> Result<Redactor, Refusal> {
-    let environment = std::env::vars_os()
-        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)));
-    let mut secrets = secret_values_from_env(environment);
-    let mut asked: Vec<(String, String)> = Vec::new();
-    for name in &args.secret_env {
-        let value = match std::env::var_os(name) {
-            None => {
-                return Err(Refusal {
-                    message: format!(
-                        "--secret-env {name}: the variable is not set (REDACT-1: refusing to run \
-                         without a secret you asked for)"
-                    ),
-                    hint: "export the variable, or drop the flag",
-                });
-            }
-            Some(value) => value.into_string().map_err(|_| Refusal {
-                message: format!(
-                    "--secret-env {name}: the value is not valid UTF-8 and cannot be redacted \
-                     (REDACT-1)"
-                ),
-                hint: "secrets must be UTF-8 text",
-            })?,
-        };
-        asked.push((format!("--secret-env {name}"), value));
-    }
+    let mut asked = SecretSet::new();
+    asked
+        .add_declared_env(&args.secret_env, &|name| std::env::var_os(name))
+        .map_err(|err| Refusal {
+            message: format!("--secret-env: {err}"),
+            hint: "export the variable, or drop the flag",
+        })?;
     for path in &args.secret_file {
         let text = std::fs::read_to_string(path).map_err(|err| Refusal {
             message: format!(
@@ -83,30 +65,18 @@ fn build_redactor(args: &RedactArgs) -> Result<Redactor, Refusal> {
             ),
             hint: "give a readable UTF-8 file with one secret per line",
         })?;
-        for (index, line) in text.lines().enumerate() {
-            // Blank lines separate secrets; they are not secrets themselves.
-            if line.trim().is_empty() {
-                continue;
-            }
-            asked.push((
-                format!("--secret-file {} line {}", path.display(), index + 1),
-                line.to_owned(),
-            ));
-        }
+        asked.add_file_text(&format!("--secret-file {}", path.display()), &text);
     }
-    for (source, value) in &asked {
-        let (_, rejected) = Redactor::new([value]);
-        if let Some(refused) = rejected.first() {
-            return Err(Refusal {
-                message: format!("{source}: {refused}"),
-                hint: "remove values shorter than 8 bytes from what you pass; they cannot be \
-                       redacted without hitting ordinary words",
-            });
-        }
+    if let Some(refused) = asked.unusable().first() {
+        return Err(Refusal {
+            message: refused.to_string(),
+            hint: "remove values shorter than 8 bytes from what you pass; they cannot be \
+                   redacted without hitting ordinary words",
+        });
     }
-    secrets.extend(asked.into_iter().map(|(_, value)| value));
-    let (redactor, _short_environment_values) = Redactor::new(secrets);
-    Ok(redactor)
+    let mut secrets = SecretSet::from_process_env();
+    secrets.extend(asked);
+    Ok(secrets.redactor())
 }
 
 fn copy_redacted(redactor: &Redactor) -> io::Result<()> {

@@ -7,7 +7,7 @@ use ploy_egress::{
     FetchOutcome, Refusal,
     blocking::{self, NameSource, SetupError},
 };
-use ploy_secrets::{Redactor, secret_values_from_env};
+use ploy_secrets::SecretSet;
 
 /// Arguments of `ploy check url`.
 #[derive(Debug, clap::Args)]
@@ -151,7 +151,7 @@ pub fn check(args: CheckUrlArgs) -> ExitCode {
 pub fn fetch(args: FetchArgs) -> ExitCode {
     // A page is hostile text: it may echo a secret this process knows (a key
     // in the environment). Everything printed passes the one redactor.
-    let (redactor, _too_short) = Redactor::new(secret_values_from_env(std::env::vars()));
+    let redactor = SecretSet::from_process_env().redactor();
     let outcome = match blocking::fetch(&args.url, &name_source(args.hosts)) {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(_cancelled)) => {
@@ -209,7 +209,7 @@ pub fn fetch(args: FetchArgs) -> ExitCode {
 /// `ploy scrub PHRASE [--json]`: prints the scrubbed phrase (nothing when it
 /// is empty); with `--json`, which classes were removed, never the text.
 pub fn scrub(args: ScrubArgs) -> ExitCode {
-    let (redactor, _too_short) = Redactor::new(secret_values_from_env(std::env::vars()));
+    let redactor = SecretSet::from_process_env().redactor();
     let scrubbed = ploy_egress::scrub(&args.phrase, &redactor);
     if args.json {
         print_json(&serde_json::json!({

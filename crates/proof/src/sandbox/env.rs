@@ -55,7 +55,11 @@ pub fn build_env(
         let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
             continue;
         };
-        if matches!(name, "HOME" | "TMPDIR") || !is_allowed(name, extra) || looks_secret(name) {
+        if matches!(name, "HOME" | "TMPDIR")
+            || !is_allowed(name, extra)
+            || looks_secret(name)
+            || ploy_secrets::is_secret_env(name, value, &|path| path.exists())
+        {
             continue;
         }
         if env.iter().any(|(known, _)| known == name) {
