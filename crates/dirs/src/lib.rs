@@ -1,7 +1,7 @@
 //! ploy-dirs: where ploy keeps its files, looked up in one place.
 //!
 //! * the config folder: the user's `settings.json`, `trust.json`, `skills/`;
-//! * the state folder: service files, database, audit log.
+//! * the state folder: service files, the database (there is no audit log yet).
 //!
 //! The platform's folders come from the `directories` crate (XDG on Linux:
 //! the config dir, and the state dir or else the local data dir).
@@ -67,7 +67,7 @@ pub fn state_dir_from_env() -> Option<PathBuf> {
 pub struct PloyDirs {
     /// Config folder: `settings.json`, `trust.json`, `skills/`, `AGENTS.md`.
     pub config: PathBuf,
-    /// State folder: service files, database, audit log.
+    /// State folder: service files and the database.
     pub state: PathBuf,
 }
 

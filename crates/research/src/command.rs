@@ -9,9 +9,9 @@ use std::{
 };
 
 use ploy_egress::{FetchConfig, Fetcher, HostsFileResolver};
+use ploy_model::LoopbackUpstream;
 use ploy_policy::Settings;
 use ploy_secrets::Redactor;
-use ploy_service::upstream::LoopbackUpstream;
 use ploy_store::Store;
 use tokio_util::sync::CancellationToken;
 
@@ -155,7 +155,7 @@ pub fn run_command(
                 let url = options
                     .upstream
                     .as_deref()
-                    .unwrap_or(ploy_service::config::DEFAULT_UPSTREAM);
+                    .unwrap_or(ploy_model::DEFAULT_UPSTREAM);
                 let upstream = LoopbackUpstream::parse(url)
                     .map_err(|err| LoadError::Config(format!("the model upstream: {err}")))?;
                 Some(Box::new(ChatModel::new(upstream, name)))

@@ -1,15 +1,12 @@
 //! The models a run talks to: one proposes search phrases, one answers from
 //! the dossier. Both sit behind [`ResearchModel`]; [`ChatModel`] is the
-//! OpenAI-compatible client on the loopback upstream (ploy-service's
-//! [`LoopbackUpstream`], the one type allowed to reach the local model), and
+//! OpenAI-compatible client on the loopback upstream (ploy-model's
+//! [`ModelClient`] over a [`LoopbackUpstream`]), and
 //! [`fallback_phrases`] derives phrases without any model.
 
-use std::time::Duration;
-
-use bytes::Bytes;
-use futures_util::StreamExt;
-use ploy_service::upstream::{LoopbackUpstream, UpstreamTimeouts};
+use ploy_model::{ChatRequest, LoopbackUpstream, Message, ModelClient};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use crate::backend::BoxFuture;
 
@@ -104,12 +101,11 @@ Reply with JSON only: {\"phrases\": [\"...\"], \"another_round\": false}";
 /// The longest model reply read.
 const MAX_REPLY_BYTES: usize = 1 << 20;
 
-/// An OpenAI-compatible chat model on the loopback upstream.
+/// An OpenAI-compatible chat model on the loopback upstream (ploy-model's
+/// [`ModelClient`]).
 #[derive(Debug, Clone)]
 pub struct ChatModel {
-    upstream: LoopbackUpstream,
-    model: String,
-    timeouts: UpstreamTimeouts,
+    client: ModelClient,
 }
 
 impl ChatModel {
@@ -117,54 +113,27 @@ impl ChatModel {
     /// `/v1/chat/completions` endpoint).
     pub fn new(upstream: LoopbackUpstream, model: impl Into<String>) -> Self {
         Self {
-            upstream,
-            model: model.into(),
-            timeouts: UpstreamTimeouts {
-                connect: Duration::from_secs(3),
-                first_byte: Duration::from_secs(300),
-                idle: Duration::from_secs(60),
-            },
+            client: ModelClient::new(upstream, model).with_max_reply_bytes(MAX_REPLY_BYTES),
         }
     }
 
     async fn chat(&self, system: &str, user: &str) -> Result<String, ModelError> {
-        let body = json!({
-            "model": self.model,
-            "stream": false,
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": user},
-            ],
-        });
-        let response = self
-            .upstream
-            .post_json(Bytes::from(body.to_string()), self.timeouts)
+        let request = ChatRequest::new(vec![Message::system(system), Message::user(user)]);
+        // The run drops this future to cancel it, which closes the connection.
+        let completion = self
+            .client
+            .chat(&request, &CancellationToken::new())
             .await
-            .map_err(|err| ModelError::Unavailable(err.to_string()))?;
-        if !response.status.is_success() {
-            return Err(ModelError::Unavailable(format!(
-                "the model answered HTTP {}",
-                response.status.as_u16()
-            )));
-        }
-        let mut stream = response.body;
-        let mut raw = Vec::new();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|err| ModelError::Unavailable(err.to_string()))?;
-            if raw.len() + chunk.len() > MAX_REPLY_BYTES {
-                return Err(ModelError::BadReply(
-                    "the reply is larger than 1 MiB".into(),
-                ));
-            }
-            raw.extend_from_slice(&chunk);
-        }
-        let reply: Value =
-            serde_json::from_slice(&raw).map_err(|err| ModelError::BadReply(err.to_string()))?;
-        reply
-            .pointer("/choices/0/message/content")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| ModelError::BadReply("no choices[0].message.content".into()))
+            .map_err(|err| match err {
+                ploy_model::ModelError::BadReply { .. }
+                | ploy_model::ModelError::TooLarge { .. }
+                | ploy_model::ModelError::Encode { .. } => ModelError::BadReply(err.to_string()),
+                _ => ModelError::Unavailable(err.to_string()),
+            })?;
+        completion
+            .message
+            .content
+            .ok_or_else(|| ModelError::BadReply("the reply has no text".into()))
     }
 }
 

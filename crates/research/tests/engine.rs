@@ -11,6 +11,7 @@ use std::{
 };
 
 use ploy_egress::{Cancelled, FetchOutcome, Page};
+use ploy_model::LoopbackUpstream;
 use ploy_policy::{ApprovalMode, SandboxMode, Settings};
 use ploy_research::{
     BoxFuture, ChatModel, DuckDuckGo, Limits, PostJson, Progress, Research, ResearchConfig,
@@ -18,7 +19,6 @@ use ploy_research::{
     StoreMarker, TaintMarker, Tavily, TavilyKeys, UNTRUSTED_NOTICE, Wikipedia, build_engine,
 };
 use ploy_secrets::Redactor;
-use ploy_service::upstream::LoopbackUpstream;
 use ploy_store::Store;
 use serde_json::Value;
 use support::*;

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::api::{ExecToken, Health};
 use crate::service_file::{self, ServiceFile, ServiceFileError};
-use crate::upstream::connect_loopback;
+use ploy_model::connect_loopback;
 
 /// How long a local API call may take in total.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);

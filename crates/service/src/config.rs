@@ -10,13 +10,13 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::upstream::LoopbackUpstream;
+use ploy_model::LoopbackUpstream;
 
 /// Environment variable that overrides the state folder (ploy-dirs' name).
 pub use ploy_dirs::STATE_DIR_ENV;
 
 /// The default model upstream (Ollama's OpenAI-compatible endpoint).
-pub const DEFAULT_UPSTREAM: &str = "http://127.0.0.1:11434/v1/chat/completions";
+pub use ploy_model::DEFAULT_UPSTREAM;
 
 /// Default request body limit for the gateway and the API (4 MiB).
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -263,7 +263,12 @@ impl ServiceConfig {
             api_listen,
             gateway_listen,
             allow_public_bind,
-            upstream: LoopbackUpstream::parse(&upstream_text)?,
+            upstream: LoopbackUpstream::parse(&upstream_text).map_err(|error| {
+                ConfigError::Upstream {
+                    url: error.url,
+                    reason: error.reason,
+                }
+            })?,
             model,
             body_limit,
             header_limit,

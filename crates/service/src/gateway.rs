@@ -17,13 +17,13 @@ use hyper::body::{Frame, Incoming};
 use crate::api::{error, full};
 use crate::auth::bearer;
 use crate::server::{Body, Shared};
-use crate::upstream::{UpstreamError, UpstreamTimeouts};
+use ploy_model::{UpstreamError, UpstreamTimeouts};
 
 /// The only path the gateway serves.
 pub const GATEWAY_PATH: &str = "/v1/chat/completions";
 
-/// Header carrying the gateway token.
-pub const TOKEN_HEADER: &str = "x-ploy-token";
+/// Header carrying the gateway token (ploy-model's client sends it).
+pub const TOKEN_HEADER: &str = ploy_model::GATEWAY_TOKEN_HEADER;
 
 /// The one body of every gateway refusal, byte for byte.
 pub const GATEWAY_DENIED_BODY: &str = "{\"error\":{\"type\":\"ploy_refused\",\"message\":\"GW-2/GW-3: refused. The ploy gateway accepts only POST /v1/chat/completions from programs started by `ploy exec`, carrying the gateway token.\"}}";

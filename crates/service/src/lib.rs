@@ -4,8 +4,8 @@
 //!   fixed order (Host → Origin → password) with constant refusal bytes.
 //! * [`gateway`]: the token-gated model gateway (GW-1..GW-4) in front of a
 //!   loopback OpenAI-compatible upstream, streaming.
-//! * [`upstream`]: the loopback-only upstream and this crate's single
-//!   network connect ([`upstream::connect_loopback`]).
+//! * The loopback-only upstream and the one connect this crate uses
+//!   ([`ploy_model::connect_loopback`]) live in ploy-model.
 //! * [`service_file`]: `service-<pid>.json` (0600, O_EXCL|O_NOFOLLOW).
 //! * [`config`]: the `service` section and flags (CONFIG-1, ADMIN-10).
 //! * [`client`]: `ploy status` / `ploy exec`'s side of the API.
@@ -17,16 +17,15 @@ pub mod config;
 pub mod gateway;
 pub mod server;
 pub mod service_file;
-pub mod upstream;
 
 use std::net::SocketAddr;
 
 pub use api::{ExecToken, Health};
 pub use client::{ClientError, StatusReport};
 pub use config::{ConfigError, ConfigFlags, ServiceConfig, ServiceSection};
+pub use ploy_model::LoopbackUpstream;
 pub use server::RunningService;
 pub use service_file::{ServiceFile, ServiceFileError};
-pub use upstream::LoopbackUpstream;
 
 /// Why the service could not start or stop.
 #[derive(Debug, thiserror::Error)]

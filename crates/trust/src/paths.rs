@@ -1,6 +1,6 @@
 //! Where ploy keeps its files: the config folder (user `settings.json`,
 //! `trust.json`, the user's `skills/`) and the state folder (service files,
-//! database, audit log).
+//! the database).
 //!
 //! The lookup lives in `ploy-dirs` (one copy for every crate: ploy-service
 //! uses the same one); this module re-exports it so `ploy_trust::PloyDirs`

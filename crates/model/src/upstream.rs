@@ -1,10 +1,11 @@
-//! The model upstream, and the service crate's single network connect.
+//! The loopback model upstream, and the one network connect outside
+//! ploy-egress.
 //!
 //! ploy-egress owns all egress. The one named exception is
 //! [`connect_loopback`]: it opens TCP connections only to loopback addresses
-//! (the validated model upstream, and the local service's own API for
-//! `ploy status` / `ploy exec`), and checks that again at the moment of
-//! connecting. Nothing else in this crate connects anywhere.
+//! (the validated model upstream, the service's gateway, and the local
+//! service's own API for `ploy status` / `ploy exec`), and checks that again
+//! at the moment of connecting. Nothing else in ploy-model connects anywhere.
 
 use std::fmt;
 use std::io;
@@ -14,7 +15,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::Stream;
-use http::{HeaderValue, Request, StatusCode, header};
+use http::{HeaderName, HeaderValue, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
@@ -22,11 +23,22 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
 
-use crate::config::ConfigError;
+/// The default model upstream (Ollama's OpenAI-compatible endpoint).
+pub const DEFAULT_UPSTREAM: &str = "http://127.0.0.1:11434/v1/chat/completions";
+
+/// An upstream URL that is not an acceptable loopback `http://` URL (GW-1).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("GW-1: the model upstream {url:?} is refused: {reason}")]
+pub struct UpstreamUrlError {
+    /// The URL given.
+    pub url: String,
+    /// Why, and what is accepted.
+    pub reason: String,
+}
 
 /// Open a TCP connection to a loopback address; anything else is refused.
 ///
-/// This is the ONE function in ploy-service allowed past the network door
+/// This is the ONE function outside ploy-egress allowed past the network door
 /// (clippy's `disallowed_methods`): the model upstream and the service's own
 /// API are both on loopback, and ploy-egress (which refuses loopback by
 /// design) is the door for everything else.
@@ -173,8 +185,8 @@ impl LoopbackUpstream {
     /// Validate an upstream URL: `http`, a loopback address (or `localhost`,
     /// taken as 127.0.0.1 without a DNS lookup), no credentials, no query or
     /// fragment.
-    pub fn parse(text: &str) -> Result<LoopbackUpstream, ConfigError> {
-        let refuse = |reason: &str| ConfigError::Upstream {
+    pub fn parse(text: &str) -> Result<LoopbackUpstream, UpstreamUrlError> {
+        let refuse = |reason: &str| UpstreamUrlError {
             url: text.to_string(),
             reason: reason.to_string(),
         };
@@ -232,6 +244,18 @@ impl LoopbackUpstream {
         body: Bytes,
         timeouts: UpstreamTimeouts,
     ) -> Result<UpstreamResponse, UpstreamError> {
+        self.post_json_with(body, timeouts, None).await
+    }
+
+    /// [`post_json`](Self::post_json) plus at most one extra header, chosen
+    /// by the caller (the gateway token, when the upstream is ploy's own
+    /// gateway). The gateway itself never passes one.
+    pub async fn post_json_with(
+        &self,
+        body: Bytes,
+        timeouts: UpstreamTimeouts,
+        extra: Option<&(HeaderName, HeaderValue)>,
+    ) -> Result<UpstreamResponse, UpstreamError> {
         let addr = self.addr;
         // A reused connection may have been closed by the upstream meanwhile;
         // then the request was not sent and one retry on a new connection is
@@ -247,7 +271,7 @@ impl LoopbackUpstream {
                 }
                 return Err(UpstreamError::Protocol { addr, source });
             }
-            let request = self.request(body.clone(), addr)?;
+            let request = self.request(body.clone(), addr, extra)?;
             let sent = tokio::time::timeout(
                 timeouts.first_byte,
                 connection.sender.try_send_request(request),
@@ -320,9 +344,14 @@ impl LoopbackUpstream {
         &self,
         body: Bytes,
         addr: SocketAddr,
+        extra: Option<&(HeaderName, HeaderValue)>,
     ) -> Result<Request<Full<Bytes>>, UpstreamError> {
         let length = body.len();
-        Request::post(self.path.as_str())
+        let mut builder = Request::post(self.path.as_str());
+        if let Some((name, value)) = extra {
+            builder = builder.header(name, value);
+        }
+        builder
             .header(header::HOST, self.authority.as_str())
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::CONTENT_LENGTH, length)
