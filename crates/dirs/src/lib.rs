@@ -138,6 +138,64 @@ fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// How many symbolic links [`resolve_links`] follows before giving up (the
+/// kernel's own limit for one lookup).
+const MAX_LINKS: usize = 40;
+
+/// Where `written` really lands, read from the filesystem: each symbolic
+/// link on the way is followed (also a last one whose target does not exist
+/// yet), the rest is taken as written (`realpath -m`). Relative paths start
+/// at `base`. `None` for `~` forms (the caller judges those as written) and
+/// when links loop.
+///
+/// For ploy's protected paths (PERM-7): the policy places paths by their
+/// text, so callers that write files pass this resolved form too
+/// (`ploy_policy::Action::edit_resolved`, `Action::shell_resolved`) and a
+/// symbolic link into `.git/hooks` is seen. It answers for the moment of the
+/// call; a link created later (by the command itself) is the sandbox's
+/// to guard (SBX-6).
+pub fn resolve_links(base: &Path, written: &str) -> Option<PathBuf> {
+    use std::collections::VecDeque;
+    use std::path::Component;
+    if written.starts_with('~') {
+        return None;
+    }
+    let start = base.join(written);
+    let mut pending: VecDeque<PathBuf> = start
+        .components()
+        .map(|c| PathBuf::from(c.as_os_str()))
+        .collect();
+    let mut out = PathBuf::new();
+    let mut links = 0;
+    while let Some(part) = pending.pop_front() {
+        match part.components().next() {
+            Some(Component::RootDir) => out = PathBuf::from("/"),
+            Some(Component::CurDir) | None => {}
+            Some(Component::ParentDir) => {
+                out.pop();
+            }
+            Some(_) => {
+                let candidate = out.join(&part);
+                match std::fs::symlink_metadata(&candidate) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        links += 1;
+                        if links > MAX_LINKS {
+                            return None;
+                        }
+                        let target = std::fs::read_link(&candidate).ok()?;
+                        for c in target.components().rev() {
+                            pending.push_front(PathBuf::from(c.as_os_str()));
+                        }
+                    }
+                    // Exists, or not (yet): from here on, as written.
+                    _ => out = candidate,
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +241,36 @@ mod tests {
         .unwrap();
         assert!(dirs.config.is_absolute() && dirs.config.ends_with("rel/config"));
         assert!(dirs.state.is_absolute() && dirs.state.ends_with("rel/state"));
+    }
+
+    // proves: PERM-7 (a link into a protected folder is seen once resolved)
+    #[test]
+    fn links_are_followed_even_to_targets_that_do_not_exist() {
+        let dir = std::env::temp_dir().join(format!("ploy-dirs-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("p/.git/hooks")).unwrap();
+        std::fs::create_dir_all(dir.join("p/docs")).unwrap();
+        let p = std::fs::canonicalize(dir.join("p")).unwrap();
+        std::os::unix::fs::symlink("../.git/hooks", p.join("docs/h")).unwrap();
+        std::os::unix::fs::symlink("../.claude/settings.json", p.join("docs/s")).unwrap();
+        std::os::unix::fs::symlink("loop2", p.join("loop1")).unwrap();
+        std::os::unix::fs::symlink("loop1", p.join("loop2")).unwrap();
+        assert_eq!(
+            resolve_links(&p, "docs/h/pre-commit"),
+            Some(p.join(".git/hooks/pre-commit"))
+        );
+        assert_eq!(
+            resolve_links(&p, "docs/./s"),
+            Some(p.join(".claude/settings.json"))
+        );
+        assert_eq!(resolve_links(&p, "src/../a"), Some(p.join("a")));
+        assert_eq!(
+            resolve_links(Path::new("/x"), &p.join("docs/h").to_string_lossy()),
+            Some(p.join(".git/hooks"))
+        );
+        assert_eq!(resolve_links(&p, "loop1/x"), None);
+        assert_eq!(resolve_links(&p, "~/x"), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     // proves: TRUST-3 (the service's and trust's state folders agree)

@@ -11,6 +11,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::path::{Placement, ProjectRoot};
+use crate::protected::PLAN_FILE;
 
 /// The kinds of action (PERM-1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -159,13 +160,16 @@ pub enum Target {
     Command(String),
     /// A web address or search phrase.
     Url(String),
+    /// ploy's own plan file (`.ploy/plan.json`), written only by the plan
+    /// tool in its validated format ([`Action::plan_file`]).
+    PlanFile(String),
 }
 
 impl Target {
     /// The target text.
     pub fn as_str(&self) -> &str {
         match self {
-            Self::Path(s) | Self::Command(s) | Self::Url(s) => s,
+            Self::Path(s) | Self::Command(s) | Self::Url(s) | Self::PlanFile(s) => s,
         }
     }
 }
@@ -187,6 +191,10 @@ pub struct MatchUnit {
     /// Extra texts only deny rules are tried on (e.g. `rm -rf x` for
     /// `/bin/rm -rf x`): seeing through a path must never widen an allow.
     pub deny_candidates: Vec<String>,
+    /// When set, this unit may write one of ploy's own files or another
+    /// agent's resources (PERM-7, the reason): the action always asks,
+    /// whatever allow rules and saved approvals say.
+    pub protected: Option<String>,
 }
 
 impl MatchUnit {
@@ -196,6 +204,7 @@ impl MatchUnit {
             candidates,
             allow_blocker: None,
             deny_candidates: Vec::new(),
+            protected: None,
         }
     }
 
@@ -209,7 +218,13 @@ impl MatchUnit {
             candidates,
             allow_blocker: Some(why.into()),
             deny_candidates: Vec::new(),
+            protected: None,
         }
+    }
+
+    pub(crate) fn protecting(mut self, why: Option<String>) -> Self {
+        self.protected = why;
+        self
     }
 
     /// A short label for messages (the first candidate).
@@ -234,9 +249,93 @@ impl Action {
         Self::path_action(tool.into(), ActionKind::Read, path, root)
     }
 
-    /// Create or change a file. Outside the project it is also `external_directory`.
+    /// Create or change a file. Outside the project it is also
+    /// `external_directory`; one of ploy's own files or another agent's
+    /// resources (PERM-7, [`crate::ProtectedPaths::protects`]) always asks.
+    ///
+    /// Placement is lexical: `link/x` where `link` is a symbolic link to
+    /// `.git/hooks` is not seen as a hook here. Callers that touch the
+    /// filesystem use [`Self::edit_resolved`] with the canonical path.
     pub fn edit(tool: impl Into<String>, path: &str, root: &ProjectRoot) -> Self {
         Self::path_action(tool.into(), ActionKind::Edit, path, root)
+    }
+
+    /// An edit of `written` (the path the tool was given) that the caller
+    /// resolved to `resolved` (symbolic links of the part that exists
+    /// followed, e.g. with `canonicalize` of the nearest existing folder).
+    /// Both forms are units: rules must allow both, a deny on either denies,
+    /// either outside the project adds `external_directory`, and either
+    /// protected makes the action ask (PERM-7). The target stays `written`,
+    /// what the person sees and what an exact approval names.
+    pub fn edit_resolved(
+        tool: impl Into<String>,
+        written: &str,
+        resolved: &str,
+        root: &ProjectRoot,
+    ) -> Self {
+        let mut action = Self::path_action(tool.into(), ActionKind::Edit, written, root);
+        action.add_resolved(ActionKind::Edit, written, resolved, root);
+        action
+    }
+
+    /// A read of `written` that the caller resolved to `resolved` (see
+    /// [`Self::edit_resolved`]): a symbolic link out of the project is
+    /// `external_directory`.
+    pub fn read_resolved(
+        tool: impl Into<String>,
+        written: &str,
+        resolved: &str,
+        root: &ProjectRoot,
+    ) -> Self {
+        let mut action = Self::path_action(tool.into(), ActionKind::Read, written, root);
+        action.add_resolved(ActionKind::Read, written, resolved, root);
+        action
+    }
+
+    fn add_resolved(
+        &mut self,
+        kind: ActionKind,
+        written: &str,
+        resolved: &str,
+        root: &ProjectRoot,
+    ) {
+        if root.place(written) != root.place(resolved) {
+            self.notes
+                .push(format!("`{written}` resolves to `{resolved}`"));
+            push_path_units(
+                &mut self.kinds,
+                &mut self.units,
+                &mut self.notes,
+                kind,
+                resolved,
+                root,
+                None,
+            );
+        }
+    }
+
+    /// ploy's plan tool writing its plan file (`.ploy/plan.json`) in its own
+    /// validated format: an `edit` of that one fixed path which PERM-7 does
+    /// not protect. Only the plan tool builds this action, after validating
+    /// what it writes; the path is not a parameter, so no other edit can
+    /// use the exception (an ordinary [`Self::edit`] of the same path is
+    /// protected).
+    pub fn plan_file(tool: impl Into<String>, root: &ProjectRoot) -> Self {
+        let mut kinds = KindSet::EMPTY;
+        kinds.insert(ActionKind::Edit);
+        let absolute = root.path().join(PLAN_FILE).to_string_lossy().into_owned();
+        Self {
+            tool: tool.into(),
+            target: Target::PlanFile(PLAN_FILE.to_string()),
+            kinds,
+            units: vec![MatchUnit::new(
+                ActionKind::Edit,
+                vec![PLAN_FILE.to_string(), absolute],
+            )],
+            notes: vec![
+                "ploy's plan file, written by the plan tool in its validated format".into(),
+            ],
+        }
     }
 
     /// A media tool writing a file (image, audio): an `edit` (PERM-1).
@@ -290,7 +389,7 @@ impl Action {
         kinds.insert(kind);
         let mut units = Vec::new();
         let mut notes = Vec::new();
-        push_path_units(&mut kinds, &mut units, &mut notes, kind, path, root);
+        push_path_units(&mut kinds, &mut units, &mut notes, kind, path, root, None);
         Self {
             tool,
             target: Target::Path(path.to_string()),
@@ -327,7 +426,9 @@ impl Action {
 }
 
 /// Add the units for one path touched with `kind`: the unit itself, plus an
-/// `external_directory` unit when the path leaves the project.
+/// `external_directory` unit when the path leaves the project. An `edit` of a
+/// PERM-7 path (or one the caller already knows may be one: `protected`)
+/// is marked protected.
 pub(crate) fn push_path_units(
     kinds: &mut KindSet,
     units: &mut Vec<MatchUnit>,
@@ -335,15 +436,24 @@ pub(crate) fn push_path_units(
     kind: ActionKind,
     path: &str,
     root: &ProjectRoot,
+    protected: Option<String>,
 ) {
+    let protected = if kind == ActionKind::Edit {
+        root.protected()
+            .protects(path)
+            .map(|p| p.to_string())
+            .or(protected)
+    } else {
+        None
+    };
     match root.place(path) {
         Placement::Inside { relative, absolute } => {
-            units.push(MatchUnit::new(kind, vec![relative, absolute]));
+            units.push(MatchUnit::new(kind, vec![relative, absolute]).protecting(protected));
         }
         Placement::Outside { normalised } => {
             kinds.insert(ActionKind::ExternalDirectory);
             notes.push(format!("`{path}` is outside the project ({normalised})"));
-            units.push(MatchUnit::new(kind, vec![normalised.clone()]));
+            units.push(MatchUnit::new(kind, vec![normalised.clone()]).protecting(protected));
             units.push(MatchUnit::new(
                 ActionKind::ExternalDirectory,
                 vec![normalised],

@@ -52,6 +52,12 @@ pub enum Basis {
     },
     /// The conversation's `ploy_tainted` mark.
     TaintMark(TaintMark),
+    /// The action may write one of ploy's own files or another agent's
+    /// resources (PERM-7): it always asks.
+    ProtectedPath {
+        /// Why (the path and what it is).
+        reason: String,
+    },
     /// A saved approval.
     Approval {
         /// Which approval (to consume a `once` one).
@@ -109,7 +115,12 @@ impl Decision {
             Verdict::Deny => Err(Refusal::new(action, self.requirement, self.reason)),
             Verdict::Ask { .. } => Err(Refusal::new(
                 action,
-                "PERM-5",
+                // A protected path keeps its own ID: the refusal says which rule.
+                if self.requirement == "PERM-7" {
+                    "PERM-7"
+                } else {
+                    "PERM-5"
+                },
                 format!(
                     "this needs a person's approval and nobody can answer in a non-interactive run ({})",
                     self.reason

@@ -6,8 +6,12 @@
 //!   trusted), plus the conversation's own rules in [`ConversationRules`].
 //! * [`ConversationRules`]: the `ploy_tainted` marks; they only accumulate.
 //! * [`Approvals`]: saved answers (once / always).
+//! * [`ProtectedPaths::protects`]: THE PERM-7 function (ploy's own files and
+//!   other agents' resources); building an [`Action`] marks every unit that
+//!   may write one.
 //! * [`Permission::assert`]: THE one function, with a fixed order: deny rules →
-//!   taint mark → allow/ask rules → saved approvals → default ask.
+//!   protected paths (PERM-7) → taint mark → allow/ask rules → saved
+//!   approvals → default ask.
 //! * [`Decision::without_user`]: non-interactive callers turn `Ask` into a
 //!   structured [`Refusal`] (PERM-5).
 //! * [`ExecutionProfile`], [`Settings`], [`resolve`]: the settings format and
@@ -15,9 +19,17 @@
 //!
 //! Limits (documented):
 //! * path placement is lexical: a symlink inside the project pointing out is
-//!   not seen (the sandbox guards that); relative paths are judged from the
-//!   project root even after `cd sub` (conservative: `cd` out of the project
-//!   is itself `external_directory`);
+//!   not seen unless the caller passes the resolved path
+//!   ([`Action::edit_resolved`], [`Action::shell_resolved`]; the sandbox
+//!   guards the rest); relative paths are judged from the project root even
+//!   after `cd sub` (conservative: `cd` out of the project is itself
+//!   `external_directory`), except that PERM-7 judges a relative write after
+//!   a `cd` below every folder the line changes to (and as protected when
+//!   the folder is not named);
+//! * PERM-7 sees the paths a line names; a program that writes protected
+//!   files without naming them (`tar -xf x.tar` at the root, `git checkout
+//!   branch`, a script) is not seen: the sandbox keeps those paths read-only
+//!   (SBX-6), and `git config` is the one such writer classified by name;
 //! * reading inside the project is allowed even when tainted (PERM-6);
 //! * an allow rule grants whatever its program can do by itself: `git *`
 //!   also allows `git -c core.pager=… log`, `awk *` allows `system()`. Write
@@ -31,6 +43,7 @@ mod decision;
 mod path;
 mod permission;
 mod profile;
+mod protected;
 mod rules;
 mod settings;
 mod shell;
@@ -42,6 +55,7 @@ pub use decision::{AskOption, Basis, Decision, Refusal, Verdict};
 pub use path::{Placement, ProjectRoot, RootError};
 pub use permission::Permission;
 pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};
+pub use protected::{PLAN_FILE, PloyFolders, Protected, ProtectedPaths};
 pub use rules::{Effect, ProjectTrust, Rule, RuleError, RuleLayer, RuleSource, Rules};
 pub use settings::{
     DEFAULT_WRITABLE_DIRS, DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS,

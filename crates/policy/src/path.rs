@@ -5,12 +5,16 @@
 //! project root. Limit (documented): a symbolic link inside the project that
 //! points outside is not seen here; the sandbox is the guard for that.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-/// The project root: an absolute, lexically normalised directory.
+use crate::protected::{PloyFolders, ProtectedPaths, normalise};
+
+/// The project root: an absolute, lexically normalised directory, with the
+/// PERM-7 list that applies to paths placed from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectRoot {
     root: PathBuf,
+    protected: ProtectedPaths,
 }
 
 /// Why a project root was refused.
@@ -55,7 +59,9 @@ impl Placement {
 }
 
 impl ProjectRoot {
-    /// A project root from an absolute path (normalised lexically).
+    /// A project root from an absolute path (normalised lexically). Its
+    /// PERM-7 list knows only the names protected wherever they are; add
+    /// ploy's folders with [`Self::with_ploy_folders`].
     pub fn new(root: impl AsRef<Path>) -> Result<Self, RootError> {
         let root = root.as_ref();
         if !root.is_absolute() {
@@ -65,7 +71,20 @@ impl ProjectRoot {
         if root.parent().is_none() {
             return Err(RootError::FilesystemRoot(root.display().to_string()));
         }
-        Ok(Self { root })
+        let protected = ProtectedPaths::names_only(&root);
+        Ok(Self { root, protected })
+    }
+
+    /// The same root, with ploy's config and state folders, trust file and
+    /// the home folder added to its PERM-7 list.
+    pub fn with_ploy_folders(mut self, folders: &PloyFolders) -> Self {
+        self.protected = ProtectedPaths::new(&self.root, folders);
+        self
+    }
+
+    /// The PERM-7 list paths placed from this root are checked against.
+    pub fn protected(&self) -> &ProtectedPaths {
+        &self.protected
     }
 
     /// The normalised root path.
@@ -98,21 +117,6 @@ impl ProjectRoot {
             },
         }
     }
-}
-
-/// Lexical normalisation: drop `.`, let `..` pop (never above `/`).
-fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 /// `~/a/../b` → `~/b`; the `~` or `~user` head is kept as the anchor.

@@ -22,6 +22,7 @@ enum UnitOutcome<'a> {
 }
 
 const CLEAN_OPTIONS: [AskOption; 3] = [AskOption::Once, AskOption::Always, AskOption::Reject];
+/// Tainted conversations and protected paths never offer "always".
 const TAINTED_OPTIONS: [AskOption; 2] = [AskOption::Once, AskOption::Reject];
 
 impl Permission {
@@ -29,17 +30,21 @@ impl Permission {
     ///
     /// 1. **Deny rules** of every layer (defaults, user, project, conversation):
     ///    one denied unit denies the action. Nothing overrides a deny.
-    /// 2. **The conversation's marks**: a tainted conversation answers
+    /// 2. **Protected paths** (PERM-7): an action with a unit that may write
+    ///    one of ploy's own files or another agent's resources answers
+    ///    `Ask { options: [Once, Reject] }`, ignoring allow rules and saved
+    ///    approvals; "always" is never offered, so it is never saved.
+    /// 3. **The conversation's marks**: a tainted conversation answers
     ///    `Ask { options: [Once, Reject] }` for any action with an `edit`,
     ///    `shell` or `external_directory` kind, ignoring allow rules and saved
     ///    approvals (PERM-3, PERM-4).
-    /// 3. **Allow / ask rules**: per unit, the highest layer with a matching
+    /// 4. **Allow / ask rules**: per unit, the highest layer with a matching
     ///    ask or allow rule decides (ask wins inside a layer). Every unit
     ///    allowed → allow.
-    /// 4. **Saved approvals**: an exact grant for the whole action, or pattern
+    /// 5. **Saved approvals**: an exact grant for the whole action, or pattern
     ///    grants covering every unit the rules did not allow, turn an ask
     ///    into an allow.
-    /// 5. **Default**: ask, offering once / always / reject (once / reject
+    /// 6. **Default**: ask, offering once / always / reject (once / reject
     ///    when the conversation is tainted: PERM-5 never offers "always" there).
     ///
     /// Limit (PERM-6, documented): reading inside the project is allowed by
@@ -83,7 +88,31 @@ impl Permission {
             }
         }
 
-        // 2. The conversation's marks.
+        // 2. Protected paths (PERM-7).
+        if let Some(why) = action.units().iter().find_map(|u| u.protected.as_deref()) {
+            let mut reason = format!(
+                "{why}: writing it always asks, allow rules and saved approvals do not apply"
+            );
+            if let Some(mark) = conversation.marks().first() {
+                let _ = write!(
+                    reason,
+                    "; this conversation is also tainted ({}, from {})",
+                    mark.reason, mark.source
+                );
+            }
+            return Decision {
+                verdict: Verdict::Ask {
+                    options: TAINTED_OPTIONS.to_vec(),
+                },
+                basis: Basis::ProtectedPath {
+                    reason: why.to_string(),
+                },
+                reason,
+                requirement: "PERM-7",
+            };
+        }
+
+        // 3. The conversation's marks.
         if let Some(mark) = conversation.marks().first()
             && let Some(kind) = action.kinds().iter().find(|k| k.guarded_by_taint())
         {
@@ -103,7 +132,7 @@ impl Permission {
             }
         }
 
-        // 3. Allow / ask rules.
+        // 4. Allow / ask rules.
         let mut first_ask: Option<(&RuleLayer, &Rule)> = None;
         let mut first_allow: Option<(&RuleLayer, &Rule)> = None;
         let mut uncovered: Vec<&MatchUnit> = Vec::new();
@@ -140,7 +169,7 @@ impl Permission {
             }
         }
 
-        // 4. Saved approvals.
+        // 5. Saved approvals.
         if let Some((id, scope)) = approvals.exact_for(action) {
             return approval_decision(id, scope, "this exact call");
         }
@@ -160,7 +189,7 @@ impl Permission {
             }
         }
 
-        // 5. Ask (an ask rule, or the default).
+        // 6. Ask (an ask rule, or the default).
         // One String, written in place: this is the common path for
         // anything new, so it avoids a temporary per unit.
         let mut reason = String::with_capacity(128);

@@ -46,26 +46,156 @@ const SHELLS: [&str; 11] = [
 /// Builtins that change what later command names run, or run code the line does not show.
 const NAME_CHANGERS: [&str; 6] = ["alias", "unalias", "trap", "enable", "hash", "shopt"];
 
+/// Programs whose path arguments are only read: for every other program, an
+/// argument naming a PERM-7 path is an `edit` of it (fail closed: `cp`, `mv`,
+/// `tee`, `ln`, `tar -C`, `rsync`, a script, anything not listed here).
+const READERS: [&str; 41] = [
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ls",
+    "stat",
+    "file",
+    "wc",
+    "diff",
+    "cmp",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "bat",
+    "tree",
+    "du",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "test",
+    "[",
+    "echo",
+    "printf",
+    "strings",
+    "od",
+    "hexdump",
+    "nl",
+    "cd",
+    "pushd",
+    "type",
+    "which",
+];
+
+/// git subcommands that never write files in the work tree or `.git/config`.
+const GIT_READERS: [&str; 14] = [
+    "status",
+    "diff",
+    "log",
+    "show",
+    "blame",
+    "ls-files",
+    "ls-tree",
+    "grep",
+    "cat-file",
+    "rev-parse",
+    "check-ignore",
+    "shortlog",
+    "describe",
+    "add",
+];
+
+/// `find` actions that write or run something.
+const FIND_WRITERS: [&str; 9] = [
+    "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-exec", "-execdir", "-ok", "-okdir",
+];
+
+/// `git config` forms that only read.
+const GIT_CONFIG_READS: [&str; 9] = [
+    "--get",
+    "--get-all",
+    "--get-regexp",
+    "--get-urlmatch",
+    "--list",
+    "-l",
+    "get",
+    "list",
+    "--show-origin",
+];
+
+/// The caller's resolver of symbolic links: a written path → where it lands.
+type Resolver<'r> = &'r dyn Fn(&str) -> Option<String>;
+
 struct Builder<'r> {
     root: &'r ProjectRoot,
     kinds: KindSet,
     units: Vec<MatchUnit>,
     notes: Vec<String>,
+    /// Folders the line changes to (`cd`, `pushd`), static operands only.
+    cd_dirs: Vec<String>,
+    /// The line changes to a folder it does not name (`cd`, `cd -`, `popd`,
+    /// a computed operand): relative write targets may land anywhere.
+    cd_unknown: bool,
+    /// The line may make globs match names that start with `.` (it
+    /// mentions `dotglob` or `GLOBIGNORE`).
+    dot_globs: bool,
+    /// The caller's resolver of symbolic links (see [`Action::shell_resolved`]).
+    resolve: Option<Resolver<'r>>,
 }
 
 impl Action {
     /// Run a shell command line. `root` is the project root the command runs in.
+    ///
+    /// Paths are placed by their text: a write through a symbolic link
+    /// (`echo x > link/pre-commit`, `link` → `.git/hooks`) is not seen as a
+    /// PERM-7 write here; callers that can look at the filesystem use
+    /// [`Self::shell_resolved`].
     pub fn shell(tool: impl Into<String>, line: &str, root: &ProjectRoot) -> Self {
+        Self::shell_with(tool.into(), line, root, None)
+    }
+
+    /// [`Self::shell`], with the caller's resolver of symbolic links: for
+    /// every path the line may write (redirect targets, arguments of
+    /// programs that may write), `resolve(path)` returns where it really
+    /// lands (the canonical form of the part that exists, followed by the
+    /// rest), or `None` when it cannot tell; a resolved form that is a PERM-7
+    /// path makes the action ask. Resolution is the caller's I/O; this stays
+    /// pure.
+    pub fn shell_resolved(
+        tool: impl Into<String>,
+        line: &str,
+        root: &ProjectRoot,
+        resolve: &dyn Fn(&str) -> Option<String>,
+    ) -> Self {
+        Self::shell_with(tool.into(), line, root, Some(resolve))
+    }
+
+    fn shell_with(
+        tool: String,
+        line: &str,
+        root: &ProjectRoot,
+        resolve: Option<Resolver<'_>>,
+    ) -> Self {
         let mut builder = Builder {
+            resolve,
             root,
             kinds: KindSet::EMPTY,
             units: Vec::new(),
             notes: Vec::new(),
+            cd_dirs: Vec::new(),
+            cd_unknown: false,
+            dot_globs: line.contains("dotglob") || line.contains("GLOBIGNORE"),
         };
         builder.kinds.insert(ActionKind::Shell);
         builder.line(line, 0, None);
         Self {
-            tool: tool.into(),
+            tool,
             target: Target::Command(line.to_string()),
             kinds: builder.kinds,
             units: builder.units,
@@ -131,6 +261,9 @@ impl Builder<'_> {
                 "the line changes what command names run (alias, trap, …)".into()
             });
         }
+        for command in &summary.commands {
+            self.note_folder_change(command);
+        }
         if summary.commands.is_empty() && summary.parse_error.is_none() {
             self.blocked_unit(ActionKind::Shell, line, "no command found in the line");
         }
@@ -184,6 +317,7 @@ impl Builder<'_> {
         for arg in &command.args {
             self.path_word(arg);
         }
+        self.protected_arguments(command);
         // `cd` alone goes home, `cd -` to the previous folder, `popd`/`pushd`
         // to the stack: all possibly outside, and later relative paths follow.
         if let Some(name) = command.program_basename()
@@ -337,6 +471,7 @@ impl Builder<'_> {
                 self.kinds.insert(ActionKind::Edit);
                 self.notes
                     .push(format!("redirect `{}` writes `{path}`", op.as_str()));
+                let protected = self.write_protection(target, true);
                 push_path_units(
                     &mut self.kinds,
                     &mut self.units,
@@ -344,17 +479,200 @@ impl Builder<'_> {
                     ActionKind::Edit,
                     path,
                     self.root,
+                    protected,
                 );
             }
             Some(path) => self.outside_path(path),
             None => {
                 let why = format!("redirect target `{}` is computed at run time", target.raw);
                 if writes {
-                    self.blocked_unit(ActionKind::Edit, &target.raw, &why);
+                    self.kinds.insert(ActionKind::Edit);
+                    let protected = self.write_protection(target, true);
+                    self.units.push(
+                        MatchUnit::blocked(ActionKind::Edit, vec![target.raw.clone()], &why)
+                            .protecting(protected),
+                    );
                 }
                 self.blocked_unit(ActionKind::ExternalDirectory, &target.raw, &why);
             }
         }
+    }
+
+    /// Record a folder change (`cd`, `pushd`, `popd`): later relative writes
+    /// may land below it (PERM-7).
+    fn note_folder_change(&mut self, command: &SimpleCommand) {
+        let Some(name) = command.program_basename() else {
+            return;
+        };
+        if !matches!(name, "cd" | "pushd" | "popd" | "chdir") {
+            return;
+        }
+        let operands: Vec<&Word> = command
+            .args
+            .iter()
+            .filter(|w| !text_of(w).starts_with('-') || text_of(w) == "-")
+            .collect();
+        if name == "popd" || operands.is_empty() {
+            self.cd_unknown = true;
+        }
+        for operand in operands {
+            match operand.value.as_deref() {
+                Some(dir) if dir != "-" && !operand.flags.glob => {
+                    self.cd_dirs.push(dir.to_string())
+                }
+                _ => self.cd_unknown = true,
+            }
+        }
+    }
+
+    /// PERM-7 for a word the command may write (a redirect target, or an
+    /// argument of a program not known to only read): `Some(reason)` when it
+    /// names, or may name, a protected path.
+    ///
+    /// * a static word: the word, its `=` value and a glued short option's
+    ///   value (arguments only), each judged from the project root and below
+    ///   every folder the line `cd`s to;
+    /// * a glob (`.g*/hoo?s/x`): each protected name a component may match
+    ///   is tried in its place (bash's default: a leading `.` must be
+    ///   written, unless the line mentions `dotglob` or `GLOBIGNORE`);
+    /// * a `~` form: judged as written;
+    /// * any other expansion (`$x`, `$(…)`, quotes mixed with globs, …): may
+    ///   be anything, so protected.
+    fn write_protection(&self, word: &Word, redirect: bool) -> Option<String> {
+        let text: &str = match word.value.as_deref() {
+            Some(value) => value,
+            None => {
+                let f = &word.flags;
+                let plain = !(f.parameter_expansion
+                    || f.command_substitution
+                    || f.backticks
+                    || f.arithmetic_expansion
+                    || f.ansi_c
+                    || f.locale_string
+                    || f.brace_expansion
+                    || f.process_substitution
+                    || f.quoted);
+                if !plain {
+                    return Some(format!(
+                        "`{}` is computed at run time and may name one of ploy's own files or \
+                         another agent's resources",
+                        word.raw
+                    ));
+                }
+                &word.raw
+            }
+        };
+        let candidates = if redirect {
+            vec![text]
+        } else {
+            protected_candidates(text)
+        };
+        for candidate in candidates {
+            let Some(expanded) = glob_variants(candidate, self.dot_globs) else {
+                return Some(format!(
+                    "`{candidate}` is a pattern with too many ways to name one of ploy's own \
+                     files or another agent's resources"
+                ));
+            };
+            for path in expanded {
+                if let Some(why) = self.protected_after_cd(&path, redirect) {
+                    return Some(why);
+                }
+            }
+        }
+        None
+    }
+
+    /// PERM-7 for one concrete path, judged from the project root and below
+    /// every folder the line names in a `cd`. A folder change the line does
+    /// not name makes a relative *redirect* target protected; it is not
+    /// applied to arguments (every word would then be suspect).
+    fn protected_after_cd(&self, path: &str, redirect: bool) -> Option<String> {
+        let relative = !path.starts_with('/') && !path.starts_with('~');
+        if redirect && self.cd_unknown && relative {
+            return Some(format!(
+                "`{path}` is written after the line changes to a folder ploy cannot name; \
+                 it may be one of ploy's own files or another agent's resources"
+            ));
+        }
+        let protected = self.root.protected();
+        let lexical = if self.cd_dirs.is_empty() {
+            protected.protects(path)
+        } else {
+            protected.protects_below(&self.cd_dirs, path)
+        };
+        if let Some(hit) = lexical {
+            return Some(hit.to_string());
+        }
+        let resolve = self.resolve?;
+        let below = self.cd_dirs.iter().map(|dir| format!("{dir}/{path}"));
+        std::iter::once(path.to_string())
+            .chain(below)
+            .filter_map(|p| resolve(&p))
+            .find_map(|real| protected.protects(&real))
+            .map(|hit| format!("{hit} (through a symbolic link)"))
+    }
+
+    /// Arguments (and static assignment values) of a program that may write
+    /// them: one naming a PERM-7 path, or computed at run time, is an `edit`
+    /// unit that always asks. `git config` that sets a value edits git's
+    /// configuration.
+    fn protected_arguments(&mut self, command: &SimpleCommand) {
+        let Some(program) = command.program.as_ref() else {
+            return;
+        };
+        let name = program
+            .value
+            .as_deref()
+            .map(|p| p.rsplit('/').next().unwrap_or(p));
+        let args: Vec<&str> = command.args.iter().map(text_of).collect();
+        if name == Some("git") {
+            let sub = git_subcommand(&args);
+            if sub == Some("config") && !args.iter().any(|a| GIT_CONFIG_READS.contains(a)) {
+                self.push_protected_edit(
+                    "git",
+                    ".git/config",
+                    "`git config` writes git's configuration (it names programs git runs: \
+                     hooks path, aliases, filters)"
+                        .to_string(),
+                );
+                return;
+            }
+            if sub.is_some_and(|s| GIT_READERS.contains(&s)) {
+                return;
+            }
+        } else if let Some(name) = name {
+            let find_reads = name == "find" && !args.iter().any(|a| FIND_WRITERS.contains(a));
+            if READERS.contains(&name) || find_reads {
+                return;
+            }
+        }
+        let static_assignments = command
+            .assignments
+            .iter()
+            .map(|a| &a.value)
+            .filter(|w| w.value.is_some());
+        let mut found: Vec<(String, String)> = Vec::new();
+        for word in static_assignments.chain(command.args.iter()) {
+            if let Some(why) = self.write_protection(word, false) {
+                found.push((text_of(word).to_string(), why));
+            }
+        }
+        let name = name.unwrap_or("the command");
+        for (path, why) in found {
+            self.push_protected_edit(name, &path, why);
+        }
+    }
+
+    fn push_protected_edit(&mut self, program: &str, path: &str, why: String) {
+        self.kinds.insert(ActionKind::Edit);
+        self.notes.push(format!("`{program}` may write `{path}`"));
+        let candidates = match self.root.place(path) {
+            Placement::Inside { relative, absolute } => vec![relative, absolute],
+            Placement::Outside { normalised } => vec![normalised],
+        };
+        self.units
+            .push(MatchUnit::new(ActionKind::Edit, candidates).protecting(Some(why)));
     }
 
     /// A word that may be a path: outside the project → `external_directory`.
@@ -439,6 +757,90 @@ fn path_candidates(text: &str) -> Vec<&str> {
         out.push(value);
     }
     out
+}
+
+/// The parts of an argument that may name a path for PERM-7: the word, the
+/// value after `=`, and a short option's glued value (`-C.git`).
+fn protected_candidates(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    if !text.is_empty() && (!text.starts_with('-') || text == "-") {
+        out.push(text);
+    }
+    if let Some(rest) = text.strip_prefix('-')
+        && !rest.starts_with('-')
+        && let Some(value) = rest.get(1..)
+        && !value.is_empty()
+    {
+        out.push(value);
+    }
+    if let Some((_, value)) = text.split_once('=')
+        && !value.is_empty()
+    {
+        out.push(value);
+    }
+    out
+}
+
+/// Most concrete paths one pattern is expanded into for PERM-7; past this,
+/// the pattern is treated as protected.
+const MAX_GLOB_VARIANTS: usize = 64;
+
+/// The concrete paths to judge for a word that may hold glob characters:
+/// each component with `*`, `?` or `[` is replaced by every protected name
+/// it matches (case-insensitively), or kept as written when it matches none.
+/// `None` when there are too many combinations (the caller fails closed).
+fn glob_variants(text: &str, dot_globs: bool) -> Option<Vec<String>> {
+    if !text.contains(['*', '?', '[']) {
+        return Some(vec![text.to_string()]);
+    }
+    let mut variants = vec![String::new()];
+    for (i, component) in text.split('/').enumerate() {
+        let choices: Vec<String> = if component.contains(['*', '?', '[']) {
+            let matched = crate::protected::names_matching(component, dot_globs);
+            if matched.is_empty() {
+                vec![component.to_string()]
+            } else {
+                matched
+            }
+        } else {
+            vec![component.to_string()]
+        };
+        let mut next = Vec::with_capacity(variants.len() * choices.len());
+        for prefix in &variants {
+            for choice in &choices {
+                next.push(if i == 0 {
+                    choice.clone()
+                } else {
+                    format!("{prefix}/{choice}")
+                });
+            }
+        }
+        if next.len() > MAX_GLOB_VARIANTS {
+            return None;
+        }
+        variants = next;
+    }
+    Some(variants)
+}
+
+/// git's subcommand: the first word after the global options (`-C dir`,
+/// `-c k=v`, `--git-dir=…`).
+fn git_subcommand<'a>(args: &[&'a str]) -> Option<&'a str> {
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i];
+        if matches!(
+            arg,
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace"
+        ) {
+            i += 2;
+        } else if arg.starts_with('-') {
+            i += 1;
+        } else {
+            return Some(arg);
+        }
+    }
+    None
 }
 
 /// Absolute, home-relative, or climbing out with `..`: worth placing.

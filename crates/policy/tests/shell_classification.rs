@@ -113,7 +113,7 @@ fn hard_lines_classify_and_decide() {
         ("f() { rm -rf .; }; f", "s", V::Deny),
         ("(cd src && rm -rf .)", "s", V::Deny),
         ("if true; then rm -rf .; fi", "s", V::Deny),
-        ("for f in a b; do rm $f; done", "sx", V::Deny),
+        ("for f in a b; do rm $f; done", "sex", V::Deny),
         // Nothing to deny, but no allow rule may cover these.
         ("$'\\x72m' -rf .", "sx", V::Ask),
         ("cmd=rm; $cmd -rf .", "sx", V::Ask),
@@ -121,7 +121,7 @@ fn hard_lines_classify_and_decide() {
         ("/???/?m -rf .", "sx", V::Ask),
         ("rm${IFS}-rf .", "sx", V::Ask),
         ("echo $(whoami)", "sx", V::Ask),
-        ("tee >(sh) < input", "sx", V::Ask),
+        ("tee >(sh) < input", "sex", V::Ask),
         ("echo x | sh", "s", V::Ask),
         ("bash script.sh", "s", V::Ask),
         ("sh -c 'echo hi'", "s", V::Ask),

@@ -1,0 +1,465 @@
+//! PERM-7: ploy's own files and other agents' project resources.
+//!
+//! [`ProtectedPaths::protects`] is the one function that says whether a path
+//! is one of them. [`crate::Action`] building calls it for every path an
+//! action may write (edit tools, shell redirect targets, path arguments of
+//! commands that may write), and [`crate::Permission::assert`] then answers
+//! "ask" whatever the allow rules and saved approvals say (a deny rule still
+//! denies). The sandbox (SBX-6) and the hook adapter call the same function.
+//!
+//! Pure: the caller passes the project root, ploy's folders and the home
+//! folder; nothing here touches the filesystem.
+//!
+//! What is protected, wherever it appears in the path (any depth, inside or
+//! outside the project: a nested repository's hooks or another project's
+//! `.claude` folder plant code just as well):
+//! * the folders `.ploy`, `.claude`, `.pi`, `.codex`, `.vscode`, `.agents`
+//!   and everything below them;
+//! * a `hooks` folder below a `.git` folder (`.git/hooks/**`, and a
+//!   submodule's `.git/modules/x/hooks/**`), and git's `config` /
+//!   `config.worktree` files below a `.git` folder;
+//! * the files `.mcp.json` and `.envrc`;
+//! * ploy's config and state folders and the trust file (given by the caller);
+//! * a path that *holds* one of these: a `.git` folder itself, or a folder
+//!   above ploy's folders (other than `/`, the home folder and the project
+//!   root), since moving or extracting into it writes them.
+//!
+//! `.agents/**` goes beyond the SPEC's list: TRUST-2 names `.agents/skills`
+//! as a resource that loads instructions and code, which is exactly what
+//! PERM-7 is for.
+//!
+//! How a path is compared:
+//! * relative paths are taken from the project root; `~` and `~/…` from the
+//!   home folder when the caller gave one;
+//! * normalised by its text: `.` dropped, `..` pops, repeated and trailing
+//!   slashes ignored;
+//! * compared **case-insensitively** (Unicode lowercase, plus the two
+//!   characters whose case folding gives an ASCII letter of these names:
+//!   `K` KELVIN SIGN and `ſ` LONG S), with trailing dots and spaces and an
+//!   NTFS `:stream` suffix dropped from each name. Why: on a case-insensitive
+//!   filesystem (macOS by default, Windows, a mounted FAT or NTFS volume, or
+//!   ext4 with casefold folders) `.GIT/Hooks` *is* `.git/hooks`; treating
+//!   them alike everywhere costs nothing on Linux (a folder really named
+//!   `.Claude` is protected too, and only asks);
+//! * symbolic links are not followed (pure code cannot): the caller
+//!   canonicalises what exists and passes the resolved path too (see
+//!   [`crate::Action::edit_resolved`]).
+
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+/// ploy's plan file, project-relative. Only [`crate::Action::plan_file`]
+/// builds an action for it that is not protected; an ordinary edit of this
+/// path is protected like the rest of `.ploy/**`.
+pub const PLAN_FILE: &str = ".ploy/plan.json";
+
+/// Folders protected with everything below them, and why.
+const PROTECTED_DIRS: [(&str, &str); 6] = [
+    (
+        ".ploy",
+        "ploy's project folder (settings, extensions, skills)",
+    ),
+    (
+        ".claude",
+        "Claude Code's project folder (settings, hooks, commands)",
+    ),
+    (".pi", "pi's project folder (settings, extensions)"),
+    (".codex", "Codex's project folder (settings)"),
+    (
+        ".vscode",
+        "VS Code's project folder (tasks and launch configurations run programs)",
+    ),
+    (
+        ".agents",
+        "the agents' skills folder (loaded as instructions)",
+    ),
+];
+
+/// Files protected wherever they are, and why.
+const PROTECTED_FILES: [(&str, &str); 2] = [
+    (
+        ".mcp.json",
+        "an MCP server list (it names programs an agent starts)",
+    ),
+    (
+        ".envrc",
+        "a direnv script (it runs when a shell enters the folder)",
+    ),
+];
+
+/// git's configuration files below a `.git` folder.
+const GIT_CONFIG_FILES: [&str; 2] = ["config", "config.worktree"];
+
+/// Every name a protected path is made of, for glob matching.
+const MATCHABLE_NAMES: [&str; 12] = [
+    ".ploy",
+    ".claude",
+    ".pi",
+    ".codex",
+    ".vscode",
+    ".agents",
+    ".mcp.json",
+    ".envrc",
+    ".git",
+    "hooks",
+    "config",
+    "config.worktree",
+];
+
+/// The protected names one glob component (`.g*`, `hoo?s`, `[.]claude`)
+/// may match, case-insensitively. With `dot_globs` false, a pattern that
+/// does not start with `.` does not match a name that does (bash's default).
+/// A pattern that does not compile matches every name (fail closed).
+pub(crate) fn names_matching(pattern: &str, dot_globs: bool) -> Vec<String> {
+    let matcher = globset::GlobBuilder::new(pattern)
+        .case_insensitive(true)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|g| g.compile_matcher());
+    MATCHABLE_NAMES
+        .iter()
+        .filter(|name| dot_globs || !name.starts_with('.') || pattern.starts_with('.'))
+        .filter(|name| match &matcher {
+            Ok(m) => m.is_match(name),
+            Err(_) => true,
+        })
+        .map(|name| name.to_string())
+        .collect()
+}
+
+/// ploy's own folders and files outside the project, as the caller knows them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PloyFolders {
+    /// ploy's config folder (settings, trust file, skills).
+    pub config_dir: Option<PathBuf>,
+    /// ploy's state folder (database, service files).
+    pub state_dir: Option<PathBuf>,
+    /// The trust file (normally inside the config folder; it may be elsewhere).
+    pub trust_file: Option<PathBuf>,
+    /// The user's home folder, to expand `~/…` forms.
+    pub home: Option<PathBuf>,
+}
+
+/// Why a path is protected (PERM-7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Protected {
+    /// The path as compared (normalised; absolute, or `~/…`).
+    pub path: String,
+    /// What it is, for the person asked.
+    pub what: String,
+}
+
+impl fmt::Display for Protected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is {}", self.path, self.what)
+    }
+}
+
+/// One of ploy's folders, kept as folded names for comparison.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Folder {
+    names: Vec<String>,
+    what: &'static str,
+}
+
+/// The PERM-7 list for one project. Build it once; [`Self::protects`] is pure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectedPaths {
+    project: PathBuf,
+    project_names: Vec<String>,
+    home: Option<PathBuf>,
+    home_names: Option<Vec<String>>,
+    folders: Vec<Folder>,
+}
+
+impl ProtectedPaths {
+    /// The list for `project` (absolute; normalised lexically) with ploy's
+    /// folders. Relative folders in `ploy` are ignored: they cannot be placed.
+    pub fn new(project: &Path, ploy: &PloyFolders) -> Self {
+        let project = normalise(project);
+        let project_names = folded_names(&project);
+        let home = ploy
+            .home
+            .as_deref()
+            .filter(|h| h.is_absolute())
+            .map(normalise);
+        let home_names = home.as_deref().map(folded_names);
+        let mut folders = Vec::new();
+        for (path, what) in [
+            (&ploy.config_dir, "ploy's config folder"),
+            (&ploy.state_dir, "ploy's state folder"),
+            (&ploy.trust_file, "ploy's trust file"),
+        ] {
+            if let Some(path) = path.as_deref().filter(|p| p.is_absolute()) {
+                folders.push(Folder {
+                    names: folded_names(&normalise(path)),
+                    what,
+                });
+            }
+        }
+        Self {
+            project,
+            project_names,
+            home,
+            home_names,
+            folders,
+        }
+    }
+
+    /// The list for `project` with no knowledge of ploy's folders (only the
+    /// names that are protected wherever they are).
+    pub fn names_only(project: &Path) -> Self {
+        Self::new(project, &PloyFolders::default())
+    }
+
+    /// The project root this list places relative paths from.
+    pub fn project(&self) -> &Path {
+        &self.project
+    }
+
+    /// THE PERM-7 function: `Some` when `path` (relative to the project, `~`
+    /// form, or absolute) is one of ploy's own files or another agent's
+    /// resources, or a folder that holds one; with what it is.
+    pub fn protects(&self, path: &str) -> Option<Protected> {
+        let placed = self.place(path);
+        let names = placed.names();
+        if let Some(what) = name_rule(names) {
+            return Some(self.protected(&placed, what.to_string()));
+        }
+        match &placed.placed {
+            Placed::Absolute(names) => {
+                for folder in &self.folders {
+                    if names.starts_with(&folder.names) {
+                        return Some(self.protected(&placed, folder.what.to_string()));
+                    }
+                    if folder.names.starts_with(names)
+                        && names.len() > 1
+                        && Some(names) != self.home_names.as_ref()
+                        && *names != self.project_names
+                    {
+                        return Some(
+                            self.protected(&placed, format!("a folder that holds {}", folder.what)),
+                        );
+                    }
+                }
+            }
+            Placed::Tilde(rest) => {
+                // The home folder is unknown (no home given, or `~user`):
+                // match when a folder's last two names appear in order.
+                for folder in &self.folders {
+                    let tail = &folder.names[folder.names.len().saturating_sub(2)..];
+                    if !tail.is_empty() && rest.windows(tail.len()).any(|w| w == tail) {
+                        return Some(self.protected(&placed, folder.what.to_string()));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// True when the line's own guess of where `path` lands may be wrong
+    /// because the folder changed first (`cd`): `path` is judged below every
+    /// folder in `dirs` as well. Used by the shell classification.
+    pub(crate) fn protects_below(&self, dirs: &[String], path: &str) -> Option<Protected> {
+        if let Some(hit) = self.protects(path) {
+            return Some(hit);
+        }
+        if path.starts_with('/') || path.starts_with('~') {
+            return None;
+        }
+        // Every name of every folder changed to, in order, then the path:
+        // a superset of each real combination (`cd a || cd b; cd c`) for
+        // the name rules, which only ask that names appear in order.
+        let mut joined: Vec<String> = Vec::new();
+        for dir in dirs {
+            joined.extend(
+                dir.split('/')
+                    .filter(|n| !matches!(*n, "" | "." | ".."))
+                    .map(fold),
+            );
+            if let Some(hit) = self.protects(&format!("{dir}/{path}")) {
+                return Some(hit);
+            }
+        }
+        joined.extend(
+            path.split('/')
+                .filter(|n| !matches!(*n, "" | "." | ".."))
+                .map(fold),
+        );
+        name_rule(&joined).map(|what| Protected {
+            path: format!("{}/{path}", dirs.join("/")),
+            what: format!("possibly {what} (the line changes folder first)"),
+        })
+    }
+
+    fn protected(&self, placed: &PlacedPath, what: String) -> Protected {
+        Protected {
+            path: placed.display.clone(),
+            what,
+        }
+    }
+
+    fn place(&self, raw: &str) -> PlacedPath {
+        if let Some(rest) = raw.strip_prefix('~') {
+            let (user, rest) = rest.split_once('/').unwrap_or((rest, ""));
+            if user.is_empty()
+                && let Some(home) = &self.home
+            {
+                let joined = normalise(&home.join(rest));
+                return PlacedPath::absolute(&joined);
+            }
+            let mut names: Vec<String> = Vec::new();
+            for part in rest.split('/') {
+                match part {
+                    "" | "." => {}
+                    ".." => {
+                        names.pop();
+                    }
+                    other => names.push(fold(other)),
+                }
+            }
+            let display = if rest.is_empty() {
+                format!("~{user}")
+            } else {
+                format!("~{user}/{}", tilde_display(rest))
+            };
+            return PlacedPath {
+                display,
+                placed: Placed::Tilde(names),
+            };
+        }
+        let joined = if Path::new(raw).is_absolute() {
+            normalise(Path::new(raw))
+        } else {
+            normalise(&self.project.join(raw))
+        };
+        PlacedPath::absolute(&joined)
+    }
+}
+
+/// A path placed for comparison.
+struct PlacedPath {
+    display: String,
+    placed: Placed,
+}
+
+enum Placed {
+    /// Folded names of an absolute path.
+    Absolute(Vec<String>),
+    /// Folded names after `~` or `~user`, the home folder being unknown.
+    Tilde(Vec<String>),
+}
+
+impl PlacedPath {
+    fn absolute(path: &Path) -> Self {
+        Self {
+            display: path.to_string_lossy().into_owned(),
+            placed: Placed::Absolute(folded_names(path)),
+        }
+    }
+
+    fn names(&self) -> &[String] {
+        match &self.placed {
+            Placed::Absolute(n) | Placed::Tilde(n) => n,
+        }
+    }
+}
+
+/// The name rules, on folded names (any depth).
+fn name_rule(names: &[String]) -> Option<&'static str> {
+    for (i, name) in names.iter().enumerate() {
+        if let Some((_, what)) = PROTECTED_DIRS.iter().find(|(n, _)| n == name) {
+            return Some(what);
+        }
+        if name == ".git" {
+            let below = &names[i + 1..];
+            if below.is_empty() {
+                return Some("a git folder (it holds git's hooks and configuration)");
+            }
+            if below.iter().any(|n| n == "hooks") {
+                return Some("a git hook (code git runs later)");
+            }
+            if below
+                .last()
+                .is_some_and(|n| GIT_CONFIG_FILES.contains(&n.as_str()))
+            {
+                return Some("git's configuration (it names programs git runs)");
+            }
+        }
+    }
+    let last = names.last()?;
+    PROTECTED_FILES
+        .iter()
+        .find(|(n, _)| n == last)
+        .map(|(_, what)| *what)
+}
+
+/// Fold one name for comparison (see the module docs).
+fn fold(name: &str) -> String {
+    let base = name.split(':').next().unwrap_or(name);
+    let trimmed = base.trim_end_matches(['.', ' ']);
+    // A name made only of dots and spaces keeps its text (`...` is a name).
+    let base = if trimmed.is_empty() { base } else { trimmed };
+    let mut out = String::with_capacity(base.len());
+    for c in base.chars() {
+        match c {
+            'ſ' => out.push('s'),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+fn folded_names(path: &Path) -> Vec<String> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(fold(&n.to_string_lossy())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Lexical normalisation: drop `.`, let `..` pop (never above `/`).
+pub(crate) fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn tilde_display(rest: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_covers_case_and_windows_name_forms() {
+        assert_eq!(fold(".GIT"), ".git");
+        assert_eq!(fold("HOO\u{212A}S"), "hooks");
+        assert_eq!(fold(".v\u{17F}code"), ".vscode");
+        assert_eq!(fold(".git. "), ".git");
+        assert_eq!(fold(".git::$INDEX_ALLOCATION"), ".git");
+        assert_eq!(fold("..."), "...");
+    }
+}

@@ -1,0 +1,542 @@
+//! PERM-7: ploy's own files and other agents' resources are never written on
+//! an allow rule or a saved approval. Every row goes through the real
+//! `Permission::assert` with an allow rule on `**` for edits (and `*` for
+//! commands, `**` outside the project), an exact "always" approval of the
+//! very call and pattern approvals on `**`: a protected write still asks,
+//! never offers "always", and is refused where nobody can answer. Control
+//! rows show the same setup allows ordinary writes, so the test can fail.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is a test failure
+
+use std::path::Path;
+
+use ploy_policy::{
+    Action, ActionKind, Approval, ApprovalScope, Approvals, AskOption, Basis, ConversationRules,
+    Effect, Grant, Permission, PloyFolders, ProjectRoot, ProjectTrust, ProtectedPaths, Rule,
+    RuleLayer, RuleSource, Rules, TaintSource, Verdict,
+};
+
+const PROJECT: &str = "/home/dev/proj";
+
+fn folders() -> PloyFolders {
+    PloyFolders {
+        config_dir: Some("/home/dev/.config/ploy".into()),
+        state_dir: Some("/home/dev/.local/state/ploy".into()),
+        trust_file: Some("/home/dev/.config/ploy/trust.json".into()),
+        home: Some("/home/dev".into()),
+    }
+}
+
+fn root() -> ProjectRoot {
+    ProjectRoot::new(PROJECT)
+        .unwrap()
+        .with_ploy_folders(&folders())
+}
+
+/// Allow everything a rule can allow.
+fn allow_everything() -> Rules {
+    let layer = RuleLayer::new(
+        RuleSource::User,
+        vec![
+            Rule::new(ActionKind::Edit, Effect::Allow, "**"),
+            Rule::new(ActionKind::Shell, Effect::Allow, "*"),
+            Rule::new(ActionKind::ExternalDirectory, Effect::Allow, "**"),
+        ],
+    )
+    .unwrap();
+    Rules::builtin().with_layer(layer, ProjectTrust::Untrusted)
+}
+
+/// An exact "always" approval of this very call, and pattern approvals on
+/// `**` / `*` for every kind it has.
+fn approve_everything(action: &Action) -> Approvals {
+    let mut approvals = Approvals::new();
+    approvals
+        .grant(Approval {
+            scope: ApprovalScope::Always,
+            grant: Grant::ExactAction {
+                tool: action.tool().to_string(),
+                target: action.target().as_str().to_string(),
+                kinds: action.kinds(),
+            },
+        })
+        .unwrap();
+    for (kind, pattern) in [
+        (ActionKind::Edit, "**"),
+        (ActionKind::Shell, "*"),
+        (ActionKind::ExternalDirectory, "**"),
+    ] {
+        approvals
+            .grant(Approval {
+                scope: ApprovalScope::Always,
+                grant: Grant::Pattern {
+                    kind,
+                    pattern: pattern.into(),
+                },
+            })
+            .unwrap();
+    }
+    approvals
+}
+
+/// Check one action that must be protected; returns a failure text or None.
+fn check_protected(label: &str, action: &Action) -> Option<String> {
+    let conversation = ConversationRules::new();
+    let rules = allow_everything();
+    let approvals = approve_everything(action);
+    let d = Permission::assert(action, &conversation, &rules, &approvals);
+    let wrong = |what: &str| {
+        Some(format!(
+            "{label:?}: {what}; decision {d:?}; units {:?}",
+            action.units()
+        ))
+    };
+    if d.verdict
+        != (Verdict::Ask {
+            options: vec![AskOption::Once, AskOption::Reject],
+        })
+    {
+        return wrong("want Ask [once, reject]");
+    }
+    if d.requirement != "PERM-7" || !matches!(d.basis, Basis::ProtectedPath { .. }) {
+        return wrong("want PERM-7 / ProtectedPath");
+    }
+    // Nobody to answer: refused, naming PERM-7.
+    match d.clone().without_user(action) {
+        Err(refusal) if refusal.requirement == "PERM-7" => {}
+        other => {
+            return wrong(&format!(
+                "without a user want a PERM-7 refusal, got {other:?}"
+            ));
+        }
+    }
+    // "always" cannot be saved from this prompt.
+    let mut saved = Approvals::new();
+    if saved.record_answer(action, &d, AskOption::Always).is_ok() {
+        return wrong("`always` was saved");
+    }
+    None
+}
+
+fn check_allowed(label: &str, action: &Action) -> Option<String> {
+    let d = Permission::assert(
+        action,
+        &ConversationRules::new(),
+        &allow_everything(),
+        &Approvals::new(),
+    );
+    (!d.is_allow()).then(|| {
+        format!(
+            "{label:?}: control row must be allowed; decision {d:?}; units {:?}",
+            action.units()
+        )
+    })
+}
+
+/// Paths that are protected, in every form the list must see through.
+const PROTECTED: &[&str] = &[
+    // ploy's project folder; the folder itself, trailing and repeated slashes, `.` and `..`
+    ".ploy/settings.json",
+    ".ploy",
+    ".ploy/",
+    "./.ploy//settings.json",
+    "src/../.ploy/extensions/x.json",
+    "src/./../.ploy/plan.json",
+    // git's configuration and hooks
+    ".git/config",
+    ".git//config",
+    ".git/./config",
+    ".git/config/",
+    ".git/hooks/pre-commit",
+    ".git/hooks",
+    ".git/hooks/",
+    ".git/hooks/../hooks/post-checkout",
+    ".git/modules/sub/hooks/post-checkout",
+    ".git/modules/sub/config",
+    ".git/worktrees/w/config.worktree",
+    "vendor/lib/.git/hooks/pre-commit",
+    ".git",
+    ".git/",
+    // case variations (case-insensitive filesystems) and Windows name forms
+    ".GIT/Hooks/pre-commit",
+    ".Git/CONFIG",
+    ".CLAUDE/settings.local.json",
+    ".VSCode/settings.json",
+    ".MCP.JSON",
+    ".EnvRC",
+    ".git/hoo\u{212A}s/x",
+    ".v\u{17F}code/tasks.json",
+    ".claude./settings.json",
+    ".git::$INDEX_ALLOCATION/hooks/x",
+    // other agents' resources
+    ".claude/settings.json",
+    ".claude/commands/x.md",
+    ".pi/settings.json",
+    ".codex/config.toml",
+    ".vscode/tasks.json",
+    ".agents/skills/x/SKILL.md",
+    ".mcp.json",
+    ".envrc",
+    "sub/dir/.envrc",
+    // absolute forms
+    "/home/dev/proj/.claude/settings.json",
+    "/home/dev/proj/src/../.git/hooks/x",
+    "//home//dev/proj/.mcp.json",
+    "/home/dev/other/.vscode/tasks.json",
+    "~/.claude/settings.json",
+    // ploy's config and state folders and the trust file
+    "/home/dev/.config/ploy/settings.json",
+    "/home/dev/.config/ploy",
+    "/home/dev/.config/ploy/",
+    "/home/dev/.CONFIG/Ploy/settings.json",
+    "~/.config/ploy/trust.json",
+    "~/.config/./ploy/../ploy/skills/x/SKILL.md",
+    "~other/.config/ploy/settings.json",
+    "/home/dev/.local/state/ploy/ploy.db",
+    "../.local/state/ploy/ploy.db",
+    // a folder that holds ploy's folders
+    "/home/dev/.config",
+];
+
+/// Ordinary paths: allowed by the same rules.
+const ORDINARY: &[&str] = &[
+    "src/main.rs",
+    "README.md",
+    ".gitignore",
+    ".github/workflows/ci.yml",
+    ".git/index",
+    ".git/objects/ab/cdef",
+    "config",
+    "hooks/pre-commit",
+    "src/config",
+    ".claudex/x",
+    ".envrc.example",
+    ".pi-config/x",
+    ".vscode-test/x",
+    "/home/dev/.config/other/x",
+    "/home/dev/notes.txt",
+    "/tmp/out.txt",
+];
+
+// proves: PERM-7
+#[test]
+fn edits_of_protected_paths_always_ask_whatever_the_rules_and_approvals() {
+    let r = root();
+    let mut failures = Vec::new();
+    for path in PROTECTED {
+        failures.extend(check_protected(path, &Action::edit("write", path, &r)));
+        failures.extend(check_protected(
+            path,
+            &Action::media_write("image", path, &r),
+        ));
+    }
+    for path in ORDINARY {
+        failures.extend(check_allowed(path, &Action::edit("write", path, &r)));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+// proves: PERM-7
+#[test]
+fn reading_a_protected_path_is_not_an_edit() {
+    let r = root();
+    for path in [".git/config", ".claude/settings.json", ".envrc"] {
+        let d = Permission::assert(
+            &Action::read("read", path, &r),
+            &ConversationRules::new(),
+            &allow_everything(),
+            &Approvals::new(),
+        );
+        assert!(d.is_allow(), "{path}: {d:?}");
+    }
+}
+
+/// Shell lines that write a protected path: redirect targets, arguments of
+/// programs that may write, `cd` first, globs, computed targets, wrappers,
+/// strings run by `sh -c`.
+const PROTECTED_LINES: &[&str] = &[
+    "echo x > .claude/settings.json",
+    "echo x >> .git/hooks/pre-commit",
+    "echo x > .GIT/hooks/pre-commit",
+    "cat a > ./.git//config",
+    "printf x > src/../.envrc",
+    "echo x 2> .mcp.json",
+    "echo x &> .vscode/tasks.json",
+    "echo x >| .codex/config.toml",
+    "echo x > /home/dev/proj/.pi/settings.json",
+    "echo x > ~/.claude/settings.json",
+    "echo x > /home/dev/.config/ploy/settings.json",
+    "echo '{}' > ~/.config/ploy/trust.json",
+    "echo x > $HOME/.claude/settings.json",
+    "echo x > \"$f\"",
+    "tee .claude/settings.json < x",
+    "tee -a .git/config",
+    "cp evil .git/hooks/pre-commit",
+    "cp evil .git/hooks/",
+    "mv x .ploy/settings.json",
+    "ln -s ../evil .git/hooks/pre-commit",
+    "rm -rf .claude",
+    "touch .envrc",
+    "install -m755 x .git/hooks/post-checkout",
+    "cp -r hooks .git/",
+    "tar -C .git -xf evil.tar",
+    "tar -xf evil.tar -C.claude",
+    "sed -i s/a/b/ .git/config",
+    "dd if=x of=.git/hooks/pre-push",
+    "cp x --target-directory=.claude",
+    "python3 gen.py --out=.vscode/tasks.json",
+    "make DESTDIR=.claude install",
+    "DESTDIR=.codex make install",
+    "git config core.hooksPath /tmp/h",
+    "git config --global alias.x '!sh'",
+    "git -C sub config core.fsmonitor evil",
+    "cd .git && echo x > config",
+    "cd .git/hooks; echo x > pre-commit",
+    "cd .git; cd hooks; cp /tmp/x pre-commit",
+    "cd src && cd ../.claude && echo x > settings.json",
+    "cd && echo x > .bashrc",
+    "cd \"$d\" && echo x > out",
+    "popd && echo x > out",
+    "cp x .cl*/settings.json",
+    "echo x > .g?t/hooks/pre-commit",
+    "cp x .git/h*/pre-commit",
+    "cp x .git/*/pre-commit",
+    "echo x > .[c]laude/settings.json",
+    "shopt -s dotglob; cp -r template/* .",
+    "sudo tee .git/config",
+    "env -C .git sh -c 'echo x > config'",
+    "bash -c 'echo x > .claude/settings.json'",
+    "eval 'echo x > .mcp.json'",
+    "find . -name x -exec cp {} .claude/ \\;",
+    "find . -name '*.sh' -fprint .envrc",
+    "(cd .git/hooks && cat ../../x > pre-commit)",
+    "for f in a b; do rm $f; done",
+    "xargs -I{} cp {} .vscode/ < list",
+    "rsync -a template/ .claude/",
+    "git checkout -- .claude/settings.json",
+    "git restore .mcp.json",
+];
+
+/// Lines that write nothing protected (or only read protected paths).
+const ORDINARY_LINES: &[&str] = &[
+    "echo x > out.txt",
+    "cargo test --all > test.log 2>&1",
+    "cat .git/config",
+    "cat .claude/settings.json",
+    "grep -r hooks .git/hooks",
+    "ls -la .git/hooks",
+    "git log -- .claude",
+    "git diff .mcp.json",
+    "git status",
+    "git add .claude/settings.json",
+    "git config --get user.name",
+    "git config --list",
+    "find . -name '*.rs'",
+    "rm *.o",
+    "cp x src/*",
+    "cd src && echo x > out.txt",
+    "echo x > /dev/null",
+    "cp a b",
+    "head -n 3 .envrc",
+];
+
+// proves: PERM-7, PERM-1
+#[test]
+fn shell_writes_to_protected_paths_always_ask() {
+    let r = root();
+    let mut failures = Vec::new();
+    for line in PROTECTED_LINES {
+        let action = Action::shell("bash", line, &r);
+        if !action.kinds().contains(ActionKind::Edit) {
+            failures.push(format!(
+                "{line:?}: not classified as an edit: {:?}",
+                action.kinds()
+            ));
+        }
+        failures.extend(check_protected(line, &action));
+    }
+    for line in ORDINARY_LINES {
+        failures.extend(check_allowed(line, &Action::shell("bash", line, &r)));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+// proves: PERM-7, PERM-2
+#[test]
+fn a_deny_rule_still_denies_a_protected_write() {
+    let r = root();
+    let layer = RuleLayer::new(
+        RuleSource::User,
+        vec![
+            Rule::new(ActionKind::Edit, Effect::Deny, ".claude/**"),
+            Rule::new(ActionKind::Shell, Effect::Deny, "cp *"),
+        ],
+    )
+    .unwrap();
+    let rules = allow_everything().with_layer(layer, ProjectTrust::Untrusted);
+    for action in [
+        Action::edit("write", ".claude/settings.json", &r),
+        Action::shell("bash", "echo x > .claude/settings.json", &r),
+        Action::shell("bash", "cp x .git/hooks/pre-commit", &r),
+    ] {
+        let d = Permission::assert(
+            &action,
+            &ConversationRules::new(),
+            &rules,
+            &approve_everything(&action),
+        );
+        assert!(d.is_deny(), "{:?}: {d:?}", action.target());
+    }
+}
+
+// proves: PERM-7, PERM-3
+#[test]
+fn in_a_tainted_conversation_the_protected_reason_names_the_page_too() {
+    let r = root();
+    let mut conversation = ConversationRules::new();
+    conversation.mark_tainted(
+        "page read",
+        TaintSource::Url("https://evil.example/".into()),
+    );
+    let action = Action::edit("write", ".git/hooks/pre-commit", &r);
+    let d = Permission::assert(
+        &action,
+        &conversation,
+        &allow_everything(),
+        &approve_everything(&action),
+    );
+    assert_eq!(d.requirement, "PERM-7");
+    assert_eq!(d.options(), [AskOption::Once, AskOption::Reject]);
+    assert!(d.reason.contains("git hook"), "{}", d.reason);
+    assert!(d.reason.contains("https://evil.example/"), "{}", d.reason);
+}
+
+// proves: PERM-7
+#[test]
+fn the_plan_file_exception_is_the_plan_action_only() {
+    let r = root();
+    let rules = allow_everything();
+    // The plan tool's own action: an edit of the fixed plan path, allowed by rules.
+    let plan = Action::plan_file("plan", &r);
+    assert!(plan.kinds().contains(ActionKind::Edit));
+    assert_eq!(plan.target().as_str(), ".ploy/plan.json");
+    let d = Permission::assert(&plan, &ConversationRules::new(), &rules, &Approvals::new());
+    assert!(d.is_allow(), "{d:?}");
+    // Still an edit: a tainted conversation asks (PERM-3), a deny denies.
+    let mut tainted = ConversationRules::new();
+    tainted.mark_tainted("page", TaintSource::Tool("web_fetch".into()));
+    assert!(Permission::assert(&plan, &tainted, &rules, &Approvals::new()).is_ask());
+    // Any other way of writing the same path is protected.
+    for action in [
+        Action::edit("plan", ".ploy/plan.json", &r),
+        Action::edit("write", "./.ploy/plan.json", &r),
+        Action::shell("bash", "echo '{}' > .ploy/plan.json", &r),
+        Action::shell("bash", "cp evil.json .ploy/plan.json", &r),
+    ] {
+        assert!(
+            check_protected(action.target().as_str(), &action).is_none(),
+            "{action:?}"
+        );
+    }
+}
+
+/// What a caller that can look at the filesystem passes as the resolved path.
+fn resolve_existing(base: &Path, written: &str) -> Option<String> {
+    ploy_dirs::resolve_links(base, written).map(|p| p.to_string_lossy().into_owned())
+}
+
+// proves: PERM-7
+#[test]
+fn a_symbolic_link_into_a_protected_folder_is_protected_once_resolved() {
+    let dir = std::env::temp_dir().join(format!("ploy-perm7-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let project = dir.join("proj");
+    std::fs::create_dir_all(project.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(project.join("docs")).unwrap();
+    std::os::unix::fs::symlink("../.git/hooks", project.join("docs/hooks-link")).unwrap();
+    std::os::unix::fs::symlink("../.claude/settings.json", project.join("docs/settings")).unwrap();
+    let project = std::fs::canonicalize(&project).unwrap();
+    let r = ProjectRoot::new(&project).unwrap();
+    let written = "docs/hooks-link/pre-commit";
+
+    // Lexical building cannot see the link (documented): the rules decide.
+    let lexical = Action::edit("write", written, &r);
+    assert!(lexical.units().iter().all(|u| u.protected.is_none()));
+    assert!(check_allowed(written, &lexical).is_none());
+
+    // The caller resolves what exists: the resolved form is protected.
+    let resolved = resolve_existing(&project, written).unwrap();
+    assert!(resolved.ends_with(".git/hooks/pre-commit"), "{resolved}");
+    let action = Action::edit_resolved("write", written, &resolved, &r);
+    assert_eq!(action.target().as_str(), written);
+    assert!(
+        check_protected(written, &action).is_none(),
+        "{:?}",
+        check_protected(written, &action)
+    );
+    // A link to a file that does not exist yet (`.claude/settings.json`).
+    let resolved = resolve_existing(&project, "docs/settings").unwrap();
+    let action = Action::edit_resolved("write", "docs/settings", &resolved, &r);
+    assert!(
+        check_protected("docs/settings", &action).is_none(),
+        "{resolved}"
+    );
+
+    // The shell: the same resolver, for redirect targets and arguments.
+    let resolver = |p: &str| resolve_existing(&project, p);
+    for line in [
+        "echo x > docs/hooks-link/pre-commit",
+        "cp evil docs/hooks-link/pre-commit",
+        "cd docs && echo x > hooks-link/pre-commit",
+    ] {
+        let plain = Action::shell("bash", line, &r);
+        assert!(
+            check_allowed(line, &plain).is_none(),
+            "{line}: lexical is allowed (documented)"
+        );
+        let action = Action::shell_resolved("bash", line, &r, &resolver);
+        assert!(
+            check_protected(line, &action).is_none(),
+            "{:?}",
+            check_protected(line, &action)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// proves: PERM-7
+#[test]
+fn the_one_function_answers_for_the_sandbox_and_the_hook() {
+    let list = ProtectedPaths::new(Path::new(PROJECT), &folders());
+    assert!(list.protects(".git/hooks/pre-commit").is_some());
+    assert!(list.protects("/home/dev/proj/.GIT/config").is_some());
+    assert!(list.protects("/home/dev/.local/state/ploy").is_some());
+    assert!(list.protects("src/lib.rs").is_none());
+    assert!(
+        list.protects("/home/dev").is_none(),
+        "the home folder itself"
+    );
+    assert!(list.protects(PROJECT).is_none(), "the project root itself");
+    assert!(list.protects("/").is_none());
+    let hit = list.protects(".claude/settings.json").unwrap();
+    assert_eq!(hit.path, "/home/dev/proj/.claude/settings.json");
+    assert!(hit.to_string().contains("Claude Code"), "{hit}");
+    // Without ploy's folders, only the names.
+    let names = ProtectedPaths::names_only(Path::new(PROJECT));
+    assert!(
+        names
+            .protects("/home/dev/.config/ploy/settings.json")
+            .is_none()
+    );
+    assert!(names.protects(".mcp.json").is_some());
+}
