@@ -15,6 +15,7 @@ use std::{
     sync::atomic::{AtomicUsize, Ordering},
 };
 
+use ploy_validate::{Connector, Pipeline, PlanCommand, ProofPlan, StreamTarget};
 use serde_json::Value;
 
 const PYTHON: &str = "/usr/bin/python3";
@@ -642,7 +643,6 @@ fn the_init_started_by_hand_outside_fresh_namespaces_refuses_to_run() {
         .user
         .unwrap_or_else(|| unsafe { (libc::geteuid(), libc::getegid()) });
     let request = serde_json::json!({
-        "probe_only": false,
         "uid": uid,
         "gid": gid,
         "project": world.project,
@@ -650,18 +650,28 @@ fn the_init_started_by_hand_outside_fresh_namespaces_refuses_to_run() {
         "masks": [],
         "read_only": [],
         "limits": {},
-        "program": "/bin/sh",
-        "args": ["-c", format!("echo ran > {}", marker.display())],
+        "work": {"program": {"argv": ["/bin/sh", "-c", format!("echo ran > {}", marker.display())]}},
         "simulate_missing": [],
     })
     .to_string();
-    for extra in [Some(request.as_str()), None] {
+    let request_file = world.base.join("request.json");
+    std::fs::write(&request_file, &request).unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&request_file, uid, gid);
+    }
+    for with_request in [true, false] {
+        // The request travels on fd 4 (never in the argument list).
+        let script = if with_request {
+            "exec \"$0\" __ploy-sandbox-init 3>&1 4<\"$1\""
+        } else {
+            "exec \"$0\" __ploy-sandbox-init 3>&1"
+        };
         let mut command = Command::new("/bin/sh");
         command
             .arg("-c")
-            .arg("exec \"$0\" __ploy-sandbox-init \"$@\" 3>&1")
+            .arg(script)
             .arg(&world.helper)
-            .args(extra)
+            .arg(&request_file)
             .current_dir(&world.base);
         if let Some((uid, gid)) = world.user {
             command.uid(uid).gid(gid);
@@ -669,7 +679,7 @@ fn the_init_started_by_hand_outside_fresh_namespaces_refuses_to_run() {
         let out = output_retrying(&mut command);
         let status = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(125), "{status}");
-        let expected = if extra.is_some() {
+        let expected = if with_request {
             "ERR\tuser-namespaces\t"
         } else {
             // No request at all: refused before any namespace check.
@@ -739,4 +749,324 @@ print("thread", seen[0])
     assert!(text.contains("clone3-newuser -1 38\n"), "{result}");
     assert!(text.contains("fork 7\n"), "{result}");
     assert!(text.contains("thread ran\n"), "{result}");
+}
+
+/// One command of a plan: argv run as is, streams as given.
+fn command(argv: &[&str], stdout: StreamTarget, stderr: StreamTarget) -> PlanCommand {
+    PlanCommand {
+        argv: argv.iter().map(|arg| arg.to_string()).collect(),
+        stdout,
+        stderr,
+    }
+}
+
+fn plain(argv: &[&str]) -> PlanCommand {
+    command(argv, StreamTarget::Inherit, StreamTarget::Inherit)
+}
+
+fn pipeline(negated: bool, commands: Vec<PlanCommand>) -> Pipeline {
+    Pipeline { negated, commands }
+}
+
+fn one(argv: &[&str]) -> Pipeline {
+    pipeline(false, vec![plain(argv)])
+}
+
+fn plan(first: Pipeline, rest: Vec<(Connector, Pipeline)>) -> String {
+    serde_json::to_string(&ProofPlan { first, rest }).unwrap()
+}
+
+impl World {
+    fn plan(&self, options: &[&str], plan: &str) -> Value {
+        let mut all: Vec<&str> = options.to_vec();
+        all.extend(["--plan", plan]);
+        self.run(&all, &[])
+    }
+}
+
+// The init runs the typed plan itself: pipes, &&, ||, ! and the streams as
+// POSIX defines them, with no shell anywhere (arguments stay literal).
+// proves: PROOF-6
+#[test]
+fn a_plan_runs_pipelines_and_and_or_lists_as_posix_defines_them() {
+    let world = World::new();
+    let cases: Vec<(String, i64, &str)> = vec![
+        // a pipe: the last command's output is collected
+        (
+            plan(
+                pipeline(
+                    false,
+                    vec![plain(&["printf", "a\\nb\\nc\\n"]), plain(&["grep", "b"])],
+                ),
+                vec![],
+            ),
+            0,
+            "b\n",
+        ),
+        // a pipeline's status is its last command's
+        (
+            plan(
+                pipeline(false, vec![plain(&["false"]), plain(&["true"])]),
+                vec![],
+            ),
+            0,
+            "",
+        ),
+        (
+            plan(
+                pipeline(false, vec![plain(&["true"]), plain(&["false"])]),
+                vec![],
+            ),
+            1,
+            "",
+        ),
+        // ! inverts; && and || short-circuit left to right
+        (plan(pipeline(true, vec![plain(&["false"])]), vec![]), 0, ""),
+        (
+            plan(
+                one(&["false"]),
+                vec![
+                    (Connector::And, one(&["echo", "skipped"])),
+                    (Connector::Or, one(&["echo", "rescued"])),
+                ],
+            ),
+            0,
+            "rescued\n",
+        ),
+        (
+            plan(
+                one(&["true"]),
+                vec![
+                    (Connector::Or, one(&["echo", "skipped"])),
+                    (Connector::And, one(&["sh", "-c", "exit 7"])),
+                ],
+            ),
+            7,
+            "",
+        ),
+        // arguments are never expanded: no shell reads them
+        (
+            plan(one(&["echo", "$(id)", ";", "|", "`x`", "*"]), vec![]),
+            0,
+            "$(id) ; | `x` *\n",
+        ),
+        // >/dev/null and 2>&1 into the pipe
+        (
+            plan(
+                pipeline(
+                    false,
+                    vec![
+                        command(
+                            &["sh", "-c", "echo out; echo err >&2"],
+                            StreamTarget::Null,
+                            StreamTarget::Stdout,
+                        ),
+                        plain(&["tr", "a-z", "A-Z"]),
+                    ],
+                ),
+                vec![],
+            ),
+            0,
+            "",
+        ),
+        (
+            plan(
+                pipeline(
+                    false,
+                    vec![
+                        command(
+                            &["sh", "-c", "echo out; echo err >&2"],
+                            StreamTarget::Inherit,
+                            StreamTarget::Stdout,
+                        ),
+                        plain(&["tr", "a-z", "A-Z"]),
+                    ],
+                ),
+                vec![],
+            ),
+            0,
+            "OUT\nERR\n",
+        ),
+        // a program that is not there: 127, as in a shell, and || goes on
+        (
+            plan(
+                one(&["definitely-not-a-program-ploy"]),
+                vec![(Connector::Or, one(&["echo", "fallback"]))],
+            ),
+            0,
+            "fallback\n",
+        ),
+        (
+            plan(one(&["definitely-not-a-program-ploy"]), vec![]),
+            127,
+            "",
+        ),
+        // stdin is /dev/null: a reader sees end-of-file at once
+        (plan(one(&["wc", "-c"]), vec![]), 0, "0\n"),
+    ];
+    for (plan, code, out) in cases {
+        let result = world.plan(&[], &plan);
+        assert_eq!(exit_code(&result), code, "{plan}: {result}");
+        assert_eq!(stdout(&result), out, "{plan}: {result}");
+    }
+    // A signal ends the last command: reported as a signal (128 + n), and
+    // `!` turns it into 0.
+    let killed = plan(one(&["sh", "-c", "kill -9 $$"]), vec![]);
+    let result = world.plan(&[], &killed);
+    assert_eq!(result["termination"]["kind"], "signaled", "{result}");
+    assert_eq!(exit_code(&result), 137, "{result}");
+    let inverted = plan(
+        pipeline(true, vec![plain(&["sh", "-c", "kill -9 $$"])]),
+        vec![],
+    );
+    assert_eq!(exit_code(&world.plan(&[], &inverted)), 0);
+    // A malformed plan is refused before anything runs.
+    let empty = plan(pipeline(false, vec![]), vec![]);
+    let result = world.plan(&[], &empty);
+    assert_eq!(result["rule"], "PROOF-6", "{result}");
+}
+
+// A plan's command that leaves a background process behind: the init reaps
+// it, and it dies with the sandbox when the plan ends.
+// proves: SBX-5
+#[test]
+fn a_plan_ends_when_its_commands_end_and_nothing_outlives_it() {
+    let world = World::new();
+    let marker = format!("ploy-orphan-{}", std::process::id());
+    let result = world.plan(
+        &[],
+        &plan(
+            one(&[
+                "sh",
+                "-c",
+                &format!("(sleep 30; echo {marker}) >/dev/null 2>&1 &"),
+            ]),
+            vec![(Connector::And, one(&["echo", "done"]))],
+        ),
+    );
+    assert_eq!(stdout(&result), "done\n", "{result}");
+    assert!(result["ms"].as_u64().unwrap() < 20_000, "{result}");
+    let survivors = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+        .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(&marker))
+        .count();
+    assert_eq!(survivors, 0, "a background process outlived the sandbox");
+}
+
+/// A program that tries to forge the verdict: it writes a fake "exited 0"
+/// report and 64 KiB of filler into every descriptor of every process it can
+/// see under /proc, tries PID 1's memory and environment, then fails.
+const FORGER: &str = r#"
+import os, sys
+me = str(os.getpid())
+forged = b"EXIT\tcode\t0\nOK\tuser-namespaces\tforged\n" + b"x" * 65536 + b"\nEXIT\tcode\t0\n"
+for pid in sorted(p for p in os.listdir("/proc") if p.isdigit()):
+    for extra in ("mem", "environ", "cmdline", "stat"):
+        try:
+            with open(f"/proc/{pid}/{extra}", "rb") as f:
+                if pid == "1" and extra in ("mem", "environ"):
+                    print("read", pid, extra, len(f.read(64)))
+        except OSError:
+            pass
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError as e:
+        print("no-fd-list", pid, e.errno)
+        continue
+    for fd in fds:
+        path = f"/proc/{pid}/fd/{fd}"
+        try:
+            out = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            os.write(out, forged)
+            if pid != me:
+                print("FORGED", path)
+        except OSError:
+            pass
+        finally:
+            os.close(out)
+sys.stdout.flush()
+sys.exit(1)
+"#;
+
+// proves: SBX-5 (the verdict cannot be forged by the program)
+#[test]
+fn a_program_that_writes_a_fake_verdict_into_every_descriptor_still_fails() {
+    let world = World::new();
+    let check = |result: &Value| {
+        let text = stdout(result);
+        let shown = brief(result);
+        assert_eq!(exit_code(result), 1, "the verdict was forged: {shown}");
+        assert_eq!(result["termination"]["kind"], "exited", "{shown}");
+        assert!(
+            !text.contains("FORGED /proc/1/") && !text.contains("read 1 "),
+            "PID 1 was reachable: {shown}"
+        );
+        // PID 1's descriptor list is closed to the program (non-dumpable init).
+        assert!(text.contains("no-fd-list 1 13"), "{shown}");
+    };
+    check(&world.run(&[], &[PYTHON, "-c", FORGER]));
+    // The same inside a plan, after a sibling command whose descriptors it
+    // can reach (they are the pipe between them, not the status channel).
+    check(&world.plan(
+        &[],
+        &plan(
+            pipeline(
+                false,
+                vec![plain(&["sleep", "1"]), plain(&[PYTHON, "-c", FORGER])],
+            ),
+            vec![(Connector::And, one(&["true"]))],
+        ),
+    ));
+}
+
+/// A result cut to a readable length for assertion messages.
+fn brief(result: &Value) -> String {
+    let text = result.to_string();
+    match text.char_indices().nth(1500) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+// proves: SBX-3 (nothing inherited: a descriptor ploy's caller left open
+// never reaches the program)
+#[test]
+fn a_descriptor_inherited_from_the_caller_is_closed_before_the_program_starts() {
+    let world = World::new();
+    let canary = world.base.join("inherited-canary");
+    std::fs::write(&canary, "CANARY-INHERITED-FD").unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&canary, uid, gid);
+    }
+    let probe = "ls /proc/self/fd; cat <&8; cat /proc/self/fd/8; cat <&9; \
+                 for fd in 3 4 5 6 7 8 9 10 11 12; do cat /proc/1/fd/$fd; done; true";
+    let mut command = Command::new("/bin/sh");
+    // The helper (standing in for ploy) is started with fd 8 and 9 open on
+    // the canary and without close-on-exec, as `exec 8<~/.ssh/id_rsa` would.
+    command
+        .arg("-c")
+        .arg("exec \"$0\" --project \"$1\" -- /bin/sh -c \"$2\" 8<\"$3\" 9<\"$3\"")
+        .arg(&world.helper)
+        .arg(&world.project)
+        .arg(probe)
+        .arg(&canary)
+        .env("HOME", &world.home)
+        .current_dir(&world.base);
+    if let Some((uid, gid)) = world.user {
+        command.uid(uid).gid(gid);
+    }
+    let out = output_retrying(&mut command);
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = format!("{}{}", stdout(&result), result["stderr"]);
+    assert!(!text.contains("CANARY"), "{result}");
+    // Only 0, 1, 2 and the descriptor `ls` opened for its own listing.
+    let fds: Vec<&str> = stdout(&result)
+        .lines()
+        .take_while(|l| l.parse::<u32>().is_ok())
+        .collect();
+    assert_eq!(fds, ["0", "1", "2", "3"], "{result}");
 }

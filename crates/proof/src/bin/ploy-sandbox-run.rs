@@ -2,12 +2,15 @@
 //! and benchmarks (the `ploy` binary is the production launcher).
 //!
 //! `ploy-sandbox-run [--project DIR] [--writable-project] [--writable SUB]...
-//!  [--limit NAME=VALUE]... [--simulate-missing LAYER]... [--probe] -- PROGRAM ARGS...`
-//! prints one JSON object: the run's result or the refusal.
+//!  [--limit NAME=VALUE]... [--simulate-missing LAYER]... [--probe]
+//!  [--plan PLAN_JSON | -- PROGRAM ARGS...]`
+//! prints one JSON object: the run's result or the refusal. `--plan` runs a
+//! `ploy_validate::ProofPlan` (as JSON) through [`Sandbox::run_plan`].
 
 use std::{path::PathBuf, process::ExitCode};
 
 use ploy_proof::sandbox::{self, Layer, Limits, ProjectView, Sandbox, SandboxPolicy};
+use ploy_validate::ProofPlan;
 
 fn layer_named(name: &str) -> Option<Layer> {
     Layer::PROBED.into_iter().find(|layer| layer.name() == name)
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
     let mut writable_project = false;
     let mut simulate = Vec::new();
     let mut probe = false;
+    let mut plan: Option<ProofPlan> = None;
     let mut command = Vec::new();
     while let Some(arg) = args.next() {
         let result = match arg.as_str() {
@@ -70,6 +74,11 @@ fn main() -> ExitCode {
                 sandbox::add_home_toolchains(&mut policy);
                 Ok(())
             }
+            "--plan" => args
+                .next()
+                .ok_or("--plan PLAN_JSON".to_string())
+                .and_then(|v| serde_json::from_str(&v).map_err(|err| format!("bad plan: {err}")))
+                .map(|parsed| plan = Some(parsed)),
             "--probe" => {
                 probe = true;
                 Ok(())
@@ -111,11 +120,15 @@ fn main() -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
-    let Some((program, rest)) = command.split_first() else {
-        eprintln!("ploy-sandbox-run: missing -- PROGRAM");
-        return ExitCode::from(2);
+    let result = match (&plan, command.split_first()) {
+        (Some(plan), None) => sandbox.run_plan(plan),
+        (None, Some((program, rest))) => sandbox.run(program, rest),
+        _ => {
+            eprintln!("ploy-sandbox-run: give either --plan PLAN_JSON or -- PROGRAM");
+            return ExitCode::from(2);
+        }
     };
-    match sandbox.run(program, rest) {
+    match result {
         Ok(out) => println!(
             "{}",
             serde_json::json!({

@@ -10,7 +10,7 @@
 //! nothing runs (SBX-5).
 
 use std::{
-    ffi::{CString, OsString},
+    ffi::CString,
     fs,
     os::unix::fs::{PermissionsExt, symlink},
     path::{Path, PathBuf},
@@ -23,17 +23,26 @@ use landlock::{
 };
 use nix::{
     mount::{MntFlags, MsFlags, mount, umount2},
-    sys::{
-        resource::{Resource, getrlimit, setrlimit},
-        wait::{WaitStatus, waitpid},
-    },
-    unistd::{ForkResult, chdir, fork, pivot_root, sethostname},
+    sys::resource::{Resource, getrlimit, setrlimit},
+    unistd::{chdir, pivot_root, sethostname},
 };
 
-use super::{InitRequest, Layer, ProjectView, seccomp};
+use ploy_validate::{Pipeline, PlanCommand, ProofPlan, StreamTarget};
+
+use super::{
+    InitRequest, Layer, ProjectView, Work,
+    runner::{self, PlanEnd, RunError, Runner},
+    seccomp,
+};
 
 /// The status pipe's descriptor number in the launcher.
 pub(super) const STATUS_FD: libc::c_int = 3;
+
+/// The request's descriptor number in the launcher (read, then closed).
+pub(super) const REQUEST_FD: libc::c_int = 4;
+
+/// The largest request the init reads (a plan is bounded far below this).
+const MAX_REQUEST_BYTES: u64 = 16 << 20;
 
 /// The lowest Landlock ABI ploy accepts: filesystem rights plus TCP rules.
 const MIN_LANDLOCK_ABI: i64 = 4;
@@ -72,12 +81,6 @@ fn report_ok(layer: Layer, detail: &str) {
     write_status(&format!("OK\t{}\t{detail}", layer.name()));
 }
 
-/// Ends a forked child without running the parent's exit handlers.
-fn exit_now(code: i32) -> ! {
-    // SAFETY: _exit never returns and touches no shared state.
-    unsafe { libc::_exit(code) }
-}
-
 /// The kernel's Landlock ABI version (0 when unsupported).
 pub(super) fn kernel_landlock_abi() -> i64 {
     // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns a number.
@@ -92,9 +95,16 @@ pub(super) fn kernel_landlock_abi() -> i64 {
     abi.max(0)
 }
 
-/// The launcher's entry: parse the request, then set up and run the sandbox
+/// The launcher's entry: read the request, then set up and run the sandbox
 /// as its PID 1.
-pub(super) fn main(raw: Option<OsString>) -> ExitCode {
+pub(super) fn main() -> ExitCode {
+    // First of all: no process in the sandbox, even one of the same user, may
+    // open this process's descriptors through /proc/1/fd, read its memory or
+    // trace it. The status channel is one of those descriptors, so only the
+    // init can ever write the verdict (the kernel resets this at each exec,
+    // so the programs themselves stay ordinary).
+    // SAFETY: prctl with integer arguments.
+    unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
     // The status fd must not leak into the program.
     // SAFETY: fcntl on our own fd number.
     unsafe {
@@ -103,17 +113,14 @@ pub(super) fn main(raw: Option<OsString>) -> ExitCode {
             libc::fcntl(STATUS_FD, libc::F_SETFD, flags | libc::FD_CLOEXEC);
         }
     }
-    let request: InitRequest = match raw
-        .and_then(|raw| raw.into_string().ok())
-        .map(|raw| serde_json::from_str(&raw))
-    {
-        Some(Ok(request)) => request,
-        Some(Err(err)) => {
-            report_failure(Layer::Filesystem, &format!("bad launcher request: {err}"));
-            return ExitCode::from(125);
-        }
-        None => {
-            report_failure(Layer::Filesystem, "missing launcher request");
+    let request = read_request();
+    // Nothing but 0, 1, 2 and the status channel stays open in the init.
+    // SAFETY: close_range with integer arguments.
+    unsafe { libc::close_range((STATUS_FD + 1) as libc::c_uint, libc::c_uint::MAX, 0) };
+    let request: InitRequest = match request {
+        Ok(request) => request,
+        Err(err) => {
+            report_failure(Layer::Filesystem, &err);
             return ExitCode::from(125);
         }
     };
@@ -124,6 +131,25 @@ pub(super) fn main(raw: Option<OsString>) -> ExitCode {
             ExitCode::from(125)
         }
     }
+}
+
+/// Reads the request from its private descriptor (a sealed memfd).
+fn read_request() -> Result<InitRequest, String> {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: fcntl on a descriptor number only checks that it is open.
+    if unsafe { libc::fcntl(REQUEST_FD, libc::F_GETFD) } < 0 {
+        return Err("missing launcher request".to_string());
+    }
+    // SAFETY: REQUEST_FD is open (checked above) and nothing else owns it;
+    // the File closes it when dropped.
+    let mut file = unsafe { fs::File::from_raw_fd(REQUEST_FD) };
+    let mut text = Vec::new();
+    file.by_ref()
+        .take(MAX_REQUEST_BYTES)
+        .read_to_end(&mut text)
+        .map_err(|err| format!("cannot read the launcher request: {err}"))?;
+    serde_json::from_slice(&text).map_err(|err| format!("bad launcher request: {err}"))
 }
 
 fn simulated(request: &InitRequest, layer: Layer) -> StepResult {
@@ -200,65 +226,58 @@ fn stage_b(request: &InitRequest) -> StepResult<i32> {
         &format!("no_new_privs, no capabilities, {filters} filters"),
     );
 
-    if request.probe_only {
-        write_status("READY");
-        return Ok(0);
-    }
-    run_program(request)
+    run_work(request)
 }
 
-/// Forks and executes the program, reaps everything, reports its end.
-fn run_program(request: &InitRequest) -> StepResult<i32> {
-    let to_c = |text: &str| {
-        CString::new(text).map_err(|_| {
-            (
-                Layer::Exec,
-                format!("argument contains a NUL byte: {text:?}"),
-            )
-        })
-    };
-    let program = to_c(&request.program)?;
-    let mut argv = vec![program.clone()];
-    for arg in &request.args {
-        argv.push(to_c(arg)?);
-    }
-    let mut envp = Vec::new();
-    for (name, value) in std::env::vars() {
-        envp.push(to_c(&format!("{name}={value}"))?);
-    }
-    // SAFETY: PID 1 is single-threaded.
-    match unsafe { fork() } {
-        Err(err) => Err((Layer::Exec, format!("fork: {err}"))),
-        Ok(ForkResult::Child) => {
-            // The Rust runtime of this init ignores SIGPIPE; the program gets
-            // the default, as from a shell (`yes | head` ends quietly).
-            // SAFETY: resetting one signal to its default in a fresh child.
-            unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-            let err = nix::unistd::execvpe(&program, &argv, &envp).err();
-            report_failure(
-                Layer::Exec,
-                &format!(
-                    "cannot execute `{}`: {}",
-                    request.program,
-                    err.map(|e| e.desc()).unwrap_or("unknown error")
-                ),
-            );
-            exit_now(127)
+/// Runs what the request asks for and reports how it ended.
+fn run_work(request: &InitRequest) -> StepResult<i32> {
+    let single;
+    let (plan, exec_errors_fatal) = match &request.work {
+        Work::Probe => {
+            write_status("READY");
+            return Ok(0);
         }
-        Ok(ForkResult::Parent { child }) => loop {
-            match waitpid(None, None) {
-                Ok(WaitStatus::Exited(pid, code)) if pid == child => {
-                    write_status(&format!("EXIT\tcode\t{code}"));
-                    return Ok(code);
-                }
-                Ok(WaitStatus::Signaled(pid, signal, _)) if pid == child => {
-                    write_status(&format!("EXIT\tsignal\t{}", signal as i32));
-                    return Ok(128 + signal as i32);
-                }
-                Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
-                Err(err) => return Err((Layer::Exec, format!("waitpid: {err}"))),
+        Work::Program { argv } => {
+            if argv.is_empty() {
+                return Err((Layer::Exec, "no program to run".to_string()));
             }
-        },
+            single = ProofPlan {
+                first: Pipeline {
+                    negated: false,
+                    commands: vec![PlanCommand {
+                        argv: argv.clone(),
+                        stdout: StreamTarget::Inherit,
+                        stderr: StreamTarget::Inherit,
+                    }],
+                },
+                rest: Vec::new(),
+            };
+            (&single, true)
+        }
+        Work::Plan(plan) => {
+            // The plan crossed a process boundary: check it again here.
+            plan.check().map_err(|err| (Layer::Exec, err.to_string()))?;
+            (plan, false)
+        }
+    };
+    runner::block_child_signal();
+    let mut watch = runner::NoWatch;
+    let mut runner = Runner::new(exec_errors_fatal, &mut watch).map_err(run_error)?;
+    match runner.run_plan(plan).map_err(run_error)? {
+        PlanEnd::Code(code) => {
+            write_status(&format!("EXIT\tcode\t{code}"));
+            Ok(code)
+        }
+        PlanEnd::Signal(signal) => {
+            write_status(&format!("EXIT\tsignal\t{signal}"));
+            Ok(128 + signal)
+        }
+    }
+}
+
+fn run_error(err: RunError) -> (Layer, String) {
+    match err {
+        RunError::Exec(detail) | RunError::Init(detail) => (Layer::Exec, detail),
     }
 }
 

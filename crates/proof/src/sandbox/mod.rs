@@ -23,6 +23,7 @@
 mod env;
 mod init;
 pub mod macos;
+mod runner;
 mod seccomp;
 
 use std::{
@@ -38,6 +39,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use ploy_validate::ProofPlan;
 use serde::{Deserialize, Serialize};
 
 pub use env::{ALLOWED_ENV_NAMES, build_env, looks_secret};
@@ -430,11 +432,12 @@ impl ProbeReport {
     }
 }
 
-/// What the launcher is asked to do (serialized into its hidden argument).
+/// What the launcher is asked to do. It travels as JSON on a private
+/// descriptor ([`init::REQUEST_FD`], a sealed memfd), never in the argument
+/// list, which every process in the sandbox could read in `/proc/1/cmdline`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct InitRequest {
-    probe_only: bool,
     /// The caller's effective user and group IDs, mapped to themselves in the
     /// user namespace (the launcher starts inside it, where they read as
     /// "nobody" until mapped).
@@ -445,9 +448,23 @@ struct InitRequest {
     masks: Vec<PathBuf>,
     read_only: Vec<PathBuf>,
     limits: Limits,
-    program: String,
-    args: Vec<String>,
+    work: Work,
     simulate_missing: Vec<Layer>,
+}
+
+/// What the init does once every layer is in place.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum Work {
+    /// Stop before anything runs (the probe, SBX-5).
+    Probe,
+    /// One program with its arguments (`ploy sandbox run`).
+    Program {
+        /// `argv[0]` is looked up on `PATH` unless it contains a `/`.
+        argv: Vec<String>,
+    },
+    /// A validated proof plan, run by the init itself (no shell).
+    Plan(ProofPlan),
 }
 
 /// The sandbox: a checked policy plus the launcher binary.
@@ -581,14 +598,35 @@ impl Sandbox {
     }
 
     /// Runs `program args...` in the sandbox, in the project folder, and
-    /// captures its output. Refuses to run anything when a layer is missing.
+    /// captures its output. Refuses to run anything when a layer is missing;
+    /// a program that cannot be started is an error ([`SandboxError::Exec`]).
     ///
     /// Every run is its own probe (SBX-5): the init checks each layer before
     /// the program starts and stops at the first missing one, and the result
     /// is only accepted when the init confirmed every layer.
     pub fn run(&self, program: &str, args: &[String]) -> Result<RunOutput, SandboxError> {
+        let mut argv = Vec::with_capacity(args.len() + 1);
+        argv.push(program.to_string());
+        argv.extend(args.iter().cloned());
+        self.run_work(Work::Program { argv })
+    }
+
+    /// Runs a validated proof plan in the sandbox: the init runs each
+    /// command itself (argv vectors, pipes, `&&`, `||`, `!`, `/dev/null` and
+    /// `2>&1`), never a shell (PROOF-6). Statuses are as POSIX defines them
+    /// ([`ProofPlan::evaluate`]); a command that cannot be started has status
+    /// 127 (not found) or 126, as in a shell. The plan is checked here and
+    /// again by the init ([`ProofPlan::check`]).
+    pub fn run_plan(&self, plan: &ProofPlan) -> Result<RunOutput, SandboxError> {
+        plan.check().map_err(|err| SandboxError::PolicyRefused {
+            rule: "PROOF-6",
+            reason: format!("{err}; nothing was run"),
+        })?;
+        self.run_work(Work::Plan(plan.clone()))
+    }
+
+    fn run_work(&self, work: Work) -> Result<RunOutput, SandboxError> {
         let request = InitRequest {
-            probe_only: false,
             uid: nix::unistd::geteuid().as_raw(),
             gid: nix::unistd::getegid().as_raw(),
             project: self.project.clone(),
@@ -596,8 +634,7 @@ impl Sandbox {
             masks: self.masks.clone(),
             read_only: self.read_only.clone(),
             limits: self.policy.limits.clone(),
-            program: program.to_string(),
-            args: args.to_vec(),
+            work,
             simulate_missing: self.simulate_missing.clone(),
         };
         let mut env = build_env(std::env::vars_os(), &self.policy.extra_env, SANDBOX_HOME);
@@ -609,6 +646,9 @@ impl Sandbox {
             env.push((name.clone(), value.clone()));
         }
         let launched = launch(&self.launcher, &request, &env)?;
+        if let Some(detail) = launched.tampered {
+            return Err(SandboxError::Launcher(detail));
+        }
         match launched.failure {
             Some((Layer::Exec, detail)) => Err(SandboxError::Exec(detail)),
             Some((layer, detail)) => Err(SandboxError::LayerMissing { layer, detail }),
@@ -684,11 +724,10 @@ pub fn landlock_abi() -> i64 {
 /// binary used as a launcher; it returns `None` unless this process was
 /// started as the init (hidden first argument [`INIT_MARKER`]).
 pub fn init_entry_if_requested() -> Option<ExitCode> {
-    let mut args = std::env::args_os();
-    if args.nth(1).as_deref() != Some(std::ffi::OsStr::new(INIT_MARKER)) {
+    if std::env::args_os().nth(1).as_deref() != Some(std::ffi::OsStr::new(INIT_MARKER)) {
         return None;
     }
-    Some(init::main(args.next()))
+    Some(init::main())
 }
 
 fn refuse(rule: &'static str, reason: String) -> SandboxError {
@@ -851,6 +890,8 @@ fn prepare_writable(project: &Path, sub: &Path) -> Result<bool, SandboxError> {
 /// A launched init's result: the output, or the layer that failed.
 struct Launched {
     output: RunOutput,
+    /// Why the status channel is not trusted (something but the init wrote).
+    tampered: Option<String>,
     failure: Option<(Layer, String)>,
     status_lines: Vec<String>,
 }
@@ -861,7 +902,6 @@ fn probe_with(launcher: &Path, simulate_missing: &[Layer]) -> ProbeReport {
     let mut layers: Vec<LayerStatus> = Vec::new();
     let outcome = ProbeProject::create().and_then(|project| {
         let request = InitRequest {
-            probe_only: true,
             uid: nix::unistd::geteuid().as_raw(),
             gid: nix::unistd::getegid().as_raw(),
             project: project.path.clone(),
@@ -871,8 +911,7 @@ fn probe_with(launcher: &Path, simulate_missing: &[Layer]) -> ProbeReport {
             masks: Vec::new(),
             read_only: SYSTEM_READ_ONLY.iter().map(PathBuf::from).collect(),
             limits: Limits::default(),
-            program: String::new(),
-            args: Vec::new(),
+            work: Work::Probe,
             simulate_missing: simulate_missing.to_vec(),
         };
         let env = build_env(std::env::vars_os(), &[], SANDBOX_HOME);
@@ -975,13 +1014,15 @@ fn launch(
 ) -> Result<Launched, SandboxError> {
     let request_json = serde_json::to_string(request)
         .map_err(|err| SandboxError::Launcher(format!("cannot encode the request: {err}")))?;
+    let request_fd = sealed_memfd("ploy-sandbox-request", request_json.as_bytes())
+        .map_err(|err| SandboxError::Launcher(format!("cannot pass the request: {err}")))?;
     let (status_read, status_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|err| SandboxError::Launcher(format!("cannot create the status pipe: {err}")))?;
     let started = Instant::now();
     let mut child = spawn_launcher(
         launcher,
         (request.uid, request.gid),
-        &request_json,
+        &request_fd,
         env,
         &status_write,
     )
@@ -1012,22 +1053,55 @@ fn launch(
     let status_lines: Vec<String> = status_text.lines().map(str::to_string).collect();
     let mut failure = None;
     let mut termination = None;
+    let mut exits = 0;
+    let mut malformed = None;
     for line in &status_lines {
+        if exits > 0 && malformed.is_none() {
+            malformed = Some("a line after the exit report");
+        }
         let mut parts = line.splitn(3, '\t');
         match (parts.next(), parts.next(), parts.next()) {
-            (Some("ERR"), Some(layer), Some(detail)) if failure.is_none() => {
-                let layer = Layer::from_name(layer).unwrap_or(Layer::Filesystem);
-                failure = Some((layer, detail.to_string()));
+            (Some("ERR"), Some(layer), Some(detail)) => {
+                if failure.is_none() {
+                    let layer = Layer::from_name(layer).unwrap_or(Layer::Filesystem);
+                    failure = Some((layer, detail.to_string()));
+                }
             }
-            (Some("EXIT"), Some("code"), Some(value)) => {
-                termination = value.parse().ok().map(Termination::Exited);
+            (Some("OK"), Some(layer), Some(_)) if Layer::from_name(layer).is_some() => {}
+            (Some("READY"), None, None) => {}
+            (Some("EXIT"), Some(kind), Some(value)) => {
+                exits += 1;
+                termination = match (kind, value.parse()) {
+                    ("code", Ok(code)) => Some(Termination::Exited(code)),
+                    ("signal", Ok(signal)) => Some(Termination::Signaled(signal)),
+                    _ => {
+                        malformed = Some("an exit report that does not parse");
+                        None
+                    }
+                };
             }
-            (Some("EXIT"), Some("signal"), Some(value)) => {
-                termination = value.parse().ok().map(Termination::Signaled);
-            }
-            _ => {}
+            _ => malformed = malformed.or(Some("a line the init never writes")),
         }
     }
+    // Only the init writes on the status channel, and it ends with exactly
+    // one exit report, which its own exit status repeats (the kernel reports
+    // that one, so the two are independent). Anything else means something
+    // other than the init wrote there: the verdict is not trusted (SBX-5).
+    let launcher_code = launcher_status.code();
+    let agrees = match termination {
+        Some(Termination::Exited(code)) => launcher_code == Some(code.clamp(0, 255)),
+        Some(Termination::Signaled(signal)) => launcher_code == Some((128 + signal).clamp(0, 255)),
+        None => true,
+    };
+    let tampered = malformed
+        .or((exits > 1).then_some("more than one exit report"))
+        .or((!agrees).then_some("an exit report the init's own exit status contradicts"))
+        .map(|what| {
+            format!(
+                "the sandbox's status channel carried {what}; the verdict is not trusted \
+                 (launcher {launcher_status})"
+            )
+        });
     let termination = termination.unwrap_or_else(|| {
         use std::os::unix::process::ExitStatusExt;
         match (launcher_status.code(), launcher_status.signal()) {
@@ -1039,7 +1113,7 @@ fn launch(
     let probe_ready = status_lines.iter().any(|line| line == "READY");
     if failure.is_none()
         && !timed_out
-        && !request.probe_only
+        && !matches!(request.work, Work::Probe)
         && !status_lines.iter().any(|l| l.starts_with("EXIT\t"))
     {
         // The init never reported the program's end: something killed it or it
@@ -1052,7 +1126,7 @@ fn launch(
             ),
         ));
     }
-    if request.probe_only && failure.is_none() && !probe_ready {
+    if matches!(request.work, Work::Probe) && failure.is_none() && !probe_ready {
         failure = Some((
             Layer::UserNamespaces,
             format!(
@@ -1071,6 +1145,7 @@ fn launch(
             output_truncated: out_cut || err_cut,
         },
         failure,
+        tampered,
         status_lines,
     })
 }
@@ -1150,8 +1225,9 @@ struct ChildSetup {
     path: *const libc::c_char,
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
-    /// Descriptors to install as 0, 1, 2 and [`init::STATUS_FD`], all >= 10.
-    fds: [libc::c_int; 4],
+    /// Descriptors to install as 0, 1, 2, [`init::STATUS_FD`] and
+    /// [`init::REQUEST_FD`], all >= 10.
+    fds: [libc::c_int; 5],
     empty_mask: libc::sigset_t,
     /// `/proc/self/setgroups`, `uid_map`, `gid_map` and what to write in each.
     id_maps: [(*const libc::c_char, *const libc::c_char); 3],
@@ -1235,10 +1311,24 @@ extern "C" fn launcher_child(arg: *mut libc::c_void) -> libc::c_int {
             libc::close(fd);
         }
         keep_capabilities_across_exec();
-        for (target, fd) in [0, 1, 2, init::STATUS_FD].into_iter().zip(setup.fds) {
+        for (target, fd) in [0, 1, 2, init::STATUS_FD, init::REQUEST_FD]
+            .into_iter()
+            .zip(setup.fds)
+        {
             if libc::dup2(fd, target) < 0 {
                 return fail(setup, 4);
             }
+        }
+        // Nothing else the caller holds reaches the init (a descriptor ploy
+        // inherited from its own caller, e.g. `exec 8<~/.ssh/id_rsa`): every
+        // other descriptor closes at exec.
+        if libc::close_range(
+            (init::REQUEST_FD + 1) as libc::c_uint,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC as libc::c_int,
+        ) != 0
+        {
+            return fail(setup, 4);
         }
         libc::execve(setup.path, setup.argv, setup.envp);
         fail(setup, 5)
@@ -1299,6 +1389,28 @@ fn keep_capabilities_across_exec() {
     }
 }
 
+/// A memfd holding `bytes`, sealed against any change, read from offset 0.
+fn sealed_memfd(name: &str, bytes: &[u8]) -> std::io::Result<OwnedFd> {
+    use std::io::{Seek, Write};
+    let name = CString::new(name).map_err(|_| std::io::Error::other("memfd name"))?;
+    // SAFETY: a valid C string and flags; returns a new descriptor or -1.
+    let raw =
+        unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
+    if raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the kernel just returned this descriptor; we own it.
+    let mut file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(raw) });
+    file.write_all(bytes)?;
+    file.rewind()?;
+    let seals = libc::F_SEAL_SEAL | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE;
+    // SAFETY: fcntl on our own descriptor with integer flags.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(OwnedFd::from(file))
+}
+
 /// A descriptor moved to number 10 or above (so installing 0..3 in the child
 /// cannot overwrite another), close-on-exec.
 fn high_fd(fd: OwnedFd) -> std::io::Result<OwnedFd> {
@@ -1320,7 +1432,7 @@ fn high_fd(fd: OwnedFd) -> std::io::Result<OwnedFd> {
 fn spawn_launcher(
     launcher: &Path,
     (uid, gid): (u32, u32),
-    request_json: &str,
+    request: &OwnedFd,
     env: &[(String, String)],
     status_write: &OwnedFd,
 ) -> Result<LauncherProcess, SpawnError> {
@@ -1332,11 +1444,7 @@ fn spawn_launcher(
             .map_err(|_| SpawnError::Other("an argument contains a NUL byte".to_string()))
     };
     let path = c_string(launcher.as_os_str().as_bytes())?;
-    let args = [
-        path.clone(),
-        c_string(INIT_MARKER.as_bytes())?,
-        c_string(request_json.as_bytes())?,
-    ];
+    let args = [path.clone(), c_string(INIT_MARKER.as_bytes())?];
     let mut env_strings = Vec::with_capacity(env.len());
     for (name, value) in env {
         env_strings.push(c_string(format!("{name}={value}").as_bytes())?);
@@ -1359,11 +1467,13 @@ fn spawn_launcher(
     let status_copy = status_write
         .try_clone()
         .map_err(|err| other("status pipe", &err))?;
+    let request_copy = request.try_clone().map_err(|err| other("request", &err))?;
     let child_fds = [
         high_fd(OwnedFd::from(stdin)).map_err(|err| other("stdin", &err))?,
         high_fd(out_write).map_err(|err| other("stdout pipe", &err))?,
         high_fd(err_write).map_err(|err| other("stderr pipe", &err))?,
         high_fd(status_copy).map_err(|err| other("status pipe", &err))?,
+        high_fd(request_copy).map_err(|err| other("request", &err))?,
     ];
     // SAFETY: sigemptyset initializes the set it is given.
     let empty_mask = unsafe {
@@ -1394,6 +1504,7 @@ fn spawn_launcher(
             child_fds[1].as_raw_fd(),
             child_fds[2].as_raw_fd(),
             child_fds[3].as_raw_fd(),
+            child_fds[4].as_raw_fd(),
         ],
         empty_mask,
         failed: std::sync::atomic::AtomicI32::new(0),
