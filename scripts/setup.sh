@@ -8,7 +8,8 @@ set -euo pipefail
 #   iproute2        `ip` for tests that build their own network namespaces
 #   ca-certificates TLS roots for the first `cargo fetch`
 #   chromium        headless browser for the gateway's cross-origin test (GW-2/3)
-DEB_PACKAGES=(iproute2 ca-certificates chromium)
+#   e2fsprogs       `chattr` for the store's read-only database test (TAINT-3)
+DEB_PACKAGES=(iproute2 ca-certificates chromium e2fsprogs)
 
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do

@@ -555,10 +555,14 @@ print("x32-ptrace", rc, ctypes.get_errno())
 #[test]
 fn ploy_state_folder_under_a_read_only_system_folder_is_hidden() {
     // Needs to create a folder in /opt: only root can (CI runs as root).
-    if world_is_unprivileged() {
-        eprintln!("skipped: creating a folder in /opt needs root");
-        return;
-    }
+    ploy_testkit::require_part!(
+        "root",
+        if world_is_unprivileged() {
+            Err("creating a folder in /opt needs root; run the tests as root (CI does)")
+        } else {
+            Ok(())
+        }
+    );
     let world = World::new();
     // /opt is bound read-only into the sandbox; a state folder there must not be.
     let state = PathBuf::from(format!("/opt/ploy-test-state-{}", std::process::id()));

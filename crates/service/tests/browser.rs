@@ -1,7 +1,8 @@
 //! A real headless Chromium loads a page from another localhost port that
 //! tries to use the gateway and the API (GW-2, GW-3, SVC-1): everything is
 //! refused, no CORS is granted, nothing reaches the model upstream, nothing is
-//! written. Skips loudly only when no chromium binary is installed.
+//! written. Without a chromium binary the test is a counted skip
+//! (`ploy_testkit::require_part!`), and a failure under PLOY_TEST_STRICT=1.
 #![allow(clippy::disallowed_methods)] // test servers and the browser process
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -129,14 +130,13 @@ async fn start_service(state: &Path, upstream: &str) -> RunningService {
 // proves: GW-2, GW-3, SVC-1
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_in_headless_chromium_on_another_localhost_port_is_refused() {
-    let Some(chromium) = find_chromium() else {
-        eprintln!(
-            "\n\n*** SKIPPED a_page_in_headless_chromium_on_another_localhost_port_is_refused: \
-             no chromium binary on PATH. Install it (Debian: apt-get install -y chromium) \
-             to run this browser test. ***\n\n"
-        );
-        return;
-    };
+    let chromium = ploy_testkit::require_part!(
+        "chromium",
+        find_chromium().ok_or(
+            "no chromium binary on PATH; install it (Debian: apt-get install -y chromium, \
+             or run scripts/setup.sh) to run this browser test"
+        )
+    );
     let state = tempfile::tempdir().unwrap();
     let profile = tempfile::tempdir().unwrap();
     let upstream = FakeUpstream::start().await;
