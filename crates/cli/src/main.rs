@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod out;
 
 /// ploy: a local, security-first runtime for AI agents.
 #[derive(Debug, Parser)]
@@ -112,6 +113,8 @@ fn main() -> ExitCode {
     if let Some(code) = ploy_proof::sandbox::init_entry_if_requested() {
         return code;
     }
+    // A closed stdout or stderr (`ploy … | head -c 1`) ends quietly (out.rs).
+    out::exit_quietly_on_closed_output();
     // Every log line passes the redactor; installed before anything logs.
     let log_secrets = ploy_secrets::init_logging_from_env().ok();
     let cli = match Cli::try_parse_from(normalise_args(std::env::args_os())) {
@@ -119,7 +122,11 @@ fn main() -> ExitCode {
         Err(err) => {
             // clap prints help/version to stdout with exit 0 and usage errors
             // to stderr; usage errors exit 2 as the command contracts say.
-            let _ = err.print();
+            if let Err(print_err) = err.print()
+                && out::is_closed_pipe(&print_err)
+            {
+                return out::closed_exit();
+            }
             return if err.use_stderr() {
                 ExitCode::from(2)
             } else {

@@ -35,8 +35,9 @@ pub fn run(args: RedactArgs) -> ExitCode {
     };
     match copy_redacted(&redactor) {
         Ok(()) => ExitCode::SUCCESS,
-        // The reader of our output went away (`| head`): nothing leaked.
-        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // The reader of our output went away (`| head`): nothing leaked;
+        // end as every command does on a closed stdout (crate::out).
+        Err(err) if crate::out::is_closed_pipe(&err) => crate::out::closed_exit(),
         Err(err) => {
             eprintln!("ploy redact: copying stdin to stdout failed: {err}");
             eprintln!("hint: check that stdin is readable and stdout writable");

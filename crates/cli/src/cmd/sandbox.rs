@@ -10,7 +10,6 @@
 //! decision is not trusted, so its settings are ignored.
 
 use std::{
-    io::Write,
     path::{Path, PathBuf},
     process::ExitCode,
 };
@@ -157,8 +156,9 @@ pub fn proof_run(args: ProofRunArgs) -> ExitCode {
             serde_json::to_string(&report).unwrap_or_else(|err| format!("{{\"error\":\"{err}\"}}"))
         );
     } else {
-        let _ = std::io::stdout().write_all(report.stdout.as_bytes());
-        let _ = std::io::stderr().write_all(report.stderr.as_bytes());
+        // Through print!, so a closed stdout ends quietly (crate::out).
+        print!("{}", report.stdout);
+        eprint!("{}", report.stderr);
         match report.verdict {
             ProofOutcome::Passed => eprintln!("proof passed ({} ms)", report.time_ms),
             ProofOutcome::Failed => {
@@ -230,8 +230,8 @@ pub fn sandbox_run(args: SandboxRunArgs) -> ExitCode {
             })
         );
     } else {
-        let _ = std::io::stdout().write_all(stdout.as_bytes());
-        let _ = std::io::stderr().write_all(stderr.as_bytes());
+        print!("{stdout}");
+        eprint!("{stderr}");
         if out.timed_out {
             eprintln!("ploy sandbox run: stopped at the wall-time limit");
         }
