@@ -56,6 +56,92 @@ pub struct Approval {
     pub grant: Grant,
 }
 
+impl Approval {
+    /// The approvals an `always` answer about `action` saves: one narrow
+    /// grant per unit, never a widening pattern (issue 11, PERM-5):
+    ///
+    /// * a simple command: its exact program and fixed arguments, as a
+    ///   `shell` pattern with every glob character escaped (so `cargo test`
+    ///   covers `cargo test` and nothing longer);
+    /// * a path (`read`, `edit`, `external_directory`): that one path;
+    /// * a web address: that exact URL.
+    ///
+    /// When a unit cannot be covered by any allow rule (a computed word, a
+    /// substitution, a line that does not parse...), no pattern could stand
+    /// for it: the answer then saves only the exact call (same tool, same
+    /// target text, kinds within the ones the person saw).
+    pub fn narrow_for(action: &Action) -> Vec<Approval> {
+        let exact = || {
+            vec![Approval {
+                scope: ApprovalScope::Always,
+                grant: Grant::ExactAction {
+                    tool: action.tool().to_string(),
+                    target: action.target().as_str().to_string(),
+                    kinds: action.kinds(),
+                },
+            }]
+        };
+        if action.units().is_empty() || action.units().iter().any(|u| u.allow_blocker.is_some()) {
+            return exact();
+        }
+        let mut grants: Vec<Approval> = Vec::new();
+        for unit in action.units() {
+            let Some(text) = unit.candidates.first() else {
+                return exact();
+            };
+            // A web unit's first candidate is its URL; a pattern with `://`
+            // matches the URL only, never a host.
+            if unit.kind == ActionKind::Web && !text.contains("://") {
+                return exact();
+            }
+            let pattern = escape_glob(text);
+            let approval = Approval {
+                scope: ApprovalScope::Always,
+                grant: Grant::Pattern {
+                    kind: unit.kind,
+                    pattern,
+                },
+            };
+            if !grants.contains(&approval) {
+                grants.push(approval);
+            }
+        }
+        grants
+    }
+
+    /// What answering `answer` to `decision` about `action` saves (see
+    /// [`Approvals::record_answer`]); refuses an answer that was not offered.
+    pub fn for_answer(
+        action: &Action,
+        decision: &Decision,
+        answer: AskOption,
+    ) -> Result<Vec<Approval>, ApprovalError> {
+        if !decision.options().contains(&answer) {
+            return Err(ApprovalError::NotOffered {
+                answer,
+                offered: decision.options().to_vec(),
+            });
+        }
+        Ok(match answer {
+            AskOption::Always => Self::narrow_for(action),
+            AskOption::Once | AskOption::Reject => Vec::new(),
+        })
+    }
+}
+
+/// `text` as a glob that matches exactly `text` (every metacharacter escaped
+/// with a backslash, as the rule compiler's `backslash_escape` reads it).
+pub fn escape_glob(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '!' | ',') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Identifies a saved approval inside one [`Approvals`] value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct ApprovalId(pub u64);
@@ -158,33 +244,23 @@ impl Approvals {
         Ok(())
     }
 
-    /// Save a person's answer to `decision` about `action`. `Always` saves an
-    /// exact grant for later calls; `Once` and `Reject` save nothing (the
-    /// caller applies them to the call in hand). Refuses an answer that was
-    /// not offered, so "always" can never be saved from a tainted prompt.
+    /// Save a person's answer to `decision` about `action`. `Always` saves the
+    /// narrow grants of [`Approval::narrow_for`] for later calls; `Once` and
+    /// `Reject` save nothing (the caller applies them to the call in hand).
+    /// Refuses an answer that was not offered, so "always" can never be saved
+    /// from a tainted prompt. Returns the ids of what was saved.
     pub fn record_answer(
         &mut self,
         action: &Action,
         decision: &Decision,
         answer: AskOption,
-    ) -> Result<Option<ApprovalId>, ApprovalError> {
-        if !decision.options().contains(&answer) {
-            return Err(ApprovalError::NotOffered {
-                answer,
-                offered: decision.options().to_vec(),
-            });
+    ) -> Result<Vec<ApprovalId>, ApprovalError> {
+        let saved = Approval::for_answer(action, decision, answer)?;
+        let mut ids = Vec::with_capacity(saved.len());
+        for approval in saved {
+            ids.push(self.grant(approval)?);
         }
-        match answer {
-            AskOption::Always => Ok(Some(self.grant(Approval {
-                scope: ApprovalScope::Always,
-                grant: Grant::ExactAction {
-                    tool: action.tool().to_string(),
-                    target: action.target().as_str().to_string(),
-                    kinds: action.kinds(),
-                },
-            })?)),
-            AskOption::Once | AskOption::Reject => Ok(None),
-        }
+        Ok(ids)
     }
 
     /// Remove a `once` approval that `decision` used. Call after running the

@@ -49,14 +49,19 @@ mod settings;
 mod shell;
 
 pub use action::{Action, ActionKind, KindSet, MatchUnit, Target};
-pub use approvals::{Approval, ApprovalError, ApprovalId, ApprovalScope, Approvals, Grant};
+pub use approvals::{
+    Approval, ApprovalError, ApprovalId, ApprovalScope, Approvals, Grant, escape_glob,
+};
 pub use conversation::{ConversationRules, TAINT_RULE, TaintMark, TaintSource};
 pub use decision::{AskOption, Basis, Decision, Refusal, Verdict};
 pub use path::{Placement, ProjectRoot, RootError};
 pub use permission::Permission;
 pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};
 pub use protected::{PLAN_FILE, PloyFolders, Protected, ProtectedPaths};
-pub use rules::{Effect, ProjectTrust, Rule, RuleError, RuleLayer, RuleSource, Rules};
+pub use rules::{
+    Effect, ProjectTrust, Rule, RuleError, RuleLayer, RuleSource, Rules, SECRET_FILE_PATTERNS,
+    secret_file_patterns,
+};
 pub use settings::{
     DEFAULT_WRITABLE_DIRS, DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS,
     ResolvedSettings, Settings, SettingsError, Sourced, ValueSource, resolve,

@@ -136,6 +136,39 @@ pub enum RuleError {
     },
 }
 
+/// The files a read asks about by default, as the user writes them: `.env`,
+/// `.env.*` except `.env.example`, `*.pem`, `*.key`, `id_rsa*`,
+/// `id_ed25519*`, in any folder. [`secret_file_patterns`] spells them as globs.
+pub const SECRET_FILE_PATTERNS: [&str; 6] = [
+    ".env",
+    ".env.* (not .env.example)",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_ed25519*",
+];
+
+/// The built-in `read` ask patterns for secret files, as globs. A glob has
+/// no negation, so `.env.*` without `.env.example` is spelled out: every name
+/// that differs from `example` at some position, is a strict prefix of it,
+/// or is longer than it.
+pub fn secret_file_patterns() -> Vec<String> {
+    const KEEP: &str = "example";
+    let mut patterns = vec!["**/.env".to_string(), "**/.env.".to_string()];
+    for (i, c) in KEEP.char_indices() {
+        let prefix = &KEEP[..i];
+        patterns.push(format!("**/.env.{prefix}[!{c}]*"));
+        if !prefix.is_empty() {
+            patterns.push(format!("**/.env.{prefix}"));
+        }
+    }
+    patterns.push(format!("**/.env.{KEEP}?*"));
+    for name in ["*.pem", "*.key", "id_rsa*", "id_ed25519*"] {
+        patterns.push(format!("**/{name}"));
+    }
+    patterns
+}
+
 /// Suffix of a web action's host candidate (and of host patterns). A parsed
 /// URL's serialisation never contains a raw space, so a host pattern can only
 /// ever match the host. (A suffix, not a prefix, keeps `*.example.org` a
@@ -285,10 +318,17 @@ impl RuleLayer {
         self
     }
 
-    /// The built-in defaults: reading inside the project is allowed (PERM-6).
-    /// Everything else falls through to "ask".
+    /// The built-in defaults: reading inside the project is allowed (PERM-6),
+    /// except files that usually hold secrets, which ask (see
+    /// [`SECRET_FILE_PATTERNS`]; a user or project allow rule may open them,
+    /// since a higher layer decides). Everything else falls through to "ask".
     pub fn builtin() -> Self {
-        let rules = vec![Rule::new(ActionKind::Read, Effect::Allow, "**")];
+        let mut rules = vec![Rule::new(ActionKind::Read, Effect::Allow, "**")];
+        rules.extend(
+            secret_file_patterns()
+                .into_iter()
+                .map(|pattern| Rule::new(ActionKind::Read, Effect::Ask, pattern)),
+        );
         // The built-in pattern is a constant known to compile; an error here
         // would be a programming error caught by the tests, and failing
         // closed (an empty layer) only means more questions.
@@ -519,8 +559,14 @@ mod tests {
     fn builtin_defaults_compile_and_only_allow_reads() {
         let layer = RuleLayer::builtin();
         assert_eq!(
-            layer.rules(),
-            [Rule::new(ActionKind::Read, Effect::Allow, "**")]
+            layer.rules()[0],
+            Rule::new(ActionKind::Read, Effect::Allow, "**")
+        );
+        assert!(
+            layer.rules()[1..]
+                .iter()
+                .all(|r| r.kind == ActionKind::Read && r.effect == Effect::Ask),
+            "every other built-in rule is a read ask"
         );
         assert!(
             layer
@@ -553,5 +599,44 @@ mod tests {
         assert_eq!(rules.layers().len(), 1);
         let rules = Rules::builtin().with_layer(layer, ProjectTrust::Trusted);
         assert_eq!(rules.layers().len(), 2);
+    }
+
+    // proves: PERM-2
+    #[test]
+    fn secret_files_ask_by_default_but_not_env_example() {
+        let layer = RuleLayer::builtin();
+        let ask = |path: &str| {
+            layer
+                .first_match(ActionKind::Read, Effect::Ask, &cands(&[path]))
+                .is_some()
+        };
+        for secret in [
+            ".env",
+            "sub/.env",
+            ".env.local",
+            ".env.production",
+            ".env.e",
+            ".env.exampl",
+            ".env.examplf",
+            ".env.example.bak",
+            ".env.",
+            "certs/server.pem",
+            "tls.key",
+            "home/id_rsa",
+            "id_rsa.pub",
+            "id_ed25519",
+            "/home/u/proj/.env",
+        ] {
+            assert!(ask(secret), "{secret} must ask");
+        }
+        for plain in [
+            ".env.example",
+            "sub/.env.example",
+            "src/env.rs",
+            "keys.md",
+            ".envrc2",
+        ] {
+            assert!(!ask(plain), "{plain} must not ask");
+        }
     }
 }

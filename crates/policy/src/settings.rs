@@ -30,6 +30,10 @@
 //!   by ploy-service (`ServiceSection::from_value`), which refuses unknown ones.
 //!   `ploy serve` reads it from the user's settings only, when `--config` is
 //!   not given.
+//! * `model` and `agent`: the agent's model connection (`upstream`, `model`,
+//!   `context_chars`) and limits (`max_turns`, ...). Here each must be a JSON
+//!   object (CONFIG-1); ploy-agent validates the keys (`AgentConfig`) and
+//!   refuses unknown ones.
 //! * `proof`: `writable_dirs`, the project sub-folders a proof (`ploy proof
 //!   run`, `ploy plan check`) may write to for real; the rest of the project is
 //!   copy-on-write. Each entry is a relative path inside the project: an empty
@@ -57,6 +61,10 @@ struct RawSettings {
     extensions: Option<Vec<ExtensionDecl>>,
     #[serde(default)]
     service: Option<serde_json::Value>,
+    #[serde(default)]
+    model: Option<serde_json::Value>,
+    #[serde(default)]
+    agent: Option<serde_json::Value>,
     #[serde(default)]
     proof: Option<RawProof>,
 }
@@ -144,6 +152,8 @@ pub struct Settings {
     extensions: Option<Vec<ExtensionDecl>>,
     extensions_json: Option<serde_json::Value>,
     service: Option<serde_json::Value>,
+    model: Option<serde_json::Value>,
+    agent: Option<serde_json::Value>,
     writable_dirs: Option<Vec<String>>,
 }
 
@@ -157,6 +167,8 @@ impl Default for Settings {
             extensions: None,
             extensions_json: None,
             service: None,
+            model: None,
+            agent: None,
             writable_dirs: None,
         }
     }
@@ -182,6 +194,10 @@ struct SettingsView<'a> {
     extensions: Option<&'a [ExtensionDecl]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     service: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'a serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     proof: Option<ProofView<'a>>,
 }
@@ -218,6 +234,8 @@ impl Serialize for Settings {
             default_project_trust: self.default_project_trust,
             extensions: self.extensions.as_deref(),
             service: self.service.as_ref(),
+            model: self.model.as_ref(),
+            agent: self.agent.as_ref(),
             proof: self
                 .writable_dirs
                 .as_deref()
@@ -355,7 +373,14 @@ fn check_objects(text: &str, origin: &str) -> Result<(), SettingsError> {
     let top = value
         .as_object()
         .ok_or_else(|| invalid(".", "the settings file"))?;
-    for section in ["security_profile", "permissions", "service", "proof"] {
+    for section in [
+        "security_profile",
+        "permissions",
+        "service",
+        "model",
+        "agent",
+        "proof",
+    ] {
         if let Some(v) = top.get(section)
             && !v.is_object()
         {
@@ -559,6 +584,8 @@ impl Settings {
                 .and_then(|e| serde_json::to_value(e).ok()),
             extensions: raw.extensions,
             service: raw.service,
+            model: raw.model,
+            agent: raw.agent,
             writable_dirs,
         })
     }
@@ -598,6 +625,18 @@ impl Settings {
     /// The `extensions` section (programs run by ploy-trust), validated.
     pub fn extension_decls(&self) -> Option<&[ExtensionDecl]> {
         self.extensions.as_deref()
+    }
+
+    /// The `model` section as the file gives it (a JSON object), validated
+    /// by ploy-agent.
+    pub fn model(&self) -> Option<&serde_json::Value> {
+        self.model.as_ref()
+    }
+
+    /// The `agent` section as the file gives it (a JSON object), validated
+    /// by ploy-agent.
+    pub fn agent(&self) -> Option<&serde_json::Value> {
+        self.agent.as_ref()
     }
 
     /// The `service` section as the file gives it (a JSON object), for

@@ -340,7 +340,8 @@ fn always_cannot_be_saved_from_a_tainted_prompt() {
         approvals
             .record_answer(&action, &decision, AskOption::Always)
             .unwrap()
-            .is_some()
+            .len()
+            == 1
     );
     assert!(Permission::assert(&action, &clean, &Rules::builtin(), &approvals).is_allow());
     // ...but not a different target, and not once the conversation is tainted.
@@ -579,4 +580,76 @@ fn pattern_approvals_many_grants_and_once_consumption() {
     let again = Approvals::from_saved(approvals.saved()).unwrap();
     assert_eq!(again.len(), approvals.len());
     assert!(Permission::assert(&tool, &conv, &rules, &again).is_allow());
+}
+
+// proves: PERM-5
+#[test]
+fn always_saves_narrow_grants_that_never_outrank_a_deny() {
+    let r = root();
+    let clean = ConversationRules::new();
+    let action = Action::shell("shell", "cargo test && git status", &r);
+    let decision = Permission::assert(&action, &clean, &Rules::builtin(), &Approvals::new());
+    let saved = Approval::for_answer(&action, &decision, AskOption::Always).unwrap();
+    let patterns: Vec<_> = saved
+        .iter()
+        .map(|a| match &a.grant {
+            Grant::Pattern { kind, pattern } => (*kind, pattern.clone()),
+            other => panic!("expected a pattern grant, got {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        patterns,
+        [
+            (ActionKind::Shell, "cargo test".to_string()),
+            (ActionKind::Shell, "git status".to_string())
+        ]
+    );
+    let approvals = Approvals::from_saved(saved).unwrap();
+    // The exact commands run, alone or together...
+    for line in ["cargo test", "git status", "git status; cargo test"] {
+        let a = Action::shell("shell", line, &r);
+        assert!(
+            Permission::assert(&a, &clean, &Rules::builtin(), &approvals).is_allow(),
+            "{line}"
+        );
+    }
+    // ...but nothing longer, nothing with a glob, and nothing denied.
+    for line in [
+        "cargo test --release",
+        "cargo test; rm -rf src",
+        "cargo testx",
+        "git status > ../out",
+    ] {
+        let a = Action::shell("shell", line, &r);
+        assert!(
+            !Permission::assert(&a, &clean, &Rules::builtin(), &approvals).is_allow(),
+            "{line}"
+        );
+    }
+    let deny = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Shell, Effect::Deny, "cargo *")],
+    )
+    .unwrap();
+    let rules = Rules::builtin().with_layer(deny, ProjectTrust::Untrusted);
+    let a = Action::shell("shell", "cargo test", &r);
+    assert!(Permission::assert(&a, &clean, &rules, &approvals).is_deny());
+
+    // Glob characters in a command are saved literally.
+    let star = Action::shell("shell", "ls '*'", &r);
+    let d = Permission::assert(&star, &clean, &Rules::builtin(), &Approvals::new());
+    let approvals =
+        Approvals::from_saved(Approval::for_answer(&star, &d, AskOption::Always).unwrap()).unwrap();
+    let other = Action::shell("shell", "ls secret", &r);
+    assert!(!Permission::assert(&other, &clean, &Rules::builtin(), &approvals).is_allow());
+    assert!(Permission::assert(&star, &clean, &Rules::builtin(), &approvals).is_allow());
+
+    // An edit saves the one path.
+    let edit = Action::edit("edit", "src/lib.rs", &r);
+    let d = Permission::assert(&edit, &clean, &Rules::builtin(), &Approvals::new());
+    let approvals =
+        Approvals::from_saved(Approval::for_answer(&edit, &d, AskOption::Always).unwrap()).unwrap();
+    assert!(Permission::assert(&edit, &clean, &Rules::builtin(), &approvals).is_allow());
+    let sibling = Action::edit("edit", "src/main.rs", &r);
+    assert!(!Permission::assert(&sibling, &clean, &Rules::builtin(), &approvals).is_allow());
 }

@@ -75,6 +75,39 @@ pub const MIGRATIONS: &[&str] = &[
      BEGIN SELECT RAISE(ABORT, 'TAINT-2: taint marks are never removed'); END;
      CREATE TRIGGER taint_marks_never_changed BEFORE UPDATE ON taint_marks
      BEGIN SELECT RAISE(ABORT, 'TAINT-2: taint marks are never changed'); END;",
+    // v3 (the agent): conversations and approvals belong to a project; a
+    // message may carry its tool-call data; tool calls and the decisions on
+    // them are kept. A mark still cannot be deleted while its conversation
+    // exists: only deleting the whole conversation takes its marks with it.
+    "ALTER TABLE conversations ADD COLUMN project TEXT;
+     ALTER TABLE approvals ADD COLUMN project TEXT;
+     ALTER TABLE messages ADD COLUMN meta TEXT;
+     CREATE INDEX conversations_by_project ON conversations(project, created_at);
+     CREATE INDEX approvals_by_project ON approvals(project, id);
+     CREATE TABLE tool_calls (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         conversation_id TEXT NOT NULL REFERENCES conversations(id),
+         call_id TEXT NOT NULL,
+         name TEXT NOT NULL,
+         args TEXT NOT NULL,
+         created_at INTEGER NOT NULL
+     );
+     CREATE INDEX tool_calls_by_conversation ON tool_calls(conversation_id, id);
+     CREATE TABLE decisions (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         conversation_id TEXT NOT NULL REFERENCES conversations(id),
+         call_id TEXT NOT NULL,
+         verdict TEXT NOT NULL,
+         rule TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         answer TEXT,
+         created_at INTEGER NOT NULL
+     );
+     CREATE INDEX decisions_by_conversation ON decisions(conversation_id, id);
+     DROP TRIGGER taint_marks_never_deleted;
+     CREATE TRIGGER taint_marks_never_deleted BEFORE DELETE ON taint_marks
+     WHEN EXISTS (SELECT 1 FROM conversations WHERE id = OLD.conversation_id)
+     BEGIN SELECT RAISE(ABORT, 'TAINT-2: taint marks are never removed'); END;",
 ];
 
 /// The schema version this build writes.
@@ -204,6 +237,9 @@ pub struct ConversationSummary {
     pub created_at: i64,
     /// True when at least one `ploy_tainted` mark is stored.
     pub tainted: bool,
+    /// The canonical project folder it belongs to (none for conversations
+    /// made outside a project, e.g. by `ploy research`).
+    pub project: Option<String>,
 }
 
 /// One stored message.
@@ -215,6 +251,39 @@ pub struct Message {
     pub role: Role,
     /// The text.
     pub content: String,
+    /// Extra data of the message as JSON (the agent's tool calls of an
+    /// assistant message, the call id of a tool result), if any.
+    pub meta: Option<String>,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// One tool call a model made, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the model gave them (redacted before storing).
+    pub args: String,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// One permission decision on a tool call, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionRecord {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// `allow`, `ask` or `deny`.
+    pub verdict: String,
+    /// The requirement ID behind the decision.
+    pub rule: String,
+    /// Why.
+    pub reason: String,
+    /// The answer to an ask (`once`, `always`, `reject`, `refused`), if any.
+    pub answer: Option<String>,
     /// Unix seconds.
     pub created_at: i64,
 }
@@ -239,6 +308,11 @@ pub struct SavedApproval {
     pub id: i64,
     /// The approval.
     pub approval: Approval,
+    /// The canonical project folder it applies to (none: saved before
+    /// approvals were scoped; such an approval applies to no project).
+    pub project: Option<String>,
+    /// Unix seconds.
+    pub created_at: i64,
 }
 
 /// The conversation store: one SQLite connection.
@@ -343,16 +417,26 @@ impl Store {
         Ok(())
     }
 
-    /// Create a conversation and return its summary.
+    /// Create a conversation that belongs to no project and return its summary.
     pub fn create_conversation(&mut self, title: &str) -> Result<ConversationSummary, StoreError> {
+        self.create_conversation_in(title, None)
+    }
+
+    /// Create a conversation of `project` (a canonical folder) and return
+    /// its summary.
+    pub fn create_conversation_in(
+        &mut self,
+        title: &str,
+        project: Option<&str>,
+    ) -> Result<ConversationSummary, StoreError> {
         let path = self.path.clone();
         let tx = self.write_tx()?;
         let (id, created_at): (String, i64) = tx
             .query_row(
-                "INSERT INTO conversations (id, title, created_at)
-                 VALUES (lower(hex(randomblob(12))), ?1, unixepoch())
+                "INSERT INTO conversations (id, title, created_at, project)
+                 VALUES (lower(hex(randomblob(12))), ?1, unixepoch(), ?2)
                  RETURNING id, created_at",
-                params![title],
+                params![title, project],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .map_err(|e| classify(&path, e, true))?;
@@ -362,32 +446,99 @@ impl Store {
             title: title.to_string(),
             created_at,
             tainted: false,
+            project: project.map(str::to_string),
         })
+    }
+
+    /// The conversations of `project`, oldest first.
+    pub fn conversations_in(&self, project: &str) -> Result<Vec<ConversationSummary>, StoreError> {
+        self.summaries(
+            "SELECT c.id, c.title, c.created_at,
+                    EXISTS (SELECT 1 FROM taint_marks m WHERE m.conversation_id = c.id),
+                    c.project
+             FROM conversations c WHERE c.project = ?1 ORDER BY c.created_at, c.rowid",
+            params![project],
+        )
+    }
+
+    /// The newest conversation of `project`, if any (`--continue`).
+    pub fn latest_conversation_in(
+        &self,
+        project: &str,
+    ) -> Result<Option<ConversationSummary>, StoreError> {
+        Ok(self
+            .summaries(
+                "SELECT c.id, c.title, c.created_at,
+                        EXISTS (SELECT 1 FROM taint_marks m WHERE m.conversation_id = c.id),
+                        c.project
+                 FROM conversations c WHERE c.project = ?1
+                 ORDER BY c.created_at DESC, c.rowid DESC LIMIT 1",
+                params![project],
+            )?
+            .pop())
+    }
+
+    fn summaries(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<Vec<ConversationSummary>, StoreError> {
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare(sql)
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map(params, summary_row)
+            .map_err(|e| classify(path, e, false))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| classify(path, e, false))
+    }
+
+    /// Delete a conversation with everything stored in it (messages, marks,
+    /// rules, tool calls, decisions, memory). This is the only way a mark
+    /// goes away: with its whole conversation (TAINT-2). `false` when there
+    /// was no such conversation.
+    pub fn delete_conversation(&mut self, id: &str) -> Result<bool, StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        // The conversation row goes first, so the marks' trigger sees it gone;
+        // foreign keys are checked at commit, once every child row is gone.
+        tx.execute_batch("PRAGMA defer_foreign_keys = ON")
+            .map_err(|e| classify(&path, e, true))?;
+        let removed = tx
+            .execute("DELETE FROM conversations WHERE id = ?1", params![id])
+            .map_err(|e| classify(&path, e, true))?;
+        if removed == 0 {
+            return Ok(false);
+        }
+        for table in [
+            "taint_marks",
+            "messages",
+            "conversation_rules",
+            "tool_calls",
+            "decisions",
+            "memory_entries",
+        ] {
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE conversation_id = ?1"),
+                params![id],
+            )
+            .map_err(|e| classify(&path, e, true))?;
+        }
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(true)
     }
 
     /// Every conversation, oldest first.
     pub fn list_conversations(&self) -> Result<Vec<ConversationSummary>, StoreError> {
-        let path = &self.path;
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT c.id, c.title, c.created_at,
-                        EXISTS (SELECT 1 FROM taint_marks m WHERE m.conversation_id = c.id)
-                 FROM conversations c ORDER BY c.created_at, c.rowid",
-            )
-            .map_err(|e| classify(path, e, false))?;
-        let rows = statement
-            .query_map([], |row| {
-                Ok(ConversationSummary {
-                    id: row.get(0)?,
-                    title: row.get(1)?,
-                    created_at: row.get(2)?,
-                    tainted: row.get(3)?,
-                })
-            })
-            .map_err(|e| classify(path, e, false))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| classify(path, e, false))
+        self.summaries(
+            "SELECT c.id, c.title, c.created_at,
+                    EXISTS (SELECT 1 FROM taint_marks m WHERE m.conversation_id = c.id),
+                    c.project
+             FROM conversations c ORDER BY c.created_at, c.rowid",
+            [],
+        )
     }
 
     /// One conversation's summary.
@@ -395,17 +546,11 @@ impl Store {
         self.conn
             .query_row(
                 "SELECT c.id, c.title, c.created_at,
-                        EXISTS (SELECT 1 FROM taint_marks m WHERE m.conversation_id = c.id)
+                        EXISTS (SELECT 1 FROM taint_marks m WHERE m.conversation_id = c.id),
+                        c.project
                  FROM conversations c WHERE c.id = ?1",
                 params![id],
-                |row| {
-                    Ok(ConversationSummary {
-                        id: row.get(0)?,
-                        title: row.get(1)?,
-                        created_at: row.get(2)?,
-                        tainted: row.get(3)?,
-                    })
-                },
+                summary_row,
             )
             .optional()
             .map_err(|e| classify(&self.path, e, false))?
@@ -419,14 +564,26 @@ impl Store {
         role: Role,
         content: &str,
     ) -> Result<i64, StoreError> {
+        self.append_message_with(conversation_id, role, content, None)
+    }
+
+    /// Append a message with its extra data (`meta`, JSON); returns its id
+    /// once committed (fsynced).
+    pub fn append_message_with(
+        &mut self,
+        conversation_id: &str,
+        role: Role,
+        content: &str,
+        meta: Option<&str>,
+    ) -> Result<i64, StoreError> {
         let path = self.path.clone();
         let tx = self.write_tx()?;
         require_conversation(&tx, &path, conversation_id)?;
         let id: i64 = tx
             .query_row(
-                "INSERT INTO messages (conversation_id, role, content, created_at)
-                 VALUES (?1, ?2, ?3, unixepoch()) RETURNING id",
-                params![conversation_id, role.as_str(), content],
+                "INSERT INTO messages (conversation_id, role, content, created_at, meta)
+                 VALUES (?1, ?2, ?3, unixepoch(), ?4) RETURNING id",
+                params![conversation_id, role.as_str(), content, meta],
                 |row| row.get(0),
             )
             .map_err(|e| classify(&path, e, true))?;
@@ -437,27 +594,86 @@ impl Store {
     /// A conversation's messages, oldest first.
     pub fn messages(&self, conversation_id: &str) -> Result<Vec<Message>, StoreError> {
         self.conversation(conversation_id)?;
+        self.message_rows(
+            "SELECT id, role, content, created_at, meta FROM messages
+             WHERE conversation_id = ?1 ORDER BY id",
+            params![conversation_id],
+            usize::MAX,
+        )
+    }
+
+    /// The newest messages of a conversation whose contents (and extra data)
+    /// add up to at most `max_bytes`, oldest first; always at least the
+    /// newest one. The agent loads a long conversation's tail with this, so
+    /// memory does not grow with the conversation.
+    pub fn recent_messages(
+        &self,
+        conversation_id: &str,
+        max_bytes: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        self.conversation(conversation_id)?;
+        let mut newest_first = self.message_rows(
+            "SELECT id, role, content, created_at, meta FROM messages
+             WHERE conversation_id = ?1 ORDER BY id DESC",
+            params![conversation_id],
+            max_bytes,
+        )?;
+        newest_first.reverse();
+        Ok(newest_first)
+    }
+
+    /// The first message of a conversation written by `role`, if any.
+    pub fn first_message(
+        &self,
+        conversation_id: &str,
+        role: Role,
+    ) -> Result<Option<Message>, StoreError> {
+        self.conversation(conversation_id)?;
+        Ok(self
+            .message_rows(
+                "SELECT id, role, content, created_at, meta FROM messages
+                 WHERE conversation_id = ?1 AND role = ?2 ORDER BY id LIMIT 1",
+                params![conversation_id, role.as_str()],
+                usize::MAX,
+            )?
+            .pop())
+    }
+
+    /// Rows of `sql` (id, role, content, created_at, meta) until their sizes
+    /// pass `max_bytes` (the row that passes it is kept only when it is the first).
+    fn message_rows(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        max_bytes: usize,
+    ) -> Result<Vec<Message>, StoreError> {
         let path = &self.path;
         let mut statement = self
             .conn
-            .prepare(
-                "SELECT id, role, content, created_at FROM messages
-                 WHERE conversation_id = ?1 ORDER BY id",
-            )
+            .prepare(sql)
             .map_err(|e| classify(path, e, false))?;
-        let rows = statement
-            .query_map(params![conversation_id], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, i64>(3)?,
-                ))
-            })
+        let mut rows = statement
+            .query(params)
             .map_err(|e| classify(path, e, false))?;
         let mut messages = Vec::new();
-        for row in rows {
-            let (id, role, content, created_at) = row.map_err(|e| classify(path, e, false))?;
+        let mut used = 0usize;
+        while let Some(row) = rows.next().map_err(|e| classify(path, e, false))? {
+            let read = || -> rusqlite::Result<(i64, String, String, i64, Option<String>)> {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                ))
+            };
+            let (id, role, content, created_at, meta) =
+                read().map_err(|e| classify(path, e, false))?;
+            let size = content.len() + meta.as_ref().map_or(0, String::len);
+            if !messages.is_empty() && used.saturating_add(size) > max_bytes {
+                break;
+            }
+            used = used.saturating_add(size);
             let role = Role::parse(&role).ok_or_else(|| StoreError::BadRow {
                 path: path.clone(),
                 what: "message role",
@@ -467,10 +683,110 @@ impl Store {
                 id,
                 role,
                 content,
+                meta,
                 created_at,
             });
         }
         Ok(messages)
+    }
+
+    /// Record a tool call a model made in the conversation.
+    pub fn record_tool_call(
+        &mut self,
+        conversation_id: &str,
+        call_id: &str,
+        name: &str,
+        args: &str,
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        require_conversation(&tx, &path, conversation_id)?;
+        tx.execute(
+            "INSERT INTO tool_calls (conversation_id, call_id, name, args, created_at)
+             VALUES (?1, ?2, ?3, ?4, unixepoch())",
+            params![conversation_id, call_id, name, args],
+        )
+        .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(())
+    }
+
+    /// Record the permission decision on a tool call (and the answer to an ask).
+    pub fn record_decision(
+        &mut self,
+        conversation_id: &str,
+        record: &DecisionRecord,
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        require_conversation(&tx, &path, conversation_id)?;
+        tx.execute(
+            "INSERT INTO decisions (conversation_id, call_id, verdict, rule, reason, answer, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, unixepoch())",
+            params![
+                conversation_id,
+                record.call_id,
+                record.verdict,
+                record.rule,
+                record.reason,
+                record.answer
+            ],
+        )
+        .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(())
+    }
+
+    /// A conversation's tool calls, oldest first.
+    pub fn tool_calls(&self, conversation_id: &str) -> Result<Vec<ToolCallRecord>, StoreError> {
+        self.conversation(conversation_id)?;
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT call_id, name, args, created_at FROM tool_calls
+                 WHERE conversation_id = ?1 ORDER BY id",
+            )
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map(params![conversation_id], |row| {
+                Ok(ToolCallRecord {
+                    call_id: row.get(0)?,
+                    name: row.get(1)?,
+                    args: row.get(2)?,
+                    created_at: row.get(3)?,
+                })
+            })
+            .map_err(|e| classify(path, e, false))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| classify(path, e, false))
+    }
+
+    /// A conversation's decisions, oldest first.
+    pub fn decisions(&self, conversation_id: &str) -> Result<Vec<DecisionRecord>, StoreError> {
+        self.conversation(conversation_id)?;
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT call_id, verdict, rule, reason, answer, created_at FROM decisions
+                 WHERE conversation_id = ?1 ORDER BY id",
+            )
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map(params![conversation_id], |row| {
+                Ok(DecisionRecord {
+                    call_id: row.get(0)?,
+                    verdict: row.get(1)?,
+                    rule: row.get(2)?,
+                    reason: row.get(3)?,
+                    answer: row.get(4)?,
+                    created_at: row.get(5)?,
+                })
+            })
+            .map_err(|e| classify(path, e, false))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| classify(path, e, false))
     }
 
     /// Store a `ploy_tainted` mark on a conversation (TAINT-2). Returns `Ok`
@@ -567,8 +883,17 @@ impl Store {
         })
     }
 
-    /// Save an approval; returns its store id.
+    /// Save an approval that applies to no project; returns its store id.
     pub fn save_approval(&mut self, approval: &Approval) -> Result<i64, StoreError> {
+        self.save_approval_in(approval, None)
+    }
+
+    /// Save an approval for `project` (a canonical folder); returns its store id.
+    pub fn save_approval_in(
+        &mut self,
+        approval: &Approval,
+        project: Option<&str>,
+    ) -> Result<i64, StoreError> {
         let path = self.path.clone();
         let json = serde_json::to_string(approval).map_err(|e| StoreError::BadRow {
             path: path.clone(),
@@ -578,8 +903,9 @@ impl Store {
         let tx = self.write_tx()?;
         let id: i64 = tx
             .query_row(
-                "INSERT INTO approvals (approval, created_at) VALUES (?1, unixepoch()) RETURNING id",
-                params![json],
+                "INSERT INTO approvals (approval, created_at, project)
+                 VALUES (?1, unixepoch(), ?2) RETURNING id",
+                params![json, project],
                 |row| row.get(0),
             )
             .map_err(|e| classify(&path, e, true))?;
@@ -600,25 +926,56 @@ impl Store {
 
     /// Every saved approval, oldest first.
     pub fn approvals(&self) -> Result<Vec<SavedApproval>, StoreError> {
+        self.approval_rows(
+            "SELECT id, approval, project, created_at FROM approvals ORDER BY id",
+            [],
+        )
+    }
+
+    /// The approvals saved for `project`, oldest first. Approvals of other
+    /// projects, and unscoped ones, are not returned.
+    pub fn approvals_in(&self, project: &str) -> Result<Vec<SavedApproval>, StoreError> {
+        self.approval_rows(
+            "SELECT id, approval, project, created_at FROM approvals
+             WHERE project = ?1 ORDER BY id",
+            params![project],
+        )
+    }
+
+    fn approval_rows(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<Vec<SavedApproval>, StoreError> {
         let path = &self.path;
         let mut statement = self
             .conn
-            .prepare("SELECT id, approval FROM approvals ORDER BY id")
+            .prepare(sql)
             .map_err(|e| classify(path, e, false))?;
         let rows = statement
-            .query_map([], |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            .query_map(params, |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, Option<String>>(2)?,
+                    row.get::<_, i64>(3)?,
+                ))
             })
             .map_err(|e| classify(path, e, false))?;
         let mut saved = Vec::new();
         for row in rows {
-            let (id, text) = row.map_err(|e| classify(path, e, false))?;
+            let (id, text, project, created_at) = row.map_err(|e| classify(path, e, false))?;
             let approval = serde_json::from_str(&text).map_err(|e| StoreError::BadRow {
                 path: path.clone(),
                 what: "approval",
                 reason: e.to_string(),
             })?;
-            saved.push(SavedApproval { id, approval });
+            saved.push(SavedApproval {
+                id,
+                approval,
+                project,
+                created_at,
+            });
         }
         Ok(saved)
     }
@@ -709,6 +1066,16 @@ impl Store {
     fn raw(&self) -> &Connection {
         &self.conn
     }
+}
+
+fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary> {
+    Ok(ConversationSummary {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        created_at: row.get(2)?,
+        tainted: row.get(3)?,
+        project: row.get(4)?,
+    })
 }
 
 fn require_conversation(
