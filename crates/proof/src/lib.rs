@@ -2,11 +2,14 @@
 //!
 //! * [`validate`]: the proof validator, on `ploy-shell`'s real parse (PROOF-1..5).
 //! * [`sandbox`]: the Linux sandbox that fails closed (SBX-1..5, BEYOND-3, BEYOND-4).
+//! * [`host_command`]: the agent's `shell` under `danger-full-access` (host,
+//!   unsandboxed, environment filtered, process group killed at the end).
 //! * [`host`]: launching user-approved helper programs (extensions) outside the
 //!   sandbox, kept here so that every process spawn lives in this one crate.
 
 pub mod exec;
 pub mod host;
+pub mod host_command;
 pub mod plan;
 pub mod proof_run;
 pub mod sandbox;

@@ -1,0 +1,222 @@
+//! `plan_add_step{title, proof}` and `plan_check{}`: the project plan
+//! (`.ploy/plan.json`). Adding a step validates its proof line first
+//! (PROOF-1..5) and writes ploy's own plan file in its own format: the one
+//! write under `.ploy/` that is not always-ask (the PERM-7 exception, a
+//! distinct action). Checking runs every proof in the sandbox, the project
+//! copy-on-write (BEYOND-4).
+
+use std::fmt::Write as _;
+
+use ploy_policy::Action;
+use ploy_proof::plan::{PLAN_FILE, Plan, PlanStep, check_plan, load_plan};
+use ploy_proof::proof_run::ProofOutcome;
+use ploy_proof::sandbox::{self, Sandbox, SandboxPolicy};
+use ploy_proof::validate::{ProofVerdict, validate};
+use serde_json::{Value, json};
+
+use crate::tool::{
+    BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, only_args,
+    str_arg,
+};
+use crate::tools::paths::write_atomic;
+
+/// Longest step title.
+const MAX_TITLE_CHARS: usize = 200;
+
+/// `plan_add_step{title, proof}`.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanAddStep;
+
+impl Tool for PlanAddStep {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "plan_add_step",
+            description: "Add a step to the project plan (.ploy/plan.json): a title and a one-line proof command that passes when the step is done (e.g. `cargo test -q parser`). The proof is validated: no network, no deleting, no absolute paths, no command that proves nothing.",
+            parameters: json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["title", "proof"],
+                "properties": {
+                    "title": {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS},
+                    "proof": {"type": "string", "minLength": 1, "maxLength": 400}
+                }
+            }),
+        }
+    }
+
+    fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        only_args(args, &["title", "proof"])?;
+        let title = str_arg(args, "title")?.trim();
+        if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS || title.contains('\n') {
+            return Err(ToolError::new(format!(
+                "the title must be one line of 1 to {MAX_TITLE_CHARS} characters"
+            )));
+        }
+        let proof = str_arg(args, "proof")?;
+        if let ProofVerdict::Refused(refusals) = validate(proof) {
+            let reasons: Vec<String> = refusals
+                .iter()
+                .map(|r| format!("{}: {}", r.rule, r.detail))
+                .collect();
+            let rule = refusals.first().map(|r| r.rule).unwrap_or("PROOF-1");
+            return Err(ToolError::rule(
+                rule,
+                format!("the proof line was refused: {}", reasons.join("; ")),
+            ));
+        }
+        Ok(Prepared {
+            actions: vec![Action::edit("plan_add_step", PLAN_FILE, &ctx.root)],
+            target: format!("{PLAN_FILE}: {title} — proof: {proof}"),
+            plan: Box::new(PlanStep {
+                title: title.to_string(),
+                proof: proof.to_string(),
+            }),
+        })
+    }
+
+    fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let (step, _) = match cleared.into_parts::<PlanStep>() {
+                Ok(parts) => parts,
+                Err(err) => return ToolOutput::error("plan_add_step", &err),
+            };
+            let path = ctx.project.join(PLAN_FILE);
+            let mut plan = if path.exists() {
+                match load_plan(&ctx.project) {
+                    Ok(plan) => plan,
+                    Err(err) => {
+                        return ToolOutput::error(
+                            "plan_add_step",
+                            &ToolError::new(format!(
+                                "the existing plan cannot be read, so it is left as it is: {err}"
+                            )),
+                        );
+                    }
+                }
+            } else {
+                Plan { steps: Vec::new() }
+            };
+            plan.steps.push(step);
+            let text = match serde_json::to_string_pretty(&plan) {
+                Ok(text) => text + "\n",
+                Err(err) => {
+                    return ToolOutput::error("plan_add_step", &ToolError::new(err.to_string()));
+                }
+            };
+            if let Err(err) = write_atomic(&path, text.as_bytes()) {
+                return ToolOutput::error(
+                    "plan_add_step",
+                    &ToolError::new(format!("cannot write {PLAN_FILE}: {err}")),
+                );
+            }
+            ToolOutput::ok(format!("added step {} to {PLAN_FILE}", plan.steps.len()))
+        })
+    }
+}
+
+/// `plan_check{}`.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanCheck;
+
+impl Tool for PlanCheck {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "plan_check",
+            description: "Run every step's proof of the project plan in the sandbox (no network; the project is copy-on-write, so proofs change nothing) and report which pass.",
+            parameters: json!({"type": "object", "additionalProperties": false, "properties": {}}),
+        }
+    }
+
+    fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        only_args(args, &[])?;
+        let plan = load_plan(&ctx.project).map_err(|err| ToolError::new(err.to_string()))?;
+        // The proofs are commands: one `shell` action over every line, so
+        // each simple command is a unit rules and approvals must cover.
+        let lines: Vec<&str> = plan.steps.iter().map(|s| s.proof.as_str()).collect();
+        let joined = lines.join("\n");
+        Ok(Prepared {
+            actions: vec![
+                Action::read("plan_check", PLAN_FILE, &ctx.root),
+                Action::shell("plan_check", &joined, &ctx.root),
+            ],
+            target: joined,
+            plan: Box::new(plan),
+        })
+    }
+
+    fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let (plan, _) = match cleared.into_parts::<Plan>() {
+                Ok(parts) => parts,
+                Err(err) => return ToolOutput::error("plan_check", &err),
+            };
+            let ctx = ctx.clone();
+            let joined = tokio::task::spawn_blocking(move || {
+                let mut policy = SandboxPolicy::new(&ctx.project);
+                sandbox::add_home_toolchains(&mut policy);
+                let built = match &ctx.shell.launcher {
+                    Some(launcher) => Sandbox::with_launcher(policy, launcher.clone()),
+                    None => Sandbox::new(policy),
+                };
+                let sandbox = match built {
+                    Ok(sandbox) => sandbox,
+                    Err(err) => {
+                        return ToolOutput::error(
+                            "plan_check",
+                            &ToolError::rule(err.rule(), err.to_string()),
+                        );
+                    }
+                };
+                // The dispatcher redacts the whole result; no second redactor here.
+                let redactor = ploy_secrets::Redactor::empty();
+                let report = check_plan(&sandbox, &plan, &redactor, &mut |_, _, _| {});
+                let mut out = String::new();
+                for step in &report.steps {
+                    let _ = writeln!(
+                        out,
+                        "step {} {}: {} ({})",
+                        step.step,
+                        step.title,
+                        step.proof.verdict.as_str(),
+                        step.proof.summary()
+                    );
+                    if step.proof.verdict != ProofOutcome::Passed {
+                        for text in [&step.proof.stdout, &step.proof.stderr] {
+                            if !text.is_empty() {
+                                let tail: String = text
+                                    .chars()
+                                    .rev()
+                                    .take(2000)
+                                    .collect::<Vec<_>>()
+                                    .into_iter()
+                                    .rev()
+                                    .collect();
+                                let _ = writeln!(out, "{tail}");
+                            }
+                        }
+                    }
+                }
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    if report.all_passed {
+                        "all steps pass"
+                    } else {
+                        "not every step passes"
+                    }
+                );
+                ToolOutput {
+                    ok: report.all_passed,
+                    text: out,
+                }
+            })
+            .await;
+            joined.unwrap_or_else(|err| {
+                ToolOutput::error(
+                    "plan_check",
+                    &ToolError::new(format!("the check's task failed: {err}")),
+                )
+            })
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! `shell{command}`: runs `bash -c COMMAND` (the language PERM-1 parses)
+//! through the process door. Under `workspace-write` in the sandbox: no
+//! network, writes only in the project and temporary folders, PERM-7 paths
+//! read-only (SBX-6), the home folder hidden. Under `danger-full-access`
+//! unsandboxed on the host, still started by ploy-proof with the secret-
+//! looking environment removed.
+
+use std::fmt::Write as _;
+
+use ploy_policy::{Action, SandboxMode};
+use ploy_proof::host_command::{HostCommand, run_host_command};
+use ploy_proof::sandbox::{self, ProjectView, Sandbox, SandboxPolicy, Termination};
+use serde_json::{Value, json};
+
+use crate::tool::{
+    BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, only_args,
+    str_arg,
+};
+
+/// Longest command line accepted.
+const MAX_COMMAND_BYTES: usize = 64 * 1024;
+/// Bytes kept of each of stdout and stderr (the result is capped again).
+const OUTPUT_BYTES: usize = 256 * 1024;
+
+/// The `shell` tool.
+#[derive(Debug, Clone, Copy)]
+pub struct Shell;
+
+/// A command's result as text for the model (raw: the dispatcher redacts).
+pub fn format_run(
+    termination: Termination,
+    timed_out: bool,
+    stdout: &[u8],
+    stderr: &[u8],
+    truncated: bool,
+) -> ToolOutput {
+    let mut text = format!("exit code: {}", termination.exit_code());
+    if timed_out {
+        text.push_str(" (stopped at the wall-time limit, agent.shell_timeout_seconds)");
+    }
+    if truncated {
+        text.push_str(" (output was longer than kept)");
+    }
+    text.push('\n');
+    if !stdout.is_empty() {
+        let _ = write!(text, "--- stdout ---\n{}", String::from_utf8_lossy(stdout));
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    if !stderr.is_empty() {
+        let _ = write!(text, "--- stderr ---\n{}", String::from_utf8_lossy(stderr));
+    }
+    ToolOutput {
+        ok: termination == Termination::Exited(0) && !timed_out,
+        text,
+    }
+}
+
+impl Tool for Shell {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "shell",
+            description: "Run a command line with `bash -c` in the project folder. In the default profile it runs in a sandbox: no network, writes only inside the project and temporary folders.",
+            parameters: json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["command"],
+                "properties": {"command": {"type": "string", "minLength": 1}}
+            }),
+        }
+    }
+
+    fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        only_args(args, &["command"])?;
+        let command = str_arg(args, "command")?;
+        if command.trim().is_empty() {
+            return Err(ToolError::new("the command is empty"));
+        }
+        if command.len() > MAX_COMMAND_BYTES {
+            return Err(ToolError::new(format!(
+                "the command is longer than {MAX_COMMAND_BYTES} bytes"
+            )));
+        }
+        Ok(Prepared {
+            actions: vec![Action::shell("shell", command, &ctx.root)],
+            target: command.to_string(),
+            plan: Box::new(command.to_string()),
+        })
+    }
+
+    fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let (command, _) = match cleared.into_parts::<String>() {
+                Ok(parts) => parts,
+                Err(err) => return ToolOutput::error("shell", &err),
+            };
+            let ctx = ctx.clone();
+            let joined = tokio::task::spawn_blocking(move || match ctx.profile.sandbox() {
+                SandboxMode::WorkspaceWrite => run_sandboxed(&ctx, &command),
+                SandboxMode::DangerFullAccess => run_on_host(&ctx, &command),
+            })
+            .await;
+            joined.unwrap_or_else(|err| {
+                ToolOutput::error(
+                    "shell",
+                    &ToolError::new(format!("the command's task failed: {err}")),
+                )
+            })
+        })
+    }
+}
+
+fn run_sandboxed(ctx: &ToolContext, command: &str) -> ToolOutput {
+    let mut policy = SandboxPolicy::new(&ctx.project);
+    policy.view = ProjectView::Writable;
+    policy.limits.wall_ms = ctx.shell.timeout.as_millis().min(u128::from(u64::MAX)) as u64;
+    policy.limits.output_bytes = OUTPUT_BYTES;
+    sandbox::add_home_toolchains(&mut policy);
+    let built = match &ctx.shell.launcher {
+        Some(launcher) => Sandbox::with_launcher(policy, launcher.clone()),
+        None => Sandbox::new(policy),
+    };
+    let result =
+        built.and_then(|sandbox| sandbox.run("bash", &["-c".to_string(), command.to_string()]));
+    match result {
+        Ok(out) => format_run(
+            out.termination,
+            out.timed_out,
+            &out.stdout,
+            &out.stderr,
+            out.output_truncated,
+        ),
+        // SBX-5: without a working sandbox nothing ran.
+        Err(err) => ToolOutput::error("shell", &ToolError::rule(err.rule(), err.to_string())),
+    }
+}
+
+fn run_on_host(ctx: &ToolContext, command: &str) -> ToolOutput {
+    let host = HostCommand {
+        program: "bash".into(),
+        args: vec!["-c".into(), command.into()],
+        cwd: ctx.project.clone(),
+        timeout: ctx.shell.timeout,
+        output_bytes: OUTPUT_BYTES,
+    };
+    let cancel = ctx.cancel.clone();
+    match run_host_command(&host, &|| cancel.is_cancelled()) {
+        Ok(out) if out.cancelled => ToolOutput::error("shell", &ToolError::new("cancelled")),
+        Ok(out) => format_run(
+            out.termination,
+            out.timed_out,
+            &out.stdout,
+            &out.stderr,
+            out.output_truncated,
+        ),
+        Err(err) => ToolOutput::error("shell", &ToolError::new(err.to_string())),
+    }
+}

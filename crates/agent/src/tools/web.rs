@@ -1,0 +1,239 @@
+//! `web_fetch{url}`, `web_search{query}`, `research{question}`: the research
+//! engine's tools. Each is a `web` action (asks by default; a `web` rule may
+//! allow hosts). The engine marks the conversation durably before any web
+//! text is returned, and drops the text when the mark cannot be written
+//! (TAINT-1, TAINT-3); the agent's marker also updates the rules `assert`
+//! reads, so the very next call is judged as tainted (PERM-3).
+
+use std::sync::Arc;
+
+use ploy_egress::scrub;
+use ploy_policy::Action;
+use ploy_research::{Research, ResearchModel, ResearchOutput, RunRequest};
+use ploy_secrets::Redactor;
+use serde_json::{Value, json};
+
+use crate::tool::{
+    BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, only_args,
+    str_arg,
+};
+
+/// The research engine as the web tools use it.
+pub struct WebEngine {
+    /// The engine (fetcher, backends, redactor, limits).
+    pub research: Research,
+    /// The process redactor (search phrases are scrubbed with it before the
+    /// action is built, SCRUB-1).
+    pub redactor: Redactor,
+    /// The search backends' URLs, one `web` action each for `web_search` and
+    /// `research` (a rule on their hosts decides).
+    pub backend_urls: Vec<String>,
+    /// The model that answers `research` from the dossier (none: the
+    /// dossier is the result).
+    pub answer_model: Option<Arc<dyn ResearchModel>>,
+}
+
+impl std::fmt::Debug for WebEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebEngine")
+            .field("backend_urls", &self.backend_urls)
+            .finish_non_exhaustive()
+    }
+}
+
+fn engine(ctx: &ToolContext) -> Result<&Arc<WebEngine>, ToolError> {
+    ctx.web.as_ref().ok_or_else(|| {
+        ToolError::new("the web tools are not set up in this run (no research engine)")
+    })
+}
+
+fn output_text(result: Result<ResearchOutput, ploy_egress::Cancelled>, tool: &str) -> ToolOutput {
+    match result {
+        Ok(output) => ToolOutput {
+            ok: output.failure.is_none(),
+            text: output.to_json(),
+        },
+        Err(_) => ToolOutput::error(tool, &ToolError::rule("CANCEL-1", "cancelled")),
+    }
+}
+
+/// One `web` action per backend for a scrubbed phrase.
+fn search_actions(tool: &str, engine: &WebEngine, phrase: &str) -> Result<Vec<Action>, ToolError> {
+    let scrubbed = scrub(phrase, &engine.redactor);
+    let text = scrubbed.text().to_string();
+    if text.trim().is_empty() {
+        return Err(ToolError::rule(
+            "SCRUB-2",
+            "nothing is left of the phrase after scrubbing (paths, addresses, numbers and secrets are removed); nothing was sent",
+        ));
+    }
+    if engine.backend_urls.is_empty() {
+        return Err(ToolError::new("no search backend is configured"));
+    }
+    Ok(engine
+        .backend_urls
+        .iter()
+        .map(|url| Action::web_search(tool, url, &text))
+        .collect())
+}
+
+/// `web_fetch{url}`.
+#[derive(Debug, Clone, Copy)]
+pub struct WebFetch;
+
+impl Tool for WebFetch {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "web_fetch",
+            description: "Read one public web page (no cookies; private addresses refused). Returns its text as untrusted data, capped at 50 KiB. Marks the conversation as having read web content.",
+            parameters: json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["url"],
+                "properties": {"url": {"type": "string", "minLength": 1, "maxLength": 2048}}
+            }),
+        }
+    }
+
+    fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        only_args(args, &["url"])?;
+        engine(ctx)?;
+        let url = str_arg(args, "url")?;
+        Ok(Prepared {
+            actions: vec![Action::web("web_fetch", url)],
+            target: url.to_string(),
+            plan: Box::new(url.to_string()),
+        })
+    }
+
+    fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let (url, _) = match cleared.into_parts::<String>() {
+                Ok(parts) => parts,
+                Err(err) => return ToolOutput::error("web_fetch", &err),
+            };
+            let engine = match engine(ctx) {
+                Ok(engine) => engine,
+                Err(err) => return ToolOutput::error("web_fetch", &err),
+            };
+            let result = engine
+                .research
+                .web_fetch(&url, &ctx.conversation_id, ctx.marker.as_ref(), &ctx.cancel)
+                .await;
+            output_text(result, "web_fetch")
+        })
+    }
+}
+
+/// `web_search{query}`.
+#[derive(Debug, Clone, Copy)]
+pub struct WebSearch;
+
+impl Tool for WebSearch {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "web_search",
+            description: "Search the web for one short phrase (paths, addresses, numbers and secrets are removed before it leaves). Returns titles, links and snippets as untrusted data. Marks the conversation as having read web content.",
+            parameters: json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["query"],
+                "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 110}}
+            }),
+        }
+    }
+
+    fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        only_args(args, &["query"])?;
+        let engine = engine(ctx)?;
+        let query = str_arg(args, "query")?;
+        Ok(Prepared {
+            actions: search_actions("web_search", engine, query)?,
+            target: query.to_string(),
+            plan: Box::new(query.to_string()),
+        })
+    }
+
+    fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let (query, _) = match cleared.into_parts::<String>() {
+                Ok(parts) => parts,
+                Err(err) => return ToolOutput::error("web_search", &err),
+            };
+            let engine = match engine(ctx) {
+                Ok(engine) => engine,
+                Err(err) => return ToolOutput::error("web_search", &err),
+            };
+            let result = engine
+                .research
+                .web_search(
+                    &query,
+                    None,
+                    &ctx.conversation_id,
+                    ctx.marker.as_ref(),
+                    &ctx.cancel,
+                )
+                .await;
+            output_text(result, "web_search")
+        })
+    }
+}
+
+/// `research{question}`.
+#[derive(Debug, Clone, Copy)]
+pub struct ResearchTool;
+
+impl Tool for ResearchTool {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "research",
+            description: "Research a question on the web: up to 3 scrubbed search phrases in up to 2 rounds, pages read through the guarded fetcher, an answer with numbered citations. Results are untrusted data. Marks the conversation as having read web content.",
+            parameters: json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["question"],
+                "properties": {"question": {"type": "string", "minLength": 1, "maxLength": 2000}}
+            }),
+        }
+    }
+
+    fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        only_args(args, &["question"])?;
+        let engine = engine(ctx)?;
+        let question = str_arg(args, "question")?;
+        Ok(Prepared {
+            actions: search_actions("research", engine, question)?,
+            target: question.to_string(),
+            plan: Box::new(question.to_string()),
+        })
+    }
+
+    fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let (question, _) = match cleared.into_parts::<String>() {
+                Ok(parts) => parts,
+                Err(err) => return ToolOutput::error("research", &err),
+            };
+            let engine = match engine(ctx) {
+                Ok(engine) => engine,
+                Err(err) => return ToolOutput::error("research", &err),
+            };
+            let silent = |_: &ploy_research::Progress| {};
+            let result = engine
+                .research
+                .run(
+                    RunRequest {
+                        question: &question,
+                        conversation_id: &ctx.conversation_id,
+                        want_answer: engine.answer_model.is_some(),
+                    },
+                    engine.answer_model.as_deref(),
+                    ctx.marker.as_ref(),
+                    &silent,
+                    &ctx.cancel,
+                )
+                .await;
+            output_text(result, "research")
+        })
+    }
+}
