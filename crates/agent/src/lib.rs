@@ -31,6 +31,7 @@ pub mod event;
 pub mod history;
 pub mod limits;
 pub mod marker;
+pub mod session;
 pub mod tool;
 pub mod tools;
 pub mod window;

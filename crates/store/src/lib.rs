@@ -737,6 +737,57 @@ impl Store {
         Ok(())
     }
 
+    /// Record one tool exchange in a single transaction: the call, the
+    /// decision on it (if it got that far) and the result message. One
+    /// commit (one fsync) per call keeps the loop's overhead small.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_tool_exchange(
+        &mut self,
+        conversation_id: &str,
+        call_id: &str,
+        name: &str,
+        args: &str,
+        decision: Option<&DecisionRecord>,
+        role: Role,
+        content: &str,
+        meta: Option<&str>,
+    ) -> Result<i64, StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        require_conversation(&tx, &path, conversation_id)?;
+        tx.execute(
+            "INSERT INTO tool_calls (conversation_id, call_id, name, args, created_at)
+             VALUES (?1, ?2, ?3, ?4, unixepoch())",
+            params![conversation_id, call_id, name, args],
+        )
+        .map_err(|e| classify(&path, e, true))?;
+        if let Some(record) = decision {
+            tx.execute(
+                "INSERT INTO decisions (conversation_id, call_id, verdict, rule, reason, answer, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, unixepoch())",
+                params![
+                    conversation_id,
+                    record.call_id,
+                    record.verdict,
+                    record.rule,
+                    record.reason,
+                    record.answer
+                ],
+            )
+            .map_err(|e| classify(&path, e, true))?;
+        }
+        let id: i64 = tx
+            .query_row(
+                "INSERT INTO messages (conversation_id, role, content, created_at, meta)
+                 VALUES (?1, ?2, ?3, unixepoch(), ?4) RETURNING id",
+                params![conversation_id, role.as_str(), content, meta],
+                |row| row.get(0),
+            )
+            .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(id)
+    }
+
     /// A conversation's tool calls, oldest first.
     pub fn tool_calls(&self, conversation_id: &str) -> Result<Vec<ToolCallRecord>, StoreError> {
         self.conversation(conversation_id)?;
