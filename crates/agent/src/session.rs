@@ -66,6 +66,8 @@ pub struct SessionSetup {
     pub launcher: Option<PathBuf>,
     /// The user's home folder.
     pub home: Option<PathBuf>,
+    /// ploy's own folders, protected from edits (PERM-7).
+    pub ploy_folders: ploy_policy::PloyFolders,
 }
 
 /// Why a session could not start.
@@ -188,9 +190,10 @@ impl Session {
             registry,
             launcher,
             home,
+            ploy_folders,
         } = setup;
         let project_key = project.to_string_lossy().into_owned();
-        let root = ProjectRoot::new(&project)?;
+        let root = ProjectRoot::new(&project)?.with_ploy_folders(&ploy_folders);
         let summary = match &resume {
             Resume::New => None,
             Resume::Latest => store.latest_conversation_in(&project_key)?,
@@ -369,13 +372,15 @@ impl Session {
         cancel: &CancellationToken,
     ) -> Outcome {
         self.ctx.cancel = cancel.child_token();
-        let user = Entry::User(text.to_string());
+        // The model never needs a secret's value, even one the person typed.
+        let text = self.redactor.redact(text).into_owned();
+        let user = Entry::User(text.clone());
         if let Err(err) = self.store_entry(&user) {
             return self.end(Outcome::Runtime(format!("the conversation store: {err}")));
         }
         self.events.emit(&Event::Message {
             role: "user".into(),
-            text: self.redactor.redact(text).into_owned(),
+            text,
         });
         self.history.push(user);
         let mut limits = Limits::start(self.config.max_turns, self.config.wall_time);

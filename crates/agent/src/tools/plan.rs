@@ -65,7 +65,7 @@ impl Tool for PlanAddStep {
             ));
         }
         Ok(Prepared {
-            actions: vec![Action::edit("plan_add_step", PLAN_FILE, &ctx.root)],
+            actions: vec![Action::plan_file("plan_add_step", &ctx.root)],
             target: format!("{PLAN_FILE}: {title} — proof: {proof}"),
             plan: Box::new(PlanStep {
                 title: title.to_string(),
