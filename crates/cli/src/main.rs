@@ -51,6 +51,8 @@ enum Command {
     Exec(cmd::service::ExecArgs),
     /// Research a question on the web: scrubbed search, guarded reading, a marked conversation.
     Research(cmd::research::ResearchArgs),
+    /// Manage the running service's search API keys through its key panel.
+    Keys(cmd::keys::KeysArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -151,5 +153,6 @@ fn main() -> ExitCode {
         Command::Status(args) => cmd::service::status(args),
         Command::Exec(args) => cmd::service::exec(args),
         Command::Research(args) => cmd::research::run(args),
+        Command::Keys(args) => cmd::keys::run(args),
     }
 }

@@ -125,6 +125,14 @@ fn denied() -> Response<Body> {
 }
 
 pub(crate) async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
+    // The key panel has its own gate (Origin → Host → admin token, 401).
+    // Unmounted (public bind), its paths fall through to the API below and
+    // answer like any unknown path (ADMIN-10).
+    if let Some(panel) = &shared.panel
+        && crate::panel::is_panel_path(request.uri().path())
+    {
+        return crate::panel::handle(panel, request).await;
+    }
     // The fixed order: Host, then Origin, then the password.
     if !shared.api_hosts.host_ok(request.uri(), request.headers())
         || !shared.api_hosts.origin_ok(request.headers())
@@ -156,6 +164,7 @@ pub(crate) async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> R
             .await
         }
         (&Method::POST, ["", "v1", "exec-token"]) => exec_token(&shared),
+        (&Method::POST, ["", "v1", "admin-token", "rotate"]) => rotate_admin_token(&shared).await,
         _ => error(
             StatusCode::NOT_FOUND,
             "not_found",
@@ -262,6 +271,37 @@ fn exec_token(shared: &Shared) -> Response<Body> {
             token: shared.gateway_token.clone(),
         },
     )
+}
+
+/// `POST /v1/admin-token/rotate` (ADMIN-3): a new admin token for the key
+/// panel, shown once in the answer; the old one, its nonces and any lockout
+/// end. Behind the service password, so a locked-out operator can recover.
+async fn rotate_admin_token(shared: &Shared) -> Response<Body> {
+    let Some(panel) = shared.panel.clone() else {
+        return error(
+            StatusCode::CONFLICT,
+            "panel_not_mounted",
+            "ADMIN-10: the key panel is not mounted on a public bind, so there is no admin token to rotate",
+        );
+    };
+    match tokio::task::spawn_blocking(move || panel.rotate("service-api")).await {
+        Ok(Ok(token)) => json(
+            StatusCode::OK,
+            &crate::panel::client::RotateAnswer {
+                admin_token: token.expose().to_owned(),
+            },
+        ),
+        Ok(Err(e)) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "rotation_failed",
+            &format!("the admin token was not rotated (the old one still works): {e}"),
+        ),
+        Err(_) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "rotation failed",
+        ),
+    }
 }
 
 fn poisoned<T>(_: std::sync::PoisonError<T>) -> StoreError {

@@ -58,8 +58,25 @@ impl HostAllowlist {
         if !bound.ip().is_unspecified() && !hosts.contains(&own) {
             hosts.push(own);
         }
+        HostAllowlist::from_hosts(hosts)
+    }
+
+    /// An allowlist of exact `host:port` values (lowercase); each one's
+    /// origin is `http://host:port`.
+    pub fn from_hosts(hosts: Vec<String>) -> HostAllowlist {
+        let hosts: Vec<String> = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
         let origins = hosts.iter().map(|h| format!("http://{h}")).collect();
         HostAllowlist { hosts, origins }
+    }
+
+    /// The allowed `host:port` values.
+    pub fn hosts(&self) -> &[String] {
+        &self.hosts
+    }
+
+    /// Whether `origin` is the origin of one of the allowed hosts, exactly.
+    pub fn is_allowed_origin(&self, origin: &str) -> bool {
+        self.origins.iter().any(|o| o == origin)
     }
 
     /// Host check (ADMIN-9-style rebinding defence): exactly one Host header,

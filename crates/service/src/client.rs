@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use serde::Serialize;
 
@@ -74,7 +74,7 @@ pub struct StatusReport {
     pub detail: String,
 }
 
-fn api_addr(file: &ServiceFile) -> SocketAddr {
+pub(crate) fn api_addr(file: &ServiceFile) -> SocketAddr {
     let ip = file
         .api_host
         .parse::<IpAddr>()
@@ -84,12 +84,15 @@ fn api_addr(file: &ServiceFile) -> SocketAddr {
     SocketAddr::new(ip, file.api_port)
 }
 
-async fn call(
-    file: &ServiceFile,
+/// One HTTP/1.1 exchange with the local service over a loopback stream from
+/// [`connect_loopback`]: `Host` is the address itself; `headers` are added.
+pub(crate) async fn exchange(
+    addr: SocketAddr,
     method: Method,
     path: &str,
+    headers: &[(header::HeaderName, String)],
+    body: Option<Vec<u8>>,
 ) -> Result<(StatusCode, Bytes), String> {
-    let addr = api_addr(file);
     let exchange = async {
         let stream = connect_loopback(addr, CALL_TIMEOUT)
             .await
@@ -98,12 +101,15 @@ async fn call(
             .await
             .map_err(|e| e.to_string())?;
         let driver = tokio::spawn(connection);
-        let request = Request::builder()
+        let mut builder = Request::builder()
             .method(method)
             .uri(path)
-            .header(header::HOST, addr.to_string())
-            .header(header::AUTHORIZATION, format!("Bearer {}", file.password))
-            .body(Empty::<Bytes>::new())
+            .header(header::HOST, addr.to_string());
+        for (name, value) in headers {
+            builder = builder.header(name, value);
+        }
+        let request = builder
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))
             .map_err(|e| e.to_string())?;
         let response = sender
             .send_request(request)
@@ -125,7 +131,25 @@ async fn call(
     }
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
+async fn call(
+    file: &ServiceFile,
+    method: Method,
+    path: &str,
+) -> Result<(StatusCode, Bytes), String> {
+    exchange(
+        api_addr(file),
+        method,
+        path,
+        &[(
+            header::AUTHORIZATION,
+            format!("Bearer {}", file.password),
+        )],
+        None,
+    )
+    .await
+}
+
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -104,6 +104,17 @@ pub struct ServiceSection {
     pub request_header_timeout_ms: Option<u64>,
     /// The state folder (service files, database).
     pub state_dir: Option<PathBuf>,
+    /// The key panel's settings.
+    pub admin: Option<AdminSection>,
+}
+
+/// The key panel's part of the `service` section (`service.admin`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdminSection {
+    /// Host names (without port) the panel answers to (ADMIN-9); the API's
+    /// port is appended. Default: `127.0.0.1`, `localhost`, `[::1]`.
+    pub allowed_hosts: Option<Vec<String>>,
 }
 
 impl ServiceSection {
@@ -154,6 +165,9 @@ pub struct ServiceConfig {
     pub request_header_timeout: Duration,
     /// The state folder.
     pub state_dir: PathBuf,
+    /// The key panel's Host allowlist (names without port, lowercase);
+    /// `None` means the loopback names.
+    pub admin_allowed_hosts: Option<Vec<String>>,
 }
 
 /// Overrides from command-line flags; `None` keeps the section's value.
@@ -281,8 +295,58 @@ impl ServiceConfig {
                 10_000,
             )?,
             state_dir,
+            admin_allowed_hosts: section
+                .admin
+                .and_then(|admin| admin.allowed_hosts)
+                .map(validate_allowed_hosts)
+                .transpose()?,
         })
     }
+}
+
+/// ADMIN-9: each allowed host is a DNS name or an IP literal (`[::1]` in
+/// brackets), lowercase, without port, scheme, path or wildcard.
+fn validate_allowed_hosts(hosts: Vec<String>) -> Result<Vec<String>, ConfigError> {
+    let invalid = |value: &str, reason: &str| ConfigError::Invalid {
+        key: "admin.allowed_hosts",
+        value: value.to_string(),
+        reason: reason.to_string(),
+    };
+    if hosts.is_empty() || hosts.len() > 16 {
+        return Err(invalid(
+            &format!("{hosts:?}"),
+            "give 1-16 host names (omit the key for the loopback names)",
+        ));
+    }
+    let mut out = Vec::new();
+    for host in hosts {
+        let lower = host.to_ascii_lowercase();
+        let ip6 = lower
+            .strip_prefix('[')
+            .and_then(|rest| rest.strip_suffix(']'))
+            .is_some_and(|inner| inner.parse::<std::net::Ipv6Addr>().is_ok());
+        let name = !lower.is_empty()
+            && lower.len() <= 253
+            && lower.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && !label.starts_with('-')
+                    && !label.ends_with('-')
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            });
+        if !(ip6 || name) {
+            return Err(invalid(
+                &host,
+                "a host name or IP address without port, scheme, path or wildcard (e.g. localhost, [::1])",
+            ));
+        }
+        if !out.contains(&lower) {
+            out.push(lower);
+        }
+    }
+    Ok(out)
 }
 
 fn parse_addr(key: &'static str, text: &str) -> Result<SocketAddr, ConfigError> {
@@ -421,6 +485,34 @@ mod tests {
         )
         .unwrap();
         assert!(ok.allow_public_bind);
+    }
+
+    // proves: ADMIN-9, CONFIG-1
+    #[test]
+    fn admin_allowed_hosts_are_validated() {
+        let ok = load(
+            r#"{"admin":{"allowed_hosts":["LocalHost","127.0.0.1","[::1]","ploy.test"]}}"#,
+            ConfigFlags::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            ok.admin_allowed_hosts.unwrap(),
+            vec!["localhost", "127.0.0.1", "[::1]", "ploy.test"]
+        );
+        for bad in [
+            r#"{"admin":{"allowed_hosts":[]}}"#,
+            r#"{"admin":{"allowed_hosts":["127.0.0.1:8080"]}}"#,
+            r#"{"admin":{"allowed_hosts":["*.example"]}}"#,
+            r#"{"admin":{"allowed_hosts":["http://localhost"]}}"#,
+            r#"{"admin":{"allowed_hosts":["a b"]}}"#,
+            r#"{"admin":{"allowed_hosts":[""]}}"#,
+            r#"{"admin":{"allowed_hosts":["::1"]}}"#,
+            r#"{"admin":{"allowedHosts":["localhost"]}}"#,
+        ] {
+            let err = load(bad, ConfigFlags::default()).unwrap_err();
+            assert!(err.to_string().contains("CONFIG-1"), "{bad}: {err}");
+        }
+        assert!(load("{}", ConfigFlags::default()).unwrap().admin_allowed_hosts.is_none());
     }
 
     // proves: GW-1

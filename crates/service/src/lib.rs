@@ -9,12 +9,15 @@
 //! * [`service_file`]: `service-<pid>.json` (0600, O_EXCL|O_NOFOLLOW).
 //! * [`config`]: the `service` section and flags (CONFIG-1, ADMIN-10).
 //! * [`client`]: `ploy status` / `ploy exec`'s side of the API.
+//! * [`panel`]: the key panel at `/__keys` (ADMIN-1..12, STATE-1) and
+//!   `ploy keys`' client.
 
 pub mod api;
 pub mod auth;
 pub mod client;
 pub mod config;
 pub mod gateway;
+pub mod panel;
 pub mod server;
 pub mod service_file;
 
@@ -24,7 +27,7 @@ pub use api::{ExecToken, Health};
 pub use client::{ClientError, StatusReport};
 pub use config::{ConfigError, ConfigFlags, ServiceConfig, ServiceSection};
 pub use ploy_model::LoopbackUpstream;
-pub use server::RunningService;
+pub use server::{PanelStatus, RunningService, StartOptions};
 pub use service_file::{ServiceFile, ServiceFileError};
 
 /// Why the service could not start or stop.
@@ -50,6 +53,9 @@ pub enum ServiceError {
     /// The OS random generator failed (no secrets without it: fail closed).
     #[error("SVC-1: the operating system's random generator failed ({0}); cannot make secrets")]
     Random(String),
+    /// The key panel could not start (unsafe files, start keys refused).
+    #[error(transparent)]
+    Panel(#[from] panel::PanelError),
     /// Signal handling or runtime failure.
     #[error("service runtime error: {0}")]
     Internal(String),
@@ -60,7 +66,8 @@ pub enum ServiceError {
 pub fn run_until_signal(
     config: ServiceConfig,
     redactor: Option<&ploy_secrets::SharedRedactor>,
-    on_ready: impl FnOnce(&RunningService),
+    options: StartOptions,
+    on_ready: impl FnOnce(&mut RunningService),
 ) -> Result<(), ServiceError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -74,8 +81,8 @@ pub fn run_until_signal(
             .map_err(|e| ServiceError::Internal(format!("SIGTERM handler: {e}")))?;
         let mut interrupt = signal(SignalKind::interrupt())
             .map_err(|e| ServiceError::Internal(format!("SIGINT handler: {e}")))?;
-        let service = RunningService::start(config, redactor).await?;
-        on_ready(&service);
+        let mut service = RunningService::start_with(config, redactor, options).await?;
+        on_ready(&mut service);
         tokio::select! {
             _ = terminate.recv() => tracing::info!("SIGTERM: stopping"),
             _ = interrupt.recv() => tracing::info!("SIGINT: stopping"),

@@ -24,6 +24,8 @@ use tokio_util::sync::CancellationToken;
 use crate::ServiceError;
 use crate::auth::{HostAllowlist, SecretDigest, new_secret};
 use crate::config::ServiceConfig;
+use crate::panel::keys::{KeyStore, Provider};
+use crate::panel::{AdminToken, Clock, Panel, PanelError, SystemClock};
 use crate::service_file::{self, ServiceFile};
 use crate::{api, gateway};
 
@@ -44,6 +46,54 @@ pub(crate) struct Shared {
     pub(crate) api_addr: SocketAddr,
     pub(crate) gateway_addr: SocketAddr,
     pub(crate) pid: u32,
+    /// The key panel; `None` on a public bind (ADMIN-10).
+    pub(crate) panel: Option<Arc<Panel>>,
+}
+
+/// What the service starts with besides its configuration.
+pub struct StartOptions {
+    /// Keys to hold from the start (`PLOY_TAVILY_KEYS`), with where they
+    /// came from (for error messages).
+    pub keys: Vec<(Provider, String)>,
+    /// Where the start keys came from, e.g. `PLOY_TAVILY_KEYS`.
+    pub keys_source: String,
+    /// The panel's clock (tests inject one to expire nonces).
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for StartOptions {
+    fn default() -> Self {
+        StartOptions {
+            keys: Vec::new(),
+            keys_source: "the start options".into(),
+            clock: Arc::new(SystemClock::default()),
+        }
+    }
+}
+
+impl std::fmt::Debug for StartOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartOptions")
+            .field("keys", &self.keys.len())
+            .field("keys_source", &self.keys_source)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether the key panel is mounted, and what a person must be told.
+#[derive(Debug)]
+pub enum PanelStatus {
+    /// Mounted at `url`. When this start made the first admin token, show
+    /// it once ([`RunningService::take_first_admin_token`]).
+    Mounted {
+        /// `http://127.0.0.1:<port>/__keys`.
+        url: String,
+    },
+    /// Not mounted (ADMIN-10): the reason, to say loudly.
+    NotMounted {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// A started service. Call [`RunningService::shutdown`] to stop it and
@@ -54,6 +104,10 @@ pub struct RunningService {
     service_file: PathBuf,
     shutdown: CancellationToken,
     tasks: JoinSet<()>,
+    panel_status: PanelStatus,
+    first_admin_token: Option<AdminToken>,
+    keys: Arc<KeyStore>,
+    panel: Option<Arc<Panel>>,
 }
 
 impl std::fmt::Debug for RunningService {
@@ -74,6 +128,17 @@ impl RunningService {
     pub async fn start(
         config: ServiceConfig,
         redactor: Option<&SharedRedactor>,
+    ) -> Result<RunningService, ServiceError> {
+        RunningService::start_with(config, redactor, StartOptions::default()).await
+    }
+
+    /// [`RunningService::start`] with start keys and a clock. The key panel
+    /// is opened (its folder, `audit.log` and `state.json` checked; the
+    /// first admin token made if there is none) only on a loopback bind.
+    pub async fn start_with(
+        config: ServiceConfig,
+        redactor: Option<&SharedRedactor>,
+        options: StartOptions,
     ) -> Result<RunningService, ServiceError> {
         let pid = std::process::id();
         service_file::ensure_state_dir(&config.state_dir)?;
@@ -120,6 +185,42 @@ impl RunningService {
             gateway_port: gateway_addr.port(),
             password: password.clone(),
         };
+        let keys = Arc::new(KeyStore::new());
+        load_start_keys(&keys, &options, redactor)?;
+        let (panel, panel_status, first_admin_token) = if api_addr.ip().is_loopback() {
+            let hosts = match &config.admin_allowed_hosts {
+                Some(names) => HostAllowlist::from_hosts(
+                    names
+                        .iter()
+                        .map(|name| format!("{name}:{}", api_addr.port()))
+                        .collect(),
+                ),
+                None => HostAllowlist::for_listener(api_addr),
+            };
+            let state_dir = config.state_dir.clone();
+            let (keys, clock, redactor) = (keys.clone(), options.clock.clone(), redactor.cloned());
+            let opened = tokio::task::spawn_blocking(move || {
+                Panel::open(&state_dir, hosts, keys, clock, redactor)
+            })
+            .await
+            .map_err(|e| ServiceError::Internal(e.to_string()))??;
+            let url = format!("http://{api_addr}{}", crate::panel::PAGE_PATH);
+            tracing::info!(%url, "key panel mounted");
+            (
+                Some(opened.panel),
+                PanelStatus::Mounted { url },
+                opened.first_token,
+            )
+        } else {
+            let reason = format!(
+                "ADMIN-10: the API listens on the non-loopback address {api_addr} \
+                 (allow_public_bind), so the key panel (/__keys) is NOT mounted: its routes \
+                 answer like any unknown path. Manage keys with PLOY_TAVILY_KEYS, or run the \
+                 service on loopback to use the panel."
+            );
+            tracing::warn!("{reason}");
+            (None, PanelStatus::NotMounted { reason }, None)
+        };
         let service_file = service_file::write(&config.state_dir, &file)?;
 
         let shared = Arc::new(Shared {
@@ -133,6 +234,7 @@ impl RunningService {
             pid,
             store: Arc::new(Mutex::new(store)),
             config,
+            panel: panel.clone(),
         });
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
@@ -159,7 +261,33 @@ impl RunningService {
             service_file,
             shutdown,
             tasks,
+            panel_status,
+            first_admin_token,
+            keys,
+            panel,
         })
+    }
+
+    /// Whether the key panel is mounted, and where.
+    pub fn panel_status(&self) -> &PanelStatus {
+        &self.panel_status
+    }
+
+    /// The first admin token, when this start made it (no `state.json`
+    /// existed). Returned once: show it to the operator, then it is gone
+    /// from this process (only its digest stays).
+    pub fn take_first_admin_token(&mut self) -> Option<AdminToken> {
+        self.first_admin_token.take()
+    }
+
+    /// The keys the service holds (STATE-1).
+    pub fn keys(&self) -> &Arc<KeyStore> {
+        &self.keys
+    }
+
+    /// The mounted panel, if any.
+    pub fn panel(&self) -> Option<&Arc<Panel>> {
+        self.panel.as_ref()
     }
 
     /// The API's bound address.
@@ -190,6 +318,33 @@ impl RunningService {
             })),
         }
     }
+}
+
+/// Puts the start keys in the store, each checked as a panel key and
+/// taught to the log redactor first (REDACT-1).
+fn load_start_keys(
+    keys: &KeyStore,
+    options: &StartOptions,
+    redactor: Option<&SharedRedactor>,
+) -> Result<(), ServiceError> {
+    let now = options.clock.unix_seconds();
+    for (provider, key) in &options.keys {
+        let refused = |reason: String| {
+            ServiceError::Panel(PanelError::StartKey {
+                source_name: options.keys_source.clone(),
+                reason: format!("{} ({reason})", ploy_secrets::mask(key)),
+            })
+        };
+        if let Some(redactor) = redactor
+            && !redactor.add_secrets([key.as_str()]).is_empty()
+        {
+            return Err(refused("the log redactor refused it".into()));
+        }
+        keys.prepare_add(*provider, key, now)
+            .map_err(|e| refused(e.to_string()))?
+            .commit();
+    }
+    Ok(())
 }
 
 fn local_addr(listener: &TcpListener, asked: SocketAddr) -> Result<SocketAddr, ServiceError> {

@@ -9,8 +9,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::io::IsTerminal;
+
 use ploy_service::config::{STATE_DIR_ENV, state_dir_from_env};
-use ploy_service::{ConfigFlags, ServiceConfig, ServiceSection};
+use ploy_service::panel::keys::Provider;
+use ploy_service::{
+    ConfigFlags, PanelStatus, RunningService, ServiceConfig, ServiceSection, StartOptions,
+};
 
 /// Arguments of `ploy serve`.
 #[derive(Debug, clap::Args)]
@@ -127,7 +132,18 @@ pub fn serve_with_redactor(
         }
     };
     let upstream = config.upstream.to_string();
-    let result = ploy_service::run_until_signal(config, redactor, |service| {
+    // STATE-1: the keys the service starts with come from the environment
+    // only, as for `ploy research`; the panel changes them in memory.
+    let options = StartOptions {
+        keys: ploy_research::TavilyKeys::from_env()
+            .values()
+            .iter()
+            .map(|key| (Provider::Tavily, key.clone()))
+            .collect(),
+        keys_source: ploy_research::TavilyKeys::ENV.into(),
+        ..StartOptions::default()
+    };
+    let result = ploy_service::run_until_signal(config, redactor, options, |service| {
         println!(
             "ploy serve: running (pid {}): api http://{} gateway http://{}/v1 upstream {} service file {}",
             std::process::id(),
@@ -136,6 +152,7 @@ pub fn serve_with_redactor(
             upstream,
             service.service_file().display()
         );
+        announce_panel(service);
     });
     match result {
         Ok(()) => {
@@ -143,6 +160,33 @@ pub fn serve_with_redactor(
             ExitCode::SUCCESS
         }
         Err(e) => fail("serve", e, "", 1),
+    }
+}
+
+/// Tells the operator where the key panel is, shows a first admin token
+/// once (only to a terminal), or says loudly why the panel is not mounted.
+fn announce_panel(service: &mut RunningService) {
+    match service.panel_status() {
+        PanelStatus::Mounted { url } => println!("ploy serve: key panel {url}"),
+        PanelStatus::NotMounted { reason } => {
+            eprintln!("ploy serve: WARNING: {reason}");
+            return;
+        }
+    }
+    let Some(token) = service.take_first_admin_token() else {
+        return;
+    };
+    if std::io::stdout().is_terminal() {
+        println!(
+            "ploy serve: the key panel's admin token (shown once, only its digest is kept; \
+             `ploy keys admin-token --rotate` makes a new one):\n\n    {}\n",
+            token.expose()
+        );
+    } else {
+        println!(
+            "ploy serve: a key panel admin token was made but is not printed because standard \
+             output is not a terminal; run `ploy keys admin-token --rotate` to get one"
+        );
     }
 }
 
