@@ -140,10 +140,7 @@ async fn call(
         api_addr(file),
         method,
         path,
-        &[(
-            header::AUTHORIZATION,
-            format!("Bearer {}", file.password),
-        )],
+        &[(header::AUTHORIZATION, format!("Bearer {}", file.password))],
         None,
     )
     .await

@@ -512,7 +512,12 @@ mod tests {
             let err = load(bad, ConfigFlags::default()).unwrap_err();
             assert!(err.to_string().contains("CONFIG-1"), "{bad}: {err}");
         }
-        assert!(load("{}", ConfigFlags::default()).unwrap().admin_allowed_hosts.is_none());
+        assert!(
+            load("{}", ConfigFlags::default())
+                .unwrap()
+                .admin_allowed_hosts
+                .is_none()
+        );
     }
 
     // proves: GW-1

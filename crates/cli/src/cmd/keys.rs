@@ -111,7 +111,9 @@ fn read_secret(prompt: &str) -> Result<String, String> {
     };
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err("no key on standard input (pipe it in: `ploy keys add tavily < keyfile`)".into());
+        return Err(
+            "no key on standard input (pipe it in: `ploy keys add tavily < keyfile`)".into(),
+        );
     }
     if trimmed.contains(['\n', '\r']) {
         return Err("standard input holds more than one line; give one key".into());
@@ -204,7 +206,12 @@ pub fn run(args: KeysArgs) -> ExitCode {
                 println!("no keys");
             } else {
                 for view in keys {
-                    println!("{:<8} {:<8} added {}", view.provider.as_str(), view.mask, view.added_at);
+                    println!(
+                        "{:<8} {:<8} added {}",
+                        view.provider.as_str(),
+                        view.mask,
+                        view.added_at
+                    );
                 }
             }
         }),

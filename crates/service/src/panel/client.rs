@@ -183,7 +183,13 @@ impl PanelClient {
     /// A nonce, then `POST /__keys/api/remove`.
     pub fn remove(&self, mask: &str) -> Result<KeyView, PanelClientError> {
         let nonce = self.nonce(NonceAction::Remove, mask)?;
-        self.post("remove", &RemoveBody { mask, nonce: &nonce })
+        self.post(
+            "remove",
+            &RemoveBody {
+                mask,
+                nonce: &nonce,
+            },
+        )
     }
 
     /// A nonce, then `POST /__keys/api/replace`.

@@ -403,8 +403,11 @@ mod tests {
         assert!(err.to_string().contains("0644"), "{err}");
 
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-        std::fs::write(&path, br#"{"version":1,"admin_token_sha256":"zz","updated_at":1}"#)
-            .unwrap();
+        std::fs::write(
+            &path,
+            br#"{"version":1,"admin_token_sha256":"zz","updated_at":1}"#,
+        )
+        .unwrap();
         assert!(matches!(
             read_state(dir.path()),
             Err(PanelFileError::Invalid { .. })

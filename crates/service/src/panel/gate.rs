@@ -262,11 +262,19 @@ mod tests {
         ("authorization".into(), format!("Bearer {token}"))
     }
 
-    fn check(gate: &Gate, method: Method, pairs: &[(&str, &str)], token: Option<&str>) -> Result<Admitted, Refusal> {
+    fn check(
+        gate: &Gate,
+        method: Method,
+        pairs: &[(&str, &str)],
+        token: Option<&str>,
+    ) -> Result<Admitted, Refusal> {
         let mut map = headers(pairs);
         if let Some(token) = token {
             let (name, value) = auth(token);
-            map.insert(header::HeaderName::from_bytes(name.as_bytes()).unwrap(), value.parse().unwrap());
+            map.insert(
+                header::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                value.parse().unwrap(),
+            );
         }
         gate.check(&method, &uri(), &map)
     }
@@ -279,24 +287,47 @@ mod tests {
         assert!(check(&g, Method::GET, &[HOST], Some(TOKEN)).is_ok());
         // Everything wrong: the origin is named first.
         assert_eq!(
-            check(&g, Method::POST, &[("host", "evil.example"), ("origin", "http://evil.example")], Some("bad")),
+            check(
+                &g,
+                Method::POST,
+                &[("host", "evil.example"), ("origin", "http://evil.example")],
+                Some("bad")
+            ),
             Err(Refusal::Origin)
         );
         // A POST without Origin fails at the origin stage.
-        assert_eq!(check(&g, Method::POST, &[HOST], Some(TOKEN)), Err(Refusal::Origin));
+        assert_eq!(
+            check(&g, Method::POST, &[HOST], Some(TOKEN)),
+            Err(Refusal::Origin)
+        );
         // Origin right for one allowed host but not this request's Host.
         assert_eq!(
-            check(&g, Method::POST, &[HOST, ("origin", "http://localhost:4000")], Some(TOKEN)),
+            check(
+                &g,
+                Method::POST,
+                &[HOST, ("origin", "http://localhost:4000")],
+                Some(TOKEN)
+            ),
             Err(Refusal::Origin)
         );
         // Host evil, origin matching it: the origin check catches it first
         // (it is not an allowed origin); with no Origin on a read, the Host.
         assert_eq!(
-            check(&g, Method::GET, &[("host", "evil.example:4000")], Some(TOKEN)),
+            check(
+                &g,
+                Method::GET,
+                &[("host", "evil.example:4000")],
+                Some(TOKEN)
+            ),
             Err(Refusal::Host)
         );
         assert_eq!(
-            check(&g, Method::GET, &[HOST, ("sec-fetch-site", "cross-site")], Some(TOKEN)),
+            check(
+                &g,
+                Method::GET,
+                &[HOST, ("sec-fetch-site", "cross-site")],
+                Some(TOKEN)
+            ),
             Err(Refusal::Origin)
         );
         assert_eq!(
@@ -323,16 +354,32 @@ mod tests {
             let refusal = check(&g, Method::GET, &[HOST], Some("wrong")).unwrap_err();
             assert_eq!(
                 refusal,
-                Refusal::Credential { counted: true, locked_now: n == LOCKOUT_LIMIT }
+                Refusal::Credential {
+                    counted: true,
+                    locked_now: n == LOCKOUT_LIMIT
+                }
             );
         }
         assert!(g.is_locked());
-        assert_eq!(check(&g, Method::GET, &[HOST], Some(TOKEN)), Err(Refusal::Locked));
+        assert_eq!(
+            check(&g, Method::GET, &[HOST], Some(TOKEN)),
+            Err(Refusal::Locked)
+        );
         // Refusals from pages (origin/host) never count.
         let g2 = gate();
         for _ in 0..(2 * LOCKOUT_LIMIT) {
-            let _ = check(&g2, Method::POST, &[HOST, ("origin", "http://evil.example")], Some("x"));
-            let _ = check(&g2, Method::GET, &[("host", "evil.example:4000")], Some("x"));
+            let _ = check(
+                &g2,
+                Method::POST,
+                &[HOST, ("origin", "http://evil.example")],
+                Some("x"),
+            );
+            let _ = check(
+                &g2,
+                Method::GET,
+                &[("host", "evil.example:4000")],
+                Some("x"),
+            );
         }
         assert_eq!(g2.failures(), 0);
         let next = "f".repeat(64);
@@ -350,12 +397,25 @@ mod tests {
         first.replace_range(0..1, "1");
         let mut last = TOKEN.to_string();
         last.replace_range(63..64, "0");
-        for bad in [first.as_str(), last.as_str(), &TOKEN[..63], &format!("{TOKEN}0"), "", &TOKEN.to_uppercase()] {
+        for bad in [
+            first.as_str(),
+            last.as_str(),
+            &TOKEN[..63],
+            &format!("{TOKEN}0"),
+            "",
+            &TOKEN.to_uppercase(),
+        ] {
             assert!(check(&g, Method::GET, &[HOST], Some(bad)).is_err(), "{bad}");
         }
         let mut map = headers(&[HOST]);
-        map.append(header::AUTHORIZATION, format!("Bearer {TOKEN}").parse().unwrap());
-        map.append(header::AUTHORIZATION, format!("Bearer {TOKEN}").parse().unwrap());
+        map.append(
+            header::AUTHORIZATION,
+            format!("Bearer {TOKEN}").parse().unwrap(),
+        );
+        map.append(
+            header::AUTHORIZATION,
+            format!("Bearer {TOKEN}").parse().unwrap(),
+        );
         assert!(g.check(&Method::GET, &uri(), &map).is_err(), "two headers");
         let map = headers(&[HOST, ("authorization", &format!("bearer {TOKEN}"))]);
         assert!(g.check(&Method::GET, &uri(), &map).is_err(), "scheme case");

@@ -109,6 +109,15 @@ pub fn validate_key(key: &str) -> Result<(), KeyError> {
     Ok(())
 }
 
+/// Whether `text` has a mask's shape: `…` and 4 printable ASCII characters
+/// (what [`ploy_secrets::mask`] makes of a key the panel accepts). Anything
+/// else given as a mask is refused unread, so a key pasted into the wrong
+/// field is never echoed or written to the audit log (ADMIN-11).
+pub fn is_mask(text: &str) -> bool {
+    text.strip_prefix('…')
+        .is_some_and(|tail| tail.len() == 4 && tail.bytes().all(|b| b.is_ascii_graphic()))
+}
+
 /// The keys, in memory only. Cheap reads; writes take a short lock.
 #[derive(Default)]
 pub struct KeyStore {
@@ -177,7 +186,11 @@ impl KeyStore {
         self.read().is_empty()
     }
 
-    fn check_new(entries: &[Entry], key: &str, replacing: Option<&str>) -> Result<String, KeyError> {
+    fn check_new(
+        entries: &[Entry],
+        key: &str,
+        replacing: Option<&str>,
+    ) -> Result<String, KeyError> {
         validate_key(key)?;
         let mask = ploy_secrets::mask(key);
         for entry in entries {
@@ -286,6 +299,16 @@ mod tests {
             store.prepare_remove("…2222"),
             Err(KeyError::NotFound(_))
         ));
+    }
+
+    // proves: ADMIN-11
+    #[test]
+    fn only_mask_shapes_are_masks() {
+        assert!(is_mask("…1aaa") && is_mask("…****"));
+        for bad in ["1aaa", "…1aa", "…1aaaa", "...1aaa", "…1 aa", A, "…\n{}\""] {
+            assert!(!is_mask(bad), "{bad}");
+        }
+        assert!(is_mask(&ploy_secrets::mask(A)));
     }
 
     // proves: ADMIN-11

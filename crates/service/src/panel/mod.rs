@@ -111,7 +111,9 @@ pub enum PanelError {
     #[error(transparent)]
     File(#[from] PanelFileError),
     /// The OS random generator failed.
-    #[error("ADMIN-3: the operating system's random generator failed ({0}); no admin token without it")]
+    #[error(
+        "ADMIN-3: the operating system's random generator failed ({0}); no admin token without it"
+    )]
     Random(String),
     /// A key given at start (`PLOY_TAVILY_KEYS`) cannot be kept.
     #[error("STATE-1: a key from {source_name} is refused: {reason}")]
@@ -242,6 +244,24 @@ fn key_error_answer(error: &KeyError) -> Answer {
         KeyError::Malformed(_) | KeyError::NotRedactable => StatusCode::BAD_REQUEST,
     };
     refused(status, "refused", &error.to_string())
+}
+
+/// A `mask` field that is not a mask's shape: refused without echoing it.
+fn not_a_mask() -> Answer {
+    refused(
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+        "ADMIN-11: `mask` must be `…` and the last 4 characters of a key, as the key list shows it",
+    )
+}
+
+/// What the audit line names as the target for a client-given mask.
+fn audit_target(mask: &str) -> &str {
+    if keys::is_mask(mask) {
+        mask
+    } else {
+        "(not a mask)"
+    }
 }
 
 fn audit_failed(error: &PanelFileError) -> Answer {
@@ -406,7 +426,10 @@ impl Panel {
         origin: &str,
         change: PendingChange<'_>,
     ) -> Answer {
-        match self.audit.append(&self.record(action, target, origin, "ok")) {
+        match self
+            .audit
+            .append(&self.record(action, target, origin, "ok"))
+        {
             Ok(()) => {
                 let view = change.view.clone();
                 change.commit();
@@ -488,6 +511,9 @@ impl Panel {
     }
 
     fn nonce(&self, origin: &str, request: &NonceRequest) -> Answer {
+        if !keys::is_mask(&request.mask) {
+            return not_a_mask();
+        }
         if !self.keys.list().iter().any(|k| k.mask == request.mask) {
             return key_error_answer(&KeyError::NotFound(request.mask.clone()));
         }
@@ -518,13 +544,24 @@ impl Panel {
         )
     }
 
-    fn redeem(&self, nonce: &str, action: NonceAction, mask: &str, origin: &str) -> Result<(), NonceError> {
+    fn redeem(
+        &self,
+        nonce: &str,
+        action: NonceAction,
+        mask: &str,
+        origin: &str,
+    ) -> Result<(), NonceError> {
         self.nonces_lock()
             .redeem(nonce, action, mask, origin, self.clock.monotonic())
     }
 
     fn remove(&self, origin: &str, request: &RemoveRequest) -> Answer {
-        if let Err(error) = self.redeem(&request.nonce, NonceAction::Remove, &request.mask, origin) {
+        if !keys::is_mask(&request.mask) {
+            self.audit_refusal("remove", audit_target(&request.mask), origin, "not a mask");
+            return not_a_mask();
+        }
+        if let Err(error) = self.redeem(&request.nonce, NonceAction::Remove, &request.mask, origin)
+        {
             self.audit_refusal("remove", &request.mask, origin, &error.to_string());
             return refused(StatusCode::BAD_REQUEST, "nonce_refused", &error.to_string());
         }
@@ -538,7 +575,12 @@ impl Panel {
     }
 
     fn replace(&self, origin: &str, request: &ReplaceRequest) -> Answer {
-        if let Err(error) = self.redeem(&request.nonce, NonceAction::Replace, &request.mask, origin) {
+        if !keys::is_mask(&request.mask) {
+            self.audit_refusal("replace", audit_target(&request.mask), origin, "not a mask");
+            return not_a_mask();
+        }
+        if let Err(error) = self.redeem(&request.nonce, NonceAction::Replace, &request.mask, origin)
+        {
             self.audit_refusal("replace", &request.mask, origin, &error.to_string());
             return refused(StatusCode::BAD_REQUEST, "nonce_refused", &error.to_string());
         }
@@ -611,7 +653,12 @@ async fn read_json<T: serde::de::DeserializeOwned>(
     let body = Limited::new(request.into_body(), BODY_LIMIT)
         .collect()
         .await
-        .map_err(|_| bad(format!("the request body is over {} KiB", BODY_LIMIT / 1024)))?
+        .map_err(|_| {
+            bad(format!(
+                "the request body is over {} KiB",
+                BODY_LIMIT / 1024
+            ))
+        })?
         .to_bytes();
     serde_json::from_slice(&body).map_err(|e| bad(body_error(&e, expected)))
 }
@@ -623,7 +670,9 @@ fn page_response() -> Response<Body> {
             return json_answer(refused(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal",
-                &format!("ADMIN-8: the random generator failed ({e}); no page without a fresh nonce"),
+                &format!(
+                    "ADMIN-8: the random generator failed ({e}); no page without a fresh nonce"
+                ),
             ));
         }
     };
@@ -638,7 +687,10 @@ fn page_response() -> Response<Body> {
 
 /// Runs one blocking panel operation (file writes, fsync) off the async
 /// workers.
-async fn blocking(panel: &Arc<Panel>, work: impl FnOnce(&Panel) -> Answer + Send + 'static) -> Response<Body> {
+async fn blocking(
+    panel: &Arc<Panel>,
+    work: impl FnOnce(&Panel) -> Answer + Send + 'static,
+) -> Response<Body> {
     let panel = panel.clone();
     match tokio::task::spawn_blocking(move || work(&panel)).await {
         Ok(answer) => json_answer(answer),
@@ -663,10 +715,7 @@ pub(crate) async fn handle(panel: &Arc<Panel>, request: Request<Incoming>) -> Re
             }
         };
     }
-    let admitted = match panel
-        .gate
-        .check(&method, request.uri(), request.headers())
-    {
+    let admitted = match panel.gate.check(&method, request.uri(), request.headers()) {
         Ok(admitted) => admitted,
         Err(refusal) => {
             panel.on_refusal(refusal, "");
@@ -690,7 +739,12 @@ pub(crate) async fn handle(panel: &Arc<Panel>, request: Request<Incoming>) -> Re
             }
         }
         (&Method::POST, "nonce") => {
-            match read_json::<NonceRequest>(request, r#"{"action":"remove"|"replace","mask":"…abcd"}"#).await {
+            match read_json::<NonceRequest>(
+                request,
+                r#"{"action":"remove"|"replace","mask":"…abcd"}"#,
+            )
+            .await
+            {
                 Ok(ask) => json_answer(panel.nonce(&origin, &ask)),
                 Err(answer) => json_answer(answer),
             }
@@ -702,7 +756,9 @@ pub(crate) async fn handle(panel: &Arc<Panel>, request: Request<Incoming>) -> Re
             }
         }
         (&Method::POST, "replace") => {
-            match read_json::<ReplaceRequest>(request, r#"{"mask":"…abcd","key":"…","nonce":"…"}"#).await {
+            match read_json::<ReplaceRequest>(request, r#"{"mask":"…abcd","key":"…","nonce":"…"}"#)
+                .await
+            {
                 Ok(replace) => blocking(panel, move |p| p.replace(&origin, &replace)).await,
                 Err(answer) => json_answer(answer),
             }

@@ -30,7 +30,9 @@ pub enum NonceAction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum NonceError {
     /// Not issued, already used, or forgotten at a rotation.
-    #[error("ADMIN-6: unknown nonce (never issued, already used, or from before a token rotation); ask for a new one")]
+    #[error(
+        "ADMIN-6: unknown nonce (never issued, already used, or from before a token rotation); ask for a new one"
+    )]
     Unknown,
     /// Older than [`NONCE_TTL`].
     #[error("ADMIN-6: the nonce expired (120 s); ask for a new one")]
@@ -156,7 +158,10 @@ mod tests {
     fn single_use_bound_and_expiring() {
         let mut store = NonceStore::default();
         store.issue("n1", NonceAction::Remove, "…aaaa", O, T);
-        assert_eq!(store.redeem("n1", NonceAction::Remove, "…aaaa", O, T), Ok(()));
+        assert_eq!(
+            store.redeem("n1", NonceAction::Remove, "…aaaa", O, T),
+            Ok(())
+        );
         assert_eq!(
             store.redeem("n1", NonceAction::Remove, "…aaaa", O, T),
             Err(NonceError::Unknown)
@@ -222,7 +227,13 @@ mod tests {
         );
         let last = format!("n{}", MAX_NONCES as u64 + 9);
         assert_eq!(
-            store.redeem(&last, NonceAction::Remove, "…aaaa", O, T + Duration::from_secs(1)),
+            store.redeem(
+                &last,
+                NonceAction::Remove,
+                "…aaaa",
+                O,
+                T + Duration::from_secs(1)
+            ),
             Ok(())
         );
     }

@@ -13,7 +13,8 @@
 
 /// The Content-Security-Policy of every panel answer that is not the page
 /// (JSON and denials): nothing may load, frame or submit.
-pub const API_CSP: &str = "default-src 'none'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'; sandbox";
+pub const API_CSP: &str =
+    "default-src 'none'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'; sandbox";
 
 /// The page's Content-Security-Policy for `nonce`.
 pub fn page_csp(nonce: &str) -> String {
@@ -62,9 +63,21 @@ mod tests {
         assert_eq!(html.matches("<style").count(), 1);
         let lower = html.to_ascii_lowercase();
         for forbidden in [
-            " onclick", " onload", " onsubmit", " onerror", "javascript:", "innerhtml",
-            "outerhtml", "insertadjacenthtml", "document.write", "eval(", "new function",
-            "settimeout(\"", "cookie", "localstorage", " style=\"",
+            " onclick",
+            " onload",
+            " onsubmit",
+            " onerror",
+            "javascript:",
+            "innerhtml",
+            "outerhtml",
+            "insertadjacenthtml",
+            "document.write",
+            "eval(",
+            "new function",
+            "settimeout(\"",
+            "cookie",
+            "localstorage",
+            " style=\"",
         ] {
             assert!(!lower.contains(forbidden), "{forbidden}");
         }
