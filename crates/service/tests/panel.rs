@@ -6,47 +6,15 @@
 
 mod support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use ploy_secrets::Redactor;
 use ploy_service::panel::gate::{DENIED_BODY, LOCKOUT_LIMIT};
-use support::panel::{PanelHarness, TestClock, request, start_service};
+use support::panel::{PanelHarness, TestClock, captured_logs, request, start_service};
 use support::{body, status, without_date};
 
 const KEY_A: &str = "tvly-dev-AAAAAAAAAAAAAAAAAAAAAAAAAAAA1aaa";
 const KEY_B: &str = "tvly-dev-BBBBBBBBBBBBBBBBBBBBBBBBBBBB2bbb";
-
-/// Every log line of this test binary, at TRACE, *before* any redaction:
-/// B-5 proves the panel never logs a key, not only that the redactor hides it.
-fn captured_logs() -> Arc<Mutex<Vec<u8>>> {
-    static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
-    LOGS.get_or_init(|| {
-        let sink = Arc::new(Mutex::new(Vec::new()));
-        let writer_sink = sink.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::TRACE)
-            .with_ansi(false)
-            .with_writer(move || LogWriter(writer_sink.clone()))
-            .finish();
-        tracing::subscriber::set_global_default(subscriber).unwrap();
-        sink
-    })
-    .clone()
-}
-
-struct LogWriter(Arc<Mutex<Vec<u8>>>);
-
-impl Write for LogWriter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// Every route of the panel, as (method, path, body).
 fn routes(mask: &str) -> Vec<(&'static str, &'static str, Option<String>)> {

@@ -722,6 +722,7 @@ pub(crate) async fn handle(panel: &Arc<Panel>, request: Request<Incoming>) -> Re
             return denied();
         }
     };
+    tracing::debug!("key panel request admitted");
     let origin = admitted.origin;
     let route = path.strip_prefix("/__keys/api/").unwrap_or_default();
     match (&method, route) {

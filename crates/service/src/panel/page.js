@@ -89,13 +89,13 @@
     state.keys = Array.isArray(data.keys) ? data.keys : [];
   }
 
-  async function run(work, done) {
+  // Runs one request sequence; `work` returns the status line to show.
+  async function run(work) {
     state.busy = true;
     state.status = "Working…";
     render();
     try {
-      await work();
-      state.status = done || "";
+      state.status = (await work()) || "";
     } catch (error) {
       state.status = String(error && error.message ? error.message : error);
     }
@@ -253,7 +253,7 @@
         const value = form.elements.token.value.trim();
         if (value) {
           sessionStorage.setItem(TOKEN_KEY, value);
-          run(refresh, "");
+          run(refresh);
         }
       } else if (kind === "add") {
         const key = form.elements.key.value.trim();
@@ -262,7 +262,7 @@
         run(async () => {
           const added = await call("keys", { provider, key });
           await refresh();
-          state.status = "Added " + added.mask + ".";
+          return "Added " + added.mask + ".";
         });
       } else if (kind === "replace" && state.pending && state.pending.action === "replace") {
         const key = form.elements.key.value.trim();
@@ -272,7 +272,7 @@
           const replaced = await call("replace", { mask, key, nonce });
           state.pending = null;
           await refresh();
-          state.status = "Replaced " + mask + " by " + replaced.mask + ".";
+          return "Replaced " + mask + " by " + replaced.mask + ".";
         });
       }
     },
@@ -298,6 +298,7 @@
         run(async () => {
           const answer = await call("nonce", { action: wanted, mask });
           state.pending = { action: wanted, mask, nonce: answer.nonce };
+          return wanted === "remove" ? "Confirm the removal of " + mask + " within 2 minutes." : "Enter the new key for " + mask + " within 2 minutes.";
         });
       } else if (action === "cancel") {
         state.pending = null;
@@ -309,7 +310,7 @@
           await call("remove", { mask, nonce });
           state.pending = null;
           await refresh();
-          state.status = "Removed " + mask + ".";
+          return "Removed " + mask + ".";
         });
       }
     },
@@ -317,7 +318,7 @@
   );
 
   if (token()) {
-    run(refresh, "");
+    run(refresh);
   } else {
     render();
   }

@@ -195,4 +195,5 @@ pub fn post(host: &str, path: &str, headers: &[&str], body: &str) -> Vec<u8> {
     request.into_bytes()
 }
 
+pub mod cdp;
 pub mod panel;

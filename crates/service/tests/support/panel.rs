@@ -2,8 +2,9 @@
 //! helpers, shared by the panel test files.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use ploy_service::panel::Clock;
@@ -228,4 +229,35 @@ pub async fn start_service(
         clock,
     };
     RunningService::start_with(config, None, options).await
+}
+
+/// Every log line of this test binary, at TRACE, *before* any redaction:
+/// B-5 proves the panel never logs a key, not only that the redactor hides
+/// it; B-1 counts the panel's refusals and admissions.
+pub fn captured_logs() -> Arc<Mutex<Vec<u8>>> {
+    static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let sink = Arc::new(Mutex::new(Vec::new()));
+        let writer_sink = sink.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_ansi(false)
+            .with_writer(move || LogWriter(writer_sink.clone()))
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        sink
+    })
+    .clone()
+}
+
+struct LogWriter(Arc<Mutex<Vec<u8>>>);
+
+impl Write for LogWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
