@@ -115,6 +115,11 @@ fn main() -> ExitCode {
     if let Some(code) = ploy_proof::sandbox::init_entry_if_requested() {
         return code;
     }
+    // Likewise `ploy exec`'s containment helper (a new user namespace needs
+    // a single-threaded process).
+    if let Some(code) = ploy_proof::contain::entry_if_requested() {
+        return code;
+    }
     // A closed stdout or stderr (`ploy … | head -c 1`) ends quietly (out.rs).
     out::exit_quietly_on_closed_output();
     // Every log line passes the redactor; installed before anything logs.

@@ -8,6 +8,11 @@
 //! `PLOY_CONFIG_DIR` and `PLOY_STATE_DIR` override them when set and non-empty;
 //! tests always set both so nothing touches the real home.
 //!
+//! Both folders hold secrets (the service password, the conversation store,
+//! the trust file), so [`ensure_private_dir`] creates them `0700` and tightens
+//! an existing one that grants group or other access (or refuses, naming the
+//! folder and what to do).
+//!
 //! This crate depends on nothing of ploy's, so every crate that needs the
 //! folders (ploy-trust, ploy-service, the CLI) can use it without a cycle and
 //! without pulling in the others (ploy-service must not depend on the sandbox
@@ -21,7 +26,7 @@ pub const CONFIG_DIR_ENV: &str = "PLOY_CONFIG_DIR";
 /// Environment variable that overrides the state folder.
 pub const STATE_DIR_ENV: &str = "PLOY_STATE_DIR";
 
-/// Why ploy's folders could not be found.
+/// Why ploy's folders could not be found or made private.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DirsError {
     /// No home folder and no override: ploy never guesses a place for its files.
@@ -30,6 +35,123 @@ pub enum DirsError {
         /// What to set.
         hint: String,
     },
+    /// The folder cannot be made owner-only: it belongs to someone else, is
+    /// not a folder, or cannot be created, opened or changed.
+    #[error(
+        "SVC-1: ploy's folder {path} {reason}; ploy keeps secrets there and uses it only when it is yours and owner-only: {hint}"
+    )]
+    NotPrivate {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+        /// What to do.
+        hint: String,
+    },
+}
+
+/// What [`ensure_private_dir`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrivateDir {
+    /// The folder did not exist and was created `0700`.
+    Created,
+    /// The folder existed, owned by this user, without group or other access.
+    AlreadyPrivate,
+    /// The folder existed with group or other access (`was`, the old
+    /// permission bits) and was tightened to owner-only.
+    Tightened {
+        /// The permission bits it had.
+        was: u32,
+    },
+}
+
+/// Makes sure `path` is a folder owned by this user with no group or other
+/// access: creates it (and missing parents) `0700`, or tightens an existing
+/// folder's mode to its owner bits. Refused (never loosened, never silently
+/// used): a folder owned by another user, or a path that is not a folder.
+///
+/// The check and the change are made on one open descriptor, so a folder
+/// swapped between them is not the one changed.
+pub fn ensure_private_dir(path: &Path) -> Result<PrivateDir, DirsError> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    let refuse = |reason: String, hint: &str| DirsError::NotPrivate {
+        path: path.to_path_buf(),
+        reason,
+        hint: hint.to_owned(),
+    };
+    let created = match std::fs::DirBuilder::new().mode(0o700).create(path) {
+        Ok(()) => true,
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => false,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            // Missing parents: create them too, each 0700 (a fresh tree
+            // under the home folder is nobody else's business either).
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(path)
+                .map_err(|err| {
+                    refuse(
+                        format!("cannot be created ({err})"),
+                        "check the parent folder, or set PLOY_CONFIG_DIR / PLOY_STATE_DIR",
+                    )
+                })?;
+            true
+        }
+        Err(err) => {
+            return Err(refuse(
+                format!("cannot be created ({err})"),
+                "check the parent folder, or set PLOY_CONFIG_DIR / PLOY_STATE_DIR",
+            ));
+        }
+    };
+    let dir = std::fs::File::open(path).map_err(|err| {
+        refuse(
+            format!("cannot be opened ({err})"),
+            "check that it is a folder you own",
+        )
+    })?;
+    let meta = dir.metadata().map_err(|err| {
+        refuse(
+            format!("cannot be examined ({err})"),
+            "check that it is a folder you own",
+        )
+    })?;
+    if !meta.is_dir() {
+        return Err(refuse(
+            "is not a folder".to_owned(),
+            "move the file away or point PLOY_CONFIG_DIR / PLOY_STATE_DIR elsewhere",
+        ));
+    }
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me {
+        return Err(refuse(
+            format!("belongs to user {} (you are user {me})", meta.uid()),
+            "use a folder of your own (PLOY_CONFIG_DIR / PLOY_STATE_DIR)",
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o077 == 0 {
+        return Ok(if created {
+            PrivateDir::Created
+        } else {
+            PrivateDir::AlreadyPrivate
+        });
+    }
+    dir.set_permissions(std::fs::Permissions::from_mode(mode & 0o700))
+        .map_err(|err| {
+            refuse(
+                format!(
+                    "grants group or other access (mode {mode:o}) and cannot be tightened ({err})"
+                ),
+                "run `chmod 700` on it",
+            )
+        })?;
+    Ok(if created {
+        // Created under an unusual umask-free mode: tightened all the same.
+        PrivateDir::Created
+    } else {
+        PrivateDir::Tightened { was: mode }
+    })
 }
 
 /// The platform's config folder for "ploy", if there is a home folder.
@@ -271,6 +393,59 @@ mod tests {
         assert_eq!(resolve_links(&p, "loop1/x"), None);
         assert_eq!(resolve_links(&p, "~/x"), None);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+    }
+
+    // proves: SVC-1 (ploy's folders are owner-only: created 0700, a 0755 one tightened)
+    #[test]
+    fn private_dirs_are_created_0700_and_loose_ones_tightened() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = std::env::temp_dir().join(format!("ploy-dirs-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let nested = root.join("a/b/state");
+        assert_eq!(ensure_private_dir(&nested).unwrap(), PrivateDir::Created);
+        assert_eq!(mode(&nested), 0o700);
+        assert_eq!(
+            ensure_private_dir(&nested).unwrap(),
+            PrivateDir::AlreadyPrivate
+        );
+        for loose in [0o755, 0o770, 0o707, 0o711, 0o1777] {
+            std::fs::set_permissions(&nested, std::fs::Permissions::from_mode(loose)).unwrap();
+            assert_eq!(
+                ensure_private_dir(&nested).unwrap(),
+                PrivateDir::Tightened { was: loose },
+                "{loose:o}"
+            );
+            assert_eq!(mode(&nested), loose & 0o700, "{loose:o}");
+        }
+        // A folder of another user is refused, never changed (as root the
+        // test can make one; as anyone else chown is not allowed).
+        if nix::unistd::geteuid().is_root() {
+            let theirs = root.join("theirs");
+            std::fs::create_dir(&theirs).unwrap();
+            std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o755)).unwrap();
+            std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+            let err = ensure_private_dir(&theirs).unwrap_err().to_string();
+            assert!(err.contains("belongs to user 65534"), "{err}");
+            assert_eq!(
+                mode(&theirs),
+                0o755,
+                "another user's folder is never changed"
+            );
+        }
+        // A file where the folder should be is refused, naming the rule.
+        let file = root.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        let err = ensure_private_dir(&file).unwrap_err().to_string();
+        assert!(
+            err.contains("SVC-1") && err.contains("not a folder"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     // proves: TRUST-3 (the service's and trust's state folders agree)

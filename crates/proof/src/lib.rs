@@ -6,7 +6,10 @@
 //!   unsandboxed, environment filtered, process group killed at the end).
 //! * [`host`]: launching user-approved helper programs (extensions) outside the
 //!   sandbox, kept here so that every process spawn lives in this one crate.
+//! * [`exec`] and [`contain`]: `ploy exec`, a program started with ploy's own
+//!   folders hidden and without `PLOY_*` variables (SVC-1).
 
+pub mod contain;
 pub mod exec;
 pub mod host;
 pub mod host_command;

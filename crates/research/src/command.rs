@@ -227,8 +227,16 @@ fn open_conversation(
     question: &str,
     redactor: &Redactor,
 ) -> Result<(StoreMarker, String), CommandError> {
-    std::fs::create_dir_all(state_dir)
-        .map_err(|err| CommandError::Store(format!("{}: {err}", state_dir.display())))?;
+    // The state folder holds the store: created 0700, tightened when it
+    // grants group or other access (SVC-1).
+    if let ploy_dirs::PrivateDir::Tightened { was } = ploy_dirs::ensure_private_dir(state_dir)
+        .map_err(|err| CommandError::Store(err.to_string()))?
+    {
+        tracing::warn!(
+            "SVC-1: the state folder {} had mode {was:o}; tightened to owner-only",
+            state_dir.display()
+        );
+    }
     let mut store = Store::open(state_dir.join(STORE_FILE))
         .map_err(|err| CommandError::Store(err.to_string()))?;
     let id = match conversation {

@@ -8,7 +8,7 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,10 @@ pub enum ServiceFileError {
         /// The error.
         source: io::Error,
     },
+    /// The state folder cannot be made owner-only (another user's, not a
+    /// folder, cannot be created or tightened).
+    #[error(transparent)]
+    Folder(ploy_dirs::DirsError),
     /// A service file that does not parse.
     #[error("SVC-1: {path} is not a valid service file ({reason}); remove it")]
     Invalid {
@@ -88,16 +92,21 @@ pub fn path_for(state_dir: &Path, pid: u32) -> PathBuf {
     state_dir.join(format!("service-{pid}.json"))
 }
 
-/// Create the state folder (0700) if missing.
+/// Create the state folder (0700) if missing, or tighten an existing one
+/// that grants group or other access (SVC-1: it holds the service file and
+/// the conversation store); one owned by another user is refused.
 pub fn ensure_state_dir(state_dir: &Path) -> Result<(), ServiceFileError> {
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(state_dir)
-        .map_err(|source| ServiceFileError::Io {
-            path: state_dir.to_path_buf(),
-            source,
-        })
+    match ploy_dirs::ensure_private_dir(state_dir) {
+        Ok(ploy_dirs::PrivateDir::Tightened { was }) => {
+            tracing::warn!(
+                "SVC-1: the state folder {} had mode {was:o} (group or other access); tightened to owner-only",
+                state_dir.display()
+            );
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(err) => Err(ServiceFileError::Folder(err)),
+    }
 }
 
 /// True when a process with this pid exists (signal 0 probe; EPERM means it

@@ -326,8 +326,14 @@ impl Store {
     /// Open the store at `path`, creating it when the file does not exist, and
     /// bring its schema up to date. A corrupt, locked or newer database is an
     /// error; an existing file is never replaced.
+    ///
+    /// The database and its `-wal` and `-shm` files are owner-only (`0600`):
+    /// the file is created `0600` before SQLite opens it (SQLite gives the
+    /// `-wal` and `-shm` files the database's permission bits), and an
+    /// existing file with group or other access is tightened first.
     pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
         let path = path.as_ref().to_path_buf();
+        owner_only_files(&path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -1127,6 +1133,66 @@ fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary>
         tainted: row.get(3)?,
         project: row.get(4)?,
     })
+}
+
+/// Creates the database file `0600` when missing and tightens the database,
+/// `-wal` and `-shm` files to owner-only when they grant group or other
+/// access. A symlink is never followed (SQLite is opened with NOFOLLOW too).
+/// The mode is read and changed on the open descriptor, so the file checked
+/// is the file changed.
+fn owner_only_files(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let fail = |reason: String| StoreError::WriteFailed {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut names = vec![path.to_path_buf()];
+    for suffix in ["-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        names.push(PathBuf::from(name));
+    }
+    for (index, name) in names.iter().enumerate() {
+        // Read-only is enough to change the mode (fchmod needs ownership,
+        // not write access), so a read-only database still opens here and
+        // fails later where the store reports it (TAINT-3).
+        let existing = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(name);
+        let file = match existing {
+            Ok(file) => file,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound && index > 0 => continue,
+            // Only the database itself is created here; SQLite makes the others.
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(name)
+                .map_err(|err| fail(format!("cannot create {} ({err})", name.display())))?,
+            Err(err) => {
+                return Err(fail(format!(
+                    "cannot open {} to make it owner-only ({err})",
+                    name.display()
+                )));
+            }
+        };
+        let meta = file
+            .metadata()
+            .map_err(|err| fail(format!("cannot examine {} ({err})", name.display())))?;
+        let mode = meta.permissions().mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(mode & 0o700))
+                .map_err(|err| {
+                    fail(format!(
+                        "{} has mode {mode:o} (group or other access) and cannot be tightened ({err}); run `chmod 600` on it",
+                        name.display()
+                    ))
+                })?;
+        }
+    }
+    Ok(())
 }
 
 fn require_conversation(

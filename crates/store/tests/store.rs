@@ -403,3 +403,64 @@ fn record(
         _ => 0,
     }
 }
+
+fn mode_of(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+// proves: SVC-1 (the conversation store is owner-only: ploy.db, -wal and -shm
+// are created 0600 whatever the umask lets through, and loose ones are tightened)
+#[test]
+fn database_wal_and_shm_are_owner_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ploy.db");
+    let sidecars = |path: &Path| {
+        ["-wal", "-shm"].map(|suffix| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            std::path::PathBuf::from(name)
+        })
+    };
+    {
+        let mut store = Store::open(&path).unwrap();
+        let conv = store.create_conversation("modes").unwrap();
+        store.mark_tainted(&conv.id, &mark(1)).unwrap();
+        // While the connection is open the WAL and shared-memory files exist.
+        for file in std::iter::once(path.clone()).chain(sidecars(&path)) {
+            assert!(file.exists(), "{} exists", file.display());
+            assert_eq!(mode_of(&file), 0o600, "{}", file.display());
+        }
+    }
+    // Files left 0644 (an older ploy, a copy) are tightened at the next open.
+    let loose = dir.path().join("loose.db");
+    {
+        let mut store = Store::open(&loose).unwrap();
+        store.create_conversation("x").unwrap();
+        for file in std::iter::once(loose.clone()).chain(sidecars(&loose)) {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+    for file in sidecars(&loose) {
+        // SQLite may remove the sidecars when the last connection closes;
+        // leave 0644 ones in place to be tightened.
+        if !file.exists() {
+            std::fs::write(&file, b"").unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+    std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let store = Store::open(&loose).unwrap();
+    for file in std::iter::once(loose.clone()).chain(sidecars(&loose)) {
+        if file.exists() {
+            assert_eq!(mode_of(&file), 0o600, "{}", file.display());
+        }
+    }
+    assert_eq!(mode_of(&loose), 0o600);
+    drop(store);
+    // A symlink planted at the database path is never followed.
+    let target = dir.path().join("elsewhere.db");
+    std::fs::write(&target, b"").unwrap();
+    let link = dir.path().join("link.db");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert!(Store::open(&link).is_err());
+}

@@ -48,6 +48,7 @@ impl From<ploy_dirs::DirsError> for TrustError {
     fn from(err: ploy_dirs::DirsError) -> Self {
         match err {
             ploy_dirs::DirsError::NoHome { hint } => TrustError::NoHome { hint },
+            other @ ploy_dirs::DirsError::NotPrivate { .. } => TrustError::Folder(other),
         }
     }
 }
@@ -139,6 +140,9 @@ pub enum TrustError {
         /// What is wrong.
         message: String,
     },
+    /// ploy's config folder cannot be made owner-only (SVC-1).
+    #[error(transparent)]
+    Folder(ploy_dirs::DirsError),
     /// Reading or writing a file failed.
     #[error("cannot {action} {path}: {source}")]
     Io {

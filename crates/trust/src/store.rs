@@ -29,7 +29,7 @@ use std::{
     collections::{BTreeMap, HashMap},
     fs::{self, File, OpenOptions},
     io::{Read, Write},
-    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
+    os::unix::fs::{MetadataExt, OpenOptionsExt},
     path::{Path, PathBuf},
     sync::atomic::{AtomicU64, Ordering},
 };
@@ -357,11 +357,9 @@ fn modify<T>(
     let dir = path.parent().ok_or_else(|| TrustError::NotCanonical {
         path: path.to_path_buf(),
     })?;
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(io("create the config folder", dir))?;
+    // The config folder holds the trust file and settings: created 0700, or
+    // tightened when it grants group or other access (SVC-1).
+    ploy_dirs::ensure_private_dir(dir)?;
     let file_name = path
         .file_name()
         .and_then(|n| n.to_str())

@@ -223,11 +223,27 @@ pub fn status(args: StatusArgs) -> ExitCode {
 }
 
 /// `ploy exec -- PROGRAM ARGS`: run PROGRAM with OPENAI_BASE_URL and
-/// OPENAI_API_KEY (the gateway token) in its environment only.
+/// OPENAI_API_KEY (the gateway token) in its environment only, with ploy's
+/// state and config folders hidden and no `PLOY_*` variable (SVC-1).
 pub fn exec(args: ExecArgs) -> ExitCode {
     let state_dir = match state_dir_from_env() {
         Ok(dir) => dir,
         Err(e) => return fail("exec", e, "", 1),
+    };
+    let hide = match folders_to_hide(&state_dir) {
+        Ok(hide) => hide,
+        Err(e) => return fail("exec", e, "", 1),
+    };
+    let launcher = match std::env::current_exe() {
+        Ok(path) => path,
+        Err(e) => {
+            return fail(
+                "exec",
+                format!("SVC-1: cannot find the ploy binary: {e}"),
+                "",
+                1,
+            );
+        }
     };
     let credentials = match ploy_service::client::exec_token(&state_dir) {
         Ok(credentials) => credentials,
@@ -237,8 +253,34 @@ pub fn exec(args: ExecArgs) -> ExitCode {
         ("OPENAI_BASE_URL", credentials.base_url.as_str()),
         ("OPENAI_API_KEY", credentials.token.as_str()),
     ];
-    match ploy_proof::exec::run_with_env(&args.command, &env) {
+    match ploy_proof::exec::run_with_env(&launcher, &args.command, &env, &hide) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => fail("exec", e, "", 127),
     }
+}
+
+/// The folders the program must not see: the state and config folders in use
+/// (made owner-only, created when missing, so there is a folder to cover and
+/// the program cannot plant settings where ploy will read them), and the
+/// platform's default folders when they exist and differ (a program started
+/// without `PLOY_*` variables would look there).
+fn folders_to_hide(state_dir: &std::path::Path) -> Result<Vec<PathBuf>, String> {
+    let dirs = ploy_trust::PloyDirs::from_env().map_err(|e| e.to_string())?;
+    let mut hide = Vec::new();
+    for dir in [state_dir.to_path_buf(), dirs.state, dirs.config] {
+        ploy_dirs::ensure_private_dir(&dir).map_err(|e| e.to_string())?;
+        hide.push(dir);
+    }
+    for dir in [
+        ploy_dirs::platform_state_dir(),
+        ploy_dirs::platform_config_dir(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if dir.is_dir() {
+            hide.push(dir);
+        }
+    }
+    Ok(hide)
 }
