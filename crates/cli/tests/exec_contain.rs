@@ -95,14 +95,31 @@ fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
 }
 
-fn require_tool(name: &str) {
-    let found = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
-        .unwrap_or(false);
-    assert!(
-        found,
-        "this test needs `{name}` on PATH (a real child program); install it"
-    );
+/// The path of `name` on PATH, or why it is missing.
+fn tool(name: &str) -> Result<std::path::PathBuf, String> {
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(name))
+                .find(|path| path.is_file())
+        })
+        .ok_or_else(|| {
+            format!("`{name}` is not on PATH; install it (the test runs a real child program)")
+        })
+}
+
+/// Whether this machine lets an unprivileged process make user namespaces
+/// (what `ploy exec` needs), or why not.
+fn user_namespaces() -> Result<(), String> {
+    let ok = std::process::Command::new("unshare")
+        .args(["-Urm", "true"])
+        .status()
+        .map_err(|err| format!("unshare: {err}"))?;
+    if ok.success() {
+        Ok(())
+    } else {
+        Err("user namespaces are disabled here (sysctl kernel.unprivileged_userns_clone)".into())
+    }
 }
 
 /// What the contained program checks, one `name=value` line each. `$1` is
@@ -147,9 +164,10 @@ exit 7
 // reaches the gateway with its token)
 #[test]
 fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
-    for tool in ["sh", "curl", "umount", "unshare", "mount"] {
-        require_tool(tool);
+    for name in ["sh", "curl", "umount", "unshare", "mount"] {
+        ploy_testkit::require_part!(name, tool(name));
     }
+    ploy_testkit::require_part!("user namespaces", user_namespaces());
     let dirs = TempDir::with_config_and_state("exec-contain");
     dirs.write_settings(
         r#"{"security_profile": {"sandbox": "workspace-write", "approval": "ask"}, "permissions": {"web": {"allow": ["config-canary.example"]}}}"#,
@@ -238,6 +256,7 @@ fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
 // hidden folder, or a program that cannot start, runs nothing)
 #[test]
 fn exec_refuses_to_start_inside_a_hidden_folder_and_reports_a_missing_program() {
+    ploy_testkit::require_part!("user namespaces", user_namespaces());
     let dirs = TempDir::with_config_and_state("exec-refuse");
     let (upstream, _) = recording_upstream();
     let serve = start_serve(&dirs, &upstream);
