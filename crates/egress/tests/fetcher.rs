@@ -3,18 +3,17 @@
 //! 127.0.0.1. Each test tries to break one rule.
 #![allow(clippy::disallowed_methods, clippy::expect_used)]
 
-mod support;
-
 use std::{
     io::Write,
-    sync::atomic::Ordering,
     time::{Duration, Instant},
 };
 
 use ploy_egress::{
     Cancelled, FetchOutcome, MAX_BODY_BYTES, Stage, TimeoutPhase, USER_AGENT, tls_config_with_roots,
 };
-use support::*;
+use ploy_testkit::net::*;
+use ploy_testkit::tls::tls_for;
+use ploy_testkit::{Received, Reply, WebServer};
 use tokio_util::sync::CancellationToken;
 
 fn page(outcome: FetchOutcome) -> ploy_egress::Page {
@@ -40,9 +39,9 @@ async fn fetch(f: &ploy_egress::Fetcher, url: &str) -> FetchOutcome {
 // proves: URL-2
 #[tokio::test]
 async fn one_public_and_one_private_address_is_refused_and_nothing_is_dialled() {
-    let server = TestServer::start(|_| Reply::ok("text/plain", "secret intranet page")).await;
+    let server = WebServer::start(|_| Reply::ok("text/plain", "secret intranet page")).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("mixed.example.com", &[PUB_A, "10.0.0.7"]);
     resolver.fixed("mixed6.example.com", &[PUB_V6, "fd00::7"]);
@@ -57,16 +56,15 @@ async fn one_public_and_one_private_address_is_refused_and_nothing_is_dialled() 
         "nothing may be dialled: {:?}",
         dial.dialled()
     );
-    assert!(server.request_heads().is_empty());
+    assert!(server.requests().is_empty());
 }
 
 // proves: BEYOND-1
 #[tokio::test]
 async fn rebinding_after_the_check_cannot_move_the_connection() {
-    let server =
-        TestServer::start(|_| Reply::ok("text/html; charset=utf-8", "<p>public</p>")).await;
+    let server = WebServer::start(|_| Reply::ok("text/html; charset=utf-8", "<p>public</p>")).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     // Public on the first query, loopback on every later one.
     resolver.rebinding("rebind.example.com", &[PUB_A], &["127.0.0.1"]);
@@ -77,11 +75,7 @@ async fn rebinding_after_the_check_cannot_move_the_connection() {
         page.connected_to,
         format!("{PUB_A}:80").parse().expect("addr")
     );
-    assert_eq!(
-        resolver.queries.load(Ordering::SeqCst),
-        1,
-        "resolved once, then pinned"
-    );
+    assert_eq!(resolver.queries(), 1, "resolved once, then pinned");
     let dialled = dial.dialled();
     assert_eq!(dialled.len(), 1);
     assert_eq!(
@@ -94,28 +88,28 @@ async fn rebinding_after_the_check_cannot_move_the_connection() {
 // proves: BEYOND-1, URL-3
 #[tokio::test]
 async fn a_redirect_re_resolves_and_a_rebound_name_is_refused_then() {
-    let server = TestServer::start(|head| match path_of(head) {
+    let server = WebServer::start(|request| match request.target() {
         "/start" => Reply::redirect(302, "/again"),
         _ => Reply::ok("text/plain", "should never be read"),
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.rebinding("rebind.example.com", &[PUB_A], &["127.0.0.1"]);
     let f = fetcher(&resolver, &dial, quick_config());
     let r = refusal(fetch(&f, "http://rebind.example.com/start").await);
     assert_eq!(r.rule, "URL-2");
     assert!(r.reason.contains("127.0.0.1"), "{}", r.reason);
-    assert_eq!(resolver.queries.load(Ordering::SeqCst), 2);
-    assert_eq!(server.request_heads().len(), 1);
+    assert_eq!(resolver.queries(), 2);
+    assert_eq!(server.requests().len(), 1);
 }
 
 // proves: URL-3
 #[tokio::test]
 async fn redirects_to_private_numeric_and_local_targets_are_refused() {
-    let server = TestServer::start(|head| {
-        let location = match path_of(head) {
+    let server = WebServer::start(|request| {
+        let location = match request.target() {
             "/to-private" => "http://10.0.0.1/",
             "/to-metadata" => "http://169.254.169.254/latest/meta-data/",
             "/to-decimal" => "http://2130706433/",
@@ -136,7 +130,7 @@ async fn redirects_to_private_numeric_and_local_targets_are_refused() {
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("public.example.com", &[PUB_A]);
     resolver.fixed("private.example.com", &["192.168.1.20"]);
@@ -169,10 +163,10 @@ async fn redirects_to_private_numeric_and_local_targets_are_refused() {
     }
 }
 
-fn chain_server() -> impl Fn(&str) -> Reply + Send + Sync + 'static {
+fn chain_server() -> impl Fn(&Received) -> Reply + Send + Sync + 'static {
     // /r/N/L redirects to /r/N+1/L until N == L, then answers.
-    |head| {
-        let parts: Vec<&str> = path_of(head).split('/').collect();
+    |request| {
+        let parts: Vec<&str> = request.target().split('/').collect();
         let n: usize = parts.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
         let limit: usize = parts.get(3).and_then(|s| s.parse().ok()).unwrap_or(0);
         if n < limit {
@@ -188,9 +182,9 @@ fn chain_server() -> impl Fn(&str) -> Reply + Send + Sync + 'static {
 // proves: URL-3
 #[tokio::test]
 async fn four_redirects_are_followed_and_the_fifth_is_refused() {
-    let server = TestServer::start(chain_server()).await;
+    let server = WebServer::start(chain_server()).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("chain.example.com", &[PUB_A]);
     let f = fetcher(&resolver, &dial, quick_config());
@@ -199,34 +193,33 @@ async fn four_redirects_are_followed_and_the_fifth_is_refused() {
     assert_eq!(ok.redirects, 4);
     assert_eq!(ok.text, "end of chain at 4");
 
-    let before = server.request_heads().len();
+    let before = server.requests().len();
     let r = refusal(fetch(&f, "http://chain.example.com/r/0/5").await);
     assert_eq!(r.rule, "URL-3");
     assert_eq!(r.stage, Stage::Redirect);
     // Five requests were made (the original and four redirects); the fifth
     // redirect target was never requested.
-    let heads = server.request_heads();
+    let heads = server.requests();
     assert_eq!(heads.len() - before, 5);
-    assert!(!heads.iter().any(|h| path_of(h) == "/r/5/5"));
+    assert!(!heads.iter().any(|h| h.target() == "/r/5/5"));
     // Every request, 303 or 307 alike, is a GET.
-    assert!(heads.iter().all(|h| h.starts_with("GET ")));
+    assert!(heads.iter().all(|h| h.method == "GET"));
 }
 
 // proves: URL-3, BEYOND-1
 #[tokio::test]
 async fn https_is_verified_and_a_downgrade_to_http_is_refused() {
     let (server_tls, ca) = tls_for(&["secure.example.com"]);
-    let server = TestServer::start_tls(server_tls, |head| match path_of(head) {
+    let server = WebServer::start_tls(server_tls, |request| match request.target() {
         "/down" => Reply::redirect(302, "http://secure.example.com/plain"),
         "/down-literal" => Reply::redirect(301, &format!("http://{PUB_A}/")),
         _ => Reply::ok("text/plain", "over tls"),
     })
     .await;
-    let plain =
-        TestServer::start(|_| Reply::ok("text/plain", "plain http, must not be read")).await;
+    let plain = WebServer::start(|_| Reply::ok("text/plain", "plain http, must not be read")).await;
     let dial = MapDial::default();
-    dial.map(PUB_B, server.addr);
-    dial.map(PUB_A, plain.addr);
+    dial.map(PUB_B, server.addr());
+    dial.map(PUB_A, plain.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("secure.example.com", &[PUB_B]);
     resolver.fixed("wrong-name.example.com", &[PUB_B]);
@@ -245,7 +238,7 @@ async fn https_is_verified_and_a_downgrade_to_http_is_refused() {
         assert_eq!(r.stage, Stage::Redirect);
     }
     assert!(
-        plain.request_heads().is_empty(),
+        plain.requests().is_empty(),
         "the http target was never contacted"
     );
 
@@ -274,8 +267,8 @@ static GZIP_BOMB: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
     encoder.finish().expect("gzip")
 });
 
-fn body_server() -> impl Fn(&str) -> Reply + Send + Sync + 'static {
-    |head| match path_of(head) {
+fn body_server() -> impl Fn(&Received) -> Reply + Send + Sync + 'static {
+    |request| match request.target() {
         "/over" => Reply::ok("text/plain", vec![b'a'; MAX_BODY_BYTES + 1]),
         "/exact" => Reply::ok("text/plain", vec![b'b'; MAX_BODY_BYTES]),
         "/unframed" => {
@@ -325,9 +318,9 @@ fn body_server() -> impl Fn(&str) -> Reply + Send + Sync + 'static {
 // proves: FETCH-1
 #[tokio::test]
 async fn bodies_stop_at_the_cap_whatever_the_framing_says() {
-    let server = TestServer::start(body_server()).await;
+    let server = WebServer::start(body_server()).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("big.example.com", &[PUB_A]);
     let f = fetcher(&resolver, &dial, quick_config());
@@ -353,9 +346,9 @@ async fn bodies_stop_at_the_cap_whatever_the_framing_says() {
 // proves: FETCH-1
 #[tokio::test]
 async fn a_gzip_bomb_stops_at_the_cap_after_decompression() {
-    let server = TestServer::start(body_server()).await;
+    let server = WebServer::start(body_server()).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("bomb.example.com", &[PUB_A]);
     let f = fetcher(&resolver, &dial, quick_config());
@@ -387,7 +380,7 @@ async fn a_gzip_bomb_stops_at_the_cap_after_decompression() {
 // proves: FETCH-1
 #[tokio::test]
 async fn binary_and_unlabelled_content_is_refused() {
-    let server = TestServer::start(|head| match path_of(head) {
+    let server = WebServer::start(|request| match request.target() {
         "/bin" => Reply::ok("application/octet-stream", [0u8, 1, 2, 3]),
         "/png" => Reply::ok("image/png", [0x89, b'P', b'N', b'G']),
         "/pdf" => Reply::ok("application/pdf", b"%PDF-1.7"),
@@ -402,7 +395,7 @@ async fn binary_and_unlabelled_content_is_refused() {
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("types.example.com", &[PUB_A]);
     let f = fetcher(&resolver, &dial, quick_config());
@@ -418,9 +411,9 @@ async fn binary_and_unlabelled_content_is_refused() {
 // proves: CANCEL-1, FAIL-1
 #[tokio::test]
 async fn a_server_that_never_answers_hits_the_read_timeout() {
-    let server = TestServer::start(|_| Reply::stall_after(Vec::new())).await;
+    let server = WebServer::start(|_| Reply::raw_then_stall(Vec::new())).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("silent.example.com", &[PUB_A]);
     let mut config = quick_config();
@@ -444,17 +437,17 @@ async fn a_server_that_never_answers_hits_the_read_timeout() {
 // proves: CANCEL-1
 #[tokio::test]
 async fn a_trickling_server_hits_the_total_timeout() {
-    let server = TestServer::start(|_| {
+    let server = WebServer::start(|_| {
         // The head and one byte of a long body, then silence: the read
         // timeout is long, so only the total limit can end this fetch.
-        Reply::stall_after(
+        Reply::raw_then_stall(
             b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\nx"
                 .to_vec(),
         )
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("slow.example.com", &[PUB_A]);
     let mut config = quick_config();
@@ -482,9 +475,9 @@ async fn cancellation_mid_body_stops_at_once_and_closes_the_connection() {
     let mut head =
         b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10000000\r\n\r\n".to_vec();
     head.extend(vec![b'z'; 64 * 1024]);
-    let server = TestServer::start(move |_| Reply::stall_after(head.clone())).await;
+    let server = WebServer::start(move |_| Reply::raw_then_stall(head.clone())).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("cancel.example.com", &[PUB_A]);
     let mut config = quick_config();
@@ -498,7 +491,7 @@ async fn cancellation_mid_body_stops_at_once_and_closes_the_connection() {
     };
     // Wait until the server has sent part of the body.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while server.request_heads().is_empty() {
+    while server.requests().is_empty() {
         assert!(Instant::now() < deadline, "the request never arrived");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -513,7 +506,7 @@ async fn cancellation_mid_body_stops_at_once_and_closes_the_connection() {
     assert!(cancelled_at.elapsed() < Duration::from_millis(500));
     // The connection is closed, not left running.
     let deadline = Instant::now() + Duration::from_secs(2);
-    while server.closed_by_client.load(Ordering::SeqCst) == 0 {
+    while server.closed_at().is_empty() {
         assert!(
             Instant::now() < deadline,
             "the connection stayed open after cancel"
@@ -525,7 +518,7 @@ async fn cancellation_mid_body_stops_at_once_and_closes_the_connection() {
 // proves: FETCH-2
 #[tokio::test]
 async fn no_cookie_is_ever_sent_even_after_set_cookie() {
-    let server = TestServer::start(|head| match path_of(head) {
+    let server = WebServer::start(|request| match request.target() {
         "/login" => Reply::with_headers(
             302,
             &[
@@ -543,13 +536,13 @@ async fn no_cookie_is_ever_sent_even_after_set_cookie() {
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("cookies.example.com", &[PUB_A]);
     let f = fetcher(&resolver, &dial, quick_config());
     page(fetch(&f, "http://cookies.example.com/login").await);
     page(fetch(&f, "http://cookies.example.com/again").await);
-    let heads = server.request_heads();
+    let heads: Vec<String> = server.requests().iter().map(Received::text).collect();
     assert_eq!(heads.len(), 3);
     for head in &heads {
         let lower = head.to_ascii_lowercase();
@@ -586,7 +579,7 @@ async fn no_cookie_is_ever_sent_even_after_set_cookie() {
 // proves: FAIL-1
 #[tokio::test]
 async fn failures_are_values_not_panics_or_errors() {
-    let server = TestServer::start(|head| match path_of(head) {
+    let server = WebServer::start(|request| match request.target() {
         "/missing" => Reply::with_headers(404, &[("Content-Type", "text/plain")], b"nope"),
         "/loop" => Reply::redirect(302, "/loop"),
         "/no-location" => Reply::with_headers(302, &[], b""),
@@ -595,7 +588,7 @@ async fn failures_are_values_not_panics_or_errors() {
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     // PUB_B is not mapped: the dial fails like a refused connection.
     let resolver = ScriptedResolver::default();
     resolver.fixed("fail.example.com", &[PUB_A]);
@@ -631,10 +624,10 @@ async fn failures_are_values_not_panics_or_errors() {
 // proves: BEYOND-1, URL-1
 #[tokio::test]
 async fn literal_public_addresses_are_checked_and_dialled_directly() {
-    let server = TestServer::start(|_| Reply::ok("text/plain", "literal")).await;
+    let server = WebServer::start(|_| Reply::ok("text/plain", "literal")).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
-    dial.map(PUB_V6, server.addr);
+    dial.map(PUB_A, server.addr());
+    dial.map(PUB_V6, server.addr());
     let resolver = ScriptedResolver::default();
     let f = fetcher(&resolver, &dial, quick_config());
     assert_eq!(
@@ -649,7 +642,7 @@ async fn literal_public_addresses_are_checked_and_dialled_directly() {
     // Mapped IPv6 is dialled as the IPv4 address it stands for.
     let mapped = page(fetch(&f, &format!("http://[::ffff:{PUB_A}]/")).await);
     assert_eq!(mapped.connected_to.ip(), ip(PUB_A));
-    assert_eq!(resolver.queries.load(Ordering::SeqCst), 0);
+    assert_eq!(resolver.queries(), 0);
     assert_eq!(
         refusal(fetch(&f, "http://127.0.0.1/").await).stage,
         Stage::Text

@@ -36,6 +36,16 @@ const ALLOWLIST: &[(&str, &[&str], &str)] = &[
         "the model client's and the gateway's one connect: `connect_loopback` refuses every non-loopback address at the connect itself",
     ),
     (
+        "testkit/src/net.rs",
+        &["TcpStream::connect"],
+        "dev-only test seam (never in a shipped crate): `MapDial` dials only the loopback fixture servers a test mapped, and refuses any other target",
+    ),
+    (
+        "testkit/src/raw_http.rs",
+        &["TcpStream::connect"],
+        "dev-only raw test client: asserts the address is loopback before connecting",
+    ),
+    (
         "service/src/client.rs",
         &["hyper::client"],
         "`ploy status`/`ploy exec` speak HTTP to the local service over streams from `connect_loopback`",

@@ -4,12 +4,11 @@
 //! refused, and redirects away from it are checked as usual.
 #![allow(clippy::disallowed_methods, clippy::expect_used)]
 
-mod support;
-
 use std::{net::SocketAddr, sync::Arc};
 
 use ploy_egress::{Dial, FetchOutcome, Fetcher, OperatorHost, Stage, TcpDial};
-use support::*;
+use ploy_testkit::net::*;
+use ploy_testkit::{Received, Reply, WebServer};
 use tokio_util::sync::CancellationToken;
 
 async fn fetch(f: &Fetcher, url: &str) -> FetchOutcome {
@@ -32,8 +31,8 @@ fn page(outcome: FetchOutcome) -> ploy_egress::Page {
     }
 }
 
-fn searx_server() -> impl Fn(&str) -> Reply + Send + Sync + 'static {
-    |head| match path_of(head) {
+fn searx_server() -> impl Fn(&Received) -> Reply + Send + Sync + 'static {
+    |request| match request.target() {
         "/to-other-loopback" => Reply::redirect(302, "http://127.0.0.2/"),
         "/to-other-port" => Reply::redirect(302, "http://127.0.0.1:1/"),
         "/to-localhost" => Reply::redirect(302, "http://localhost/"),
@@ -46,9 +45,9 @@ fn searx_server() -> impl Fn(&str) -> Reply + Send + Sync + 'static {
 // proves: URL-1, URL-2, BEYOND-1 (issue 7: the operator-named address)
 #[tokio::test]
 async fn the_named_literal_host_passes_with_the_real_dialer_and_nothing_else_does() {
-    let server = TestServer::start(searx_server()).await;
-    let bystander = TestServer::start(|_| Reply::ok("text/plain", "must not be read")).await;
-    let port = server.addr.port();
+    let server = WebServer::start(searx_server()).await;
+    let bystander = WebServer::start(|_| Reply::ok("text/plain", "must not be read")).await;
+    let port = server.addr().port();
     let resolver = ScriptedResolver::default();
     resolver.fixed("searx.example.com", &["127.0.0.1"]);
     let mut config = quick_config();
@@ -69,12 +68,12 @@ async fn the_named_literal_host_passes_with_the_real_dialer_and_nothing_else_doe
         .await,
     );
     assert_eq!(ok.text, r#"{"results":[]}"#);
-    assert_eq!(ok.connected_to, server.addr);
+    assert_eq!(ok.connected_to, server.addr());
     // Without the operator setting the same URL is refused: it is opt-in.
     let r = refusal(fetch(&plain, &format!("http://127.0.0.1:{port}/search")).await);
     assert_eq!(r.rule, "URL-1");
 
-    let other_port = bystander.addr.port();
+    let other_port = bystander.addr().port();
     for (url, rule) in [
         (format!("http://127.0.0.1:{other_port}/"), "URL-1"),
         (format!("http://localhost:{port}/"), "URL-1"),
@@ -91,15 +90,15 @@ async fn the_named_literal_host_passes_with_the_real_dialer_and_nothing_else_doe
         let r = refusal(fetch(&f, &url).await);
         assert_eq!(r.rule, rule, "{url}: {r}");
     }
-    assert!(bystander.request_heads().is_empty());
-    assert_eq!(server.request_heads().len(), 1, "only the named host:port");
+    assert!(bystander.requests().is_empty());
+    assert_eq!(server.requests().len(), 1, "only the named host:port");
 }
 
 // proves: URL-3 (redirects away from the operator host are checked normally)
 #[tokio::test]
 async fn a_redirect_from_the_operator_host_to_another_private_address_is_refused() {
-    let server = TestServer::start(searx_server()).await;
-    let port = server.addr.port();
+    let server = WebServer::start(searx_server()).await;
+    let port = server.addr().port();
     let resolver = ScriptedResolver::default();
     resolver.fixed("intranet.example.com", &["192.168.1.20"]);
     let mut config = quick_config();
@@ -120,15 +119,15 @@ async fn a_redirect_from_the_operator_host_to_another_private_address_is_refused
     // A redirect that stays on the operator host is followed.
     let ok = page(fetch(&f, &format!("{base}/to-self")).await);
     assert_eq!(ok.redirects, 1);
-    assert_eq!(server.request_heads().len(), 6);
+    assert_eq!(server.requests().len(), 6);
 }
 
 // proves: URL-1, URL-2, BEYOND-1 (issue 7: an operator-named private name)
 #[tokio::test]
 async fn a_named_private_host_passes_pinned_and_other_names_or_ports_do_not() {
-    let server = TestServer::start(searx_server()).await;
+    let server = WebServer::start(searx_server()).await;
     let dial = MapDial::default();
-    dial.map("10.9.8.7", server.addr);
+    dial.map("10.9.8.7", server.addr());
     let resolver = ScriptedResolver::default();
     // Rebinding after the first answer: the connection stays on the first.
     resolver.rebinding("searx.lan", &["10.9.8.7"], &["169.254.169.254"]);
@@ -158,16 +157,16 @@ async fn a_named_private_host_passes_pinned_and_other_names_or_ports_do_not() {
     for addr in dial.dialled() {
         assert_eq!(addr, "10.9.8.7:8888".parse().expect("addr"));
     }
-    assert_eq!(server.request_heads().len(), 1);
+    assert_eq!(server.requests().len(), 1);
 }
 
 // proves: URL-2, BEYOND-1 (an operator-named name resolving to metadata or link-local is still refused)
 #[tokio::test]
 async fn an_operator_name_resolving_to_metadata_is_refused_before_any_dial() {
-    let server = TestServer::start(searx_server()).await;
+    let server = WebServer::start(searx_server()).await;
     let dial = MapDial::default();
-    dial.map("169.254.169.254", server.addr);
-    dial.map("fe80::1", server.addr);
+    dial.map("169.254.169.254", server.addr());
+    dial.map("fe80::1", server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("searx.lan", &["10.9.8.7", "169.254.169.254"]);
     resolver.fixed("six.lan", &["fe80::1"]);
@@ -182,7 +181,7 @@ async fn an_operator_name_resolving_to_metadata_is_refused_before_any_dial() {
         assert_eq!((r.rule, r.stage), ("URL-2", Stage::Resolve), "{url}: {r}");
     }
     assert!(dial.dialled().is_empty(), "{:?}", dial.dialled());
-    assert!(server.request_heads().is_empty());
+    assert!(server.requests().is_empty());
     // The production dialer refuses it too, even on the operator's port.
     let operator = OperatorHost::from_base_url("http://searx.lan:8888/").expect("operator");
     let addr: SocketAddr = "169.254.169.254:8888".parse().expect("addr");

@@ -4,8 +4,6 @@
 //! tries to make the key or the body go somewhere it must not.
 #![allow(clippy::disallowed_methods, clippy::expect_used)]
 
-mod support;
-
 use std::{
     io::Write,
     sync::{Arc, Mutex},
@@ -16,7 +14,9 @@ use ploy_egress::{
     Cancelled, FetchOutcome, MAX_BODY_BYTES, MAX_POST_BODY_BYTES, Stage, USER_AGENT,
     tls_config_with_roots,
 };
-use support::*;
+use ploy_testkit::net::*;
+use ploy_testkit::tls::tls_for;
+use ploy_testkit::{Received, Reply, WebServer};
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "tvly-CANARYkey0123456789abcdefXYZ";
@@ -54,9 +54,9 @@ fn body_of(request: &str) -> &str {
 async fn the_server_receives_exactly_the_fixed_headers_and_the_body_over_verified_tls() {
     let (server_tls, ca) = tls_for(&["api.example.com"]);
     let server =
-        TestServer::start_tls(server_tls, |_| Reply::ok("application/json", TAVILY_ANSWER)).await;
+        WebServer::start_tls(server_tls, |_| Reply::ok("application/json", TAVILY_ANSWER)).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("api.example.com", &[PUB_A]);
     let mut roots = rustls::RootCertStore::empty();
@@ -70,7 +70,7 @@ async fn the_server_receives_exactly_the_fixed_headers_and_the_body_over_verifie
     assert_eq!(got.content_type, "application/json");
     assert_eq!(got.connected_to.ip(), ip(PUB_A));
 
-    let requests = server.request_heads();
+    let requests: Vec<String> = server.requests().iter().map(Received::text).collect();
     assert_eq!(requests.len(), 1);
     let request = &requests[0];
     assert!(
@@ -104,8 +104,8 @@ async fn the_server_receives_exactly_the_fixed_headers_and_the_body_over_verifie
 // proves: URL-3, A-1
 #[tokio::test]
 async fn a_redirect_is_refused_and_the_key_never_reaches_the_redirect_target() {
-    let catcher = TestServer::start(|_| Reply::ok("application/json", "{}")).await;
-    let server = TestServer::start(|head| match path_of(head) {
+    let catcher = WebServer::start(|_| Reply::ok("application/json", "{}")).await;
+    let server = WebServer::start(|request| match request.target() {
         "/s301" => Reply::redirect(301, "http://catcher.example.com/steal"),
         "/s302" => Reply::redirect(302, "http://catcher.example.com/steal"),
         "/s303" => Reply::redirect(303, "http://catcher.example.com/steal"),
@@ -119,8 +119,8 @@ async fn a_redirect_is_refused_and_the_key_never_reaches_the_redirect_target() {
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
-    dial.map(PUB_B, catcher.addr);
+    dial.map(PUB_A, server.addr());
+    dial.map(PUB_B, catcher.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("api.example.com", &[PUB_A]);
     resolver.fixed("catcher.example.com", &[PUB_B]);
@@ -153,28 +153,28 @@ async fn a_redirect_is_refused_and_the_key_never_reaches_the_redirect_target() {
         );
     }
     assert!(
-        catcher.request_heads().is_empty(),
+        catcher.requests().is_empty(),
         "the redirect target was never contacted"
     );
     for addr in dial.dialled() {
         assert_eq!(addr.ip(), ip(PUB_A), "only the API address is ever dialled");
     }
     // Even a same-host redirect is not re-sent: one request per POST.
-    assert_eq!(server.request_heads().len(), paths.len());
+    assert_eq!(server.requests().len(), paths.len());
 }
 
 // proves: URL-1, URL-2, A-1
 #[tokio::test]
 async fn private_numeric_and_mixed_targets_are_refused_before_anything_is_sent() {
-    let server = TestServer::start(|_| Reply::ok("application/json", "{}")).await;
+    let server = WebServer::start(|_| Reply::ok("application/json", "{}")).await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("mixed.example.com", &[PUB_A, "10.0.0.9"]);
     resolver.fixed("six.example.com", &[PUB_A, "fd00::9"]);
     resolver.fixed("intranet.example.com", &["192.168.1.4"]);
     let f = fetcher(&resolver, &dial, quick_config());
-    let port = server.addr.port();
+    let port = server.addr().port();
     for (url, rule) in [
         (format!("http://127.0.0.1:{port}/search"), "URL-1"),
         ("http://10.0.0.1/search".to_owned(), "URL-1"),
@@ -193,20 +193,20 @@ async fn private_numeric_and_mixed_targets_are_refused_before_anything_is_sent()
         assert_eq!(refusal(outcome).rule, rule, "{url}");
     }
     assert!(dial.dialled().is_empty(), "{:?}", dial.dialled());
-    assert!(server.request_heads().is_empty());
+    assert!(server.requests().is_empty());
 }
 
 // proves: FETCH-1, EGRESS-2, A-1
 #[tokio::test]
 async fn caps_and_content_type_apply_and_bad_requests_never_leave() {
-    let server = TestServer::start(|head| match path_of(head) {
+    let server = WebServer::start(|request| match request.target() {
         "/big" => Reply::ok("application/json", vec![b' '; MAX_BODY_BYTES + 1]),
         "/binary" => Reply::ok("application/octet-stream", b"\x00\x01"),
         _ => Reply::ok("application/json", "{}"),
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("api.example.com", &[PUB_A]);
     let f = fetcher(&resolver, &dial, quick_config());
@@ -216,7 +216,7 @@ async fn caps_and_content_type_apply_and_bad_requests_never_leave() {
     assert_eq!(big.body_bytes, MAX_BODY_BYTES);
     let r = refusal(post(&f, "http://api.example.com/binary", KEY, BODY.as_bytes()).await);
     assert_eq!((r.rule, r.stage), ("FETCH-1", Stage::Content));
-    let sent_before = server.request_heads().len();
+    let sent_before = server.requests().len();
     assert_eq!(sent_before, 2);
 
     // Over the send cap by one byte: refused, nothing dialled.
@@ -260,7 +260,7 @@ async fn caps_and_content_type_apply_and_bad_requests_never_leave() {
         }
     }
     assert_eq!(dial.dialled().len(), dialled_before, "nothing was dialled");
-    assert_eq!(server.request_heads().len(), sent_before + 1);
+    assert_eq!(server.requests().len(), sent_before + 1);
 }
 
 /// A `MakeWriter` collecting every log line into one buffer.
@@ -295,16 +295,15 @@ async fn the_key_never_appears_in_outcomes_or_logs_even_when_the_server_echoes_i
     let _guard = tracing::subscriber::set_default(subscriber);
     tracing::trace!("capture is live");
 
-    let server = TestServer::start(|head| {
+    let server = WebServer::start(|request| {
         // The server echoes the Authorization header it received.
-        let echoed = head
-            .lines()
-            .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
-            .unwrap_or("")
-            .to_owned();
-        match path_of(head) {
+        let echoed = request
+            .header("authorization")
+            .map(|value| format!("authorization: {value}"))
+            .unwrap_or_default();
+        match request.target() {
             "/missing" => Reply::with_headers(404, &[("Content-Type", "text/plain")], echoed),
-            "/stall" => Reply::stall_after(b"HTTP/1.1 200 OK\r\n".to_vec()),
+            "/stall" => Reply::raw_then_stall(b"HTTP/1.1 200 OK\r\n".to_vec()),
             _ => Reply::ok(
                 "application/json",
                 format!(r#"{{"echo":"{echoed}","again":"{KEY}"}}"#),
@@ -313,7 +312,7 @@ async fn the_key_never_appears_in_outcomes_or_logs_even_when_the_server_echoes_i
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("api.example.com", &[PUB_A]);
     let f = fetcher(&resolver, &dial, quick_config());
@@ -331,7 +330,7 @@ async fn the_key_never_appears_in_outcomes_or_logs_even_when_the_server_echoes_i
         );
     }
     // The key did reach the server (so the test could have failed).
-    assert!(server.request_heads()[0].contains(KEY));
+    assert!(server.requests()[0].text().contains(KEY));
     let echoed = page(outcomes[0].clone());
     assert!(echoed.text.contains("[REDACTED]"), "{}", echoed.text);
     for outcome in &outcomes {
@@ -352,15 +351,15 @@ async fn the_key_never_appears_in_outcomes_or_logs_even_when_the_server_echoes_i
 // proves: CANCEL-1
 #[tokio::test]
 async fn cancelling_a_post_stops_it_at_once() {
-    let server = TestServer::start(|_| {
-        Reply::stall_after(
+    let server = WebServer::start(|_| {
+        Reply::raw_then_stall(
             b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
                 .to_vec(),
         )
     })
     .await;
     let dial = MapDial::default();
-    dial.map(PUB_A, server.addr);
+    dial.map(PUB_A, server.addr());
     let resolver = ScriptedResolver::default();
     resolver.fixed("api.example.com", &[PUB_A]);
     let mut config = quick_config();

@@ -22,6 +22,7 @@ use ploy_research::{
     DuckDuckGo, Limits, NoStore, Progress, Research, RunRequest, TaintMarker, extract::html_to_text,
 };
 use ploy_secrets::Redactor;
+use ploy_testkit::Received;
 use support::*;
 use tokio_util::sync::CancellationToken;
 
@@ -76,7 +77,7 @@ fn full_run(c: &mut Criterion) {
         .map(|i| format!("http://{PAGES_HOST}/page{i}"))
         .collect();
     let (ddg_server, pages, world) = runtime.block_on(async {
-        let ddg_server = Fixture::start({
+        let ddg_server = WebServer::start({
             let links = links.clone();
             // DuckDuckGo gives 5 results a page: the first phrase finds
             // pages 0-4, the others pages 5-9 (and duplicates).
@@ -91,7 +92,7 @@ fn full_run(c: &mut Criterion) {
             }
         })
         .await;
-        let pages = Fixture::start(move |_| Reply::html(article.clone()).delayed(LATENCY)).await;
+        let pages = WebServer::start(move |_| Reply::html(article.clone()).delayed(LATENCY)).await;
         let world = World::new(
             &[(DDG_IP, &ddg_server), (PAGES_IP, &pages)],
             Duration::from_secs(30),

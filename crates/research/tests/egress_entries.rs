@@ -77,9 +77,9 @@ fn tavily_engine(world: &World, keys: &str) -> Research {
 // proves: EGRESS-2, A-1, REDACT-1 (Tavily POSTs through the guarded fetcher; the echoed key appears nowhere)
 #[tokio::test]
 async fn tavily_posts_through_the_guarded_fetcher_and_the_key_appears_nowhere() {
-    let api = Fixture::start(|r| {
+    let api = WebServer::start(|r| {
         let auth = r
-            .head
+            .head()
             .lines()
             .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
             .unwrap_or("")
@@ -90,7 +90,7 @@ async fn tavily_posts_through_the_guarded_fetcher_and_the_key_appears_nowhere() 
         ))
     })
     .await;
-    let pages = Fixture::start(|_| Reply::html(article("T", "tavily page text"))).await;
+    let pages = WebServer::start(|_| Reply::html(article("T", "tavily page text"))).await;
     let world = World::new(
         &[(TAVILY_IP, &api), (PAGES_IP, &pages)],
         Duration::from_secs(5),
@@ -105,27 +105,27 @@ async fn tavily_posts_through_the_guarded_fetcher_and_the_key_appears_nowhere() 
     assert!(!received.is_empty());
     for request in &received {
         assert!(
-            request.head.starts_with("POST /search "),
+            request.head().starts_with("POST /search "),
             "{}",
-            request.head
+            request.head()
         );
-        let lower = request.head.to_ascii_lowercase();
+        let lower = request.head().to_ascii_lowercase();
         assert!(lower.contains(&format!(
             "authorization: bearer {}",
             KEY.to_ascii_lowercase()
         )));
         assert!(lower.contains("content-type: application/json"));
         assert!(!lower.contains("\r\ncookie:") && !lower.contains("\r\nreferer:"));
-        let body: serde_json::Value = serde_json::from_str(&request.body).expect("json body");
+        let body: serde_json::Value = serde_json::from_slice(&request.body).expect("json body");
         assert!(body["query"].as_str().is_some_and(|q| !q.is_empty()));
         assert!(
-            !request.body.contains(KEY),
+            !request.body_text().contains(KEY),
             "the key goes only in the header"
         );
     }
     // The page fetches never carry the key.
     for request in pages.requests() {
-        assert!(!request.head.contains(KEY), "{}", request.head);
+        assert!(!request.head().contains(KEY), "{}", request.head());
     }
     assert!(!json.contains(KEY) && !logs.contains(KEY), "{json}\n{logs}");
 }
@@ -133,13 +133,13 @@ async fn tavily_posts_through_the_guarded_fetcher_and_the_key_appears_nowhere() 
 // proves: URL-3, A-1 (a redirect from the API is refused; the key never reaches its target)
 #[tokio::test]
 async fn a_tavily_redirect_is_refused_and_the_target_never_sees_the_key() {
-    let api = Fixture::start(|_| Reply {
-        status: 307,
-        extra_headers: vec![("Location".into(), format!("http://{PAGES_HOST}/steal"))],
-        ..Reply::json("{}")
+    let api = WebServer::start(|_| {
+        Reply::json("{}")
+            .status_code(307)
+            .header("location", &format!("http://{PAGES_HOST}/steal"))
     })
     .await;
-    let pages = Fixture::start(|_| Reply::json(tavily_json(&[], ""))).await;
+    let pages = WebServer::start(|_| Reply::json(tavily_json(&[], ""))).await;
     let world = World::new(
         &[(TAVILY_IP, &api), (PAGES_IP, &pages)],
         Duration::from_secs(5),
@@ -159,15 +159,15 @@ async fn a_tavily_redirect_is_refused_and_the_target_never_sees_the_key() {
 // proves: FAIL-1 (a key refused by Tavily passes to the next; both go only to the API)
 #[tokio::test]
 async fn a_refused_key_passes_to_the_next_key() {
-    let api = Fixture::start(|r| {
-        if r.head.contains(KEY) {
+    let api = WebServer::start(|r| {
+        if r.head().contains(KEY) {
             Reply::status(401)
         } else {
             Reply::json(tavily_json(&[(&format!("http://{PAGES_HOST}/k"), "K")], ""))
         }
     })
     .await;
-    let pages = Fixture::start(|_| Reply::html(article("K", "second key page"))).await;
+    let pages = WebServer::start(|_| Reply::html(article("K", "second key page"))).await;
     let world = World::new(
         &[(TAVILY_IP, &api), (PAGES_IP, &pages)],
         Duration::from_secs(5),
@@ -176,14 +176,14 @@ async fn a_refused_key_passes_to_the_next_key() {
     let (output, _) = run_once(&research, "sqlite wal mode").await;
     assert_eq!(output.searches[0].hits, 1, "{}", output.to_json());
     let received = api.requests();
-    assert!(received[0].head.contains(KEY));
-    assert!(received[1].head.contains(SECOND_KEY));
+    assert!(received[0].head().contains(KEY));
+    assert!(received[1].head().contains(SECOND_KEY));
 }
 
 // proves: URL-2, CONFIG-1 (issue 7: SearXNG on an operator-named private address; only its own requests get the allowance)
 #[tokio::test]
 async fn searxng_on_an_operator_named_private_host_works_and_lends_nothing_to_pages() {
-    let searx = Fixture::start(|r| {
+    let searx = WebServer::start(|r| {
         assert_eq!(r.query("format").as_deref(), Some("json"));
         Reply::json(
             serde_json::json!({"query": "q", "results": [
@@ -195,7 +195,7 @@ async fn searxng_on_an_operator_named_private_host_works_and_lends_nothing_to_pa
         )
     })
     .await;
-    let pages = Fixture::start(|_| Reply::html(article("P", "public page text"))).await;
+    let pages = WebServer::start(|_| Reply::html(article("P", "public page text"))).await;
     let world = World::new(
         &[(LAN_SEARX_IP, &searx), (PAGES_IP, &pages)],
         Duration::from_secs(5),
@@ -265,7 +265,7 @@ async fn searxng_on_an_operator_named_private_host_works_and_lends_nothing_to_pa
 // proves: CONFIG-1, URL-1 (a numeric spelling of the SearXNG address fails loudly at load)
 #[tokio::test]
 async fn a_searxng_url_written_as_a_number_is_refused_at_load() {
-    let searx = Fixture::start(|_| Reply::json(r#"{"results":[]}"#)).await;
+    let searx = WebServer::start(|_| Reply::json(r#"{"results":[]}"#)).await;
     let world = World::new(&[(LAN_SEARX_IP, &searx)], Duration::from_secs(5));
     for bad in [
         "http://0x0a.9.8.7:8888/",

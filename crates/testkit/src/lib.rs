@@ -6,5 +6,22 @@
 //!   (Chromium, root, `chattr`, …): [`require_part!`] records the skip for
 //!   `scripts/test.sh` to count, and under `PLOY_TEST_STRICT=1` (CI) fails
 //!   the test with the reason instead.
+//! * [`web`]: the one fixture web server (hyper on 127.0.0.1:0, optional
+//!   TLS): routes declared by the test, redirects, bombs, slow and stalled
+//!   bodies, raw wire bytes, and a request log to assert on.
+//! * [`net`]: the loopback seams for ploy-egress ([`net::MapDial`],
+//!   [`net::ScriptedResolver`]) and public-looking test addresses.
+//! * [`tls`]: a throwaway CA and server certificate (rcgen).
+//! * [`raw_http`]: a raw HTTP/1.1 client for hostile requests.
+//! * [`scripted_model`]: `ploy-scripted-model`, re-exported.
+//!
+//! Everything here talks to 127.0.0.1 only.
 
+pub mod net;
+pub mod raw_http;
 pub mod strict;
+pub mod tls;
+pub mod web;
+
+pub use ploy_scripted_model as scripted_model;
+pub use web::{Received, Reply, Routes, WebServer};

@@ -1,7 +1,8 @@
-//! Test support: real HTTP servers on 127.0.0.1 that serve fixture
-//! responses in each backend's documented format and record what they
-//! receive; a dialer that maps public-looking addresses to them; a table
-//! resolver. No packet leaves 127.0.0.1.
+//! Research test support: the backends' public-looking hosts and
+//! addresses, fixture pages in each backend's documented format, a `World`
+//! (the test kit's loopback seams and fetcher over fixture servers), and an
+//! in-process model. The servers, seams and request log are ploy-testkit's;
+//! no packet leaves 127.0.0.1.
 #![allow(
     dead_code,
     clippy::disallowed_methods,
@@ -11,21 +12,16 @@
 )]
 
 use std::{
-    collections::HashMap,
-    io,
-    net::{IpAddr, SocketAddr},
+    net::IpAddr,
     sync::{Arc, Mutex},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
-use ploy_egress::{
-    BoxedStream, Dial, DialFuture, FetchConfig, Fetcher, StaticResolver, default_tls_config,
-};
+use ploy_egress::{Fetcher, StaticResolver};
 use ploy_research::{BoxFuture, ModelError, PhraseProposal, ResearchModel};
-use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
-    net::TcpListener,
-};
+pub use ploy_testkit::net::MapDial;
+use ploy_testkit::net::fetch_config;
+pub use ploy_testkit::{Reply, WebServer};
 
 /// Public-looking test addresses (each mapped to one loopback server).
 pub const DDG_IP: &str = "93.184.215.14";
@@ -45,234 +41,6 @@ pub const TAVILY_IP: &str = "93.184.215.18";
 pub const LAN_SEARX_HOST: &str = "searx.lan";
 pub const LAN_SEARX_IP: &str = "10.9.8.7";
 
-/// What a fixture server answers.
-#[derive(Clone)]
-pub struct Reply {
-    pub status: u16,
-    pub content_type: String,
-    pub body: Vec<u8>,
-    pub extra_headers: Vec<(String, String)>,
-    /// Wait this long before answering.
-    pub delay: Duration,
-    /// Send the head and this much of the body, then stay open and silent.
-    pub stall_after: Option<usize>,
-}
-
-impl Reply {
-    pub fn ok(content_type: &str, body: impl Into<Vec<u8>>) -> Self {
-        Self {
-            status: 200,
-            content_type: content_type.to_owned(),
-            body: body.into(),
-            extra_headers: Vec::new(),
-            delay: Duration::ZERO,
-            stall_after: None,
-        }
-    }
-    pub fn html(body: impl Into<Vec<u8>>) -> Self {
-        Self::ok("text/html; charset=utf-8", body)
-    }
-    pub fn json(body: impl Into<Vec<u8>>) -> Self {
-        Self::ok("application/json", body)
-    }
-    pub fn status(status: u16) -> Self {
-        Self {
-            status,
-            ..Self::ok("text/plain", "error")
-        }
-    }
-    pub fn redirect(location: &str) -> Self {
-        Self {
-            status: 302,
-            extra_headers: vec![("Location".into(), location.into())],
-            ..Self::ok("text/plain", "")
-        }
-    }
-    pub fn delayed(mut self, delay: Duration) -> Self {
-        self.delay = delay;
-        self
-    }
-    pub fn stalling(mut self, after: usize) -> Self {
-        self.stall_after = Some(after);
-        self
-    }
-}
-
-/// One received request.
-#[derive(Debug, Clone)]
-pub struct Received {
-    pub head: String,
-    pub path: String,
-    pub body: String,
-}
-
-impl Received {
-    /// A decoded query parameter.
-    pub fn query(&self, key: &str) -> Option<String> {
-        let url = url::Url::parse(&format!("http://x{}", self.path)).ok()?;
-        url.query_pairs()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.into_owned())
-    }
-}
-
-type Handler = Arc<dyn Fn(&Received) -> Reply + Send + Sync>;
-
-/// A real HTTP/1.1 server on 127.0.0.1:0.
-pub struct Fixture {
-    pub addr: SocketAddr,
-    pub received: Arc<Mutex<Vec<Received>>>,
-    /// When each stalled connection saw its client hang up.
-    pub closed_at: Arc<Mutex<Vec<Instant>>>,
-    /// Connections currently stalled (open and silent).
-    pub stalled: Arc<Mutex<usize>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Fixture {
-    pub async fn start(handler: impl Fn(&Received) -> Reply + Send + Sync + 'static) -> Self {
-        let handler: Handler = Arc::new(handler);
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let received = Arc::new(Mutex::new(Vec::new()));
-        let closed_at = Arc::new(Mutex::new(Vec::new()));
-        let stalled = Arc::new(Mutex::new(0));
-        let (log, closed, stalls) = (received.clone(), closed_at.clone(), stalled.clone());
-        let task = tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let (handler, log, closed, stalls) =
-                    (handler.clone(), log.clone(), closed.clone(), stalls.clone());
-                tokio::spawn(serve(stream, handler, log, closed, stalls));
-            }
-        });
-        Self {
-            addr,
-            received,
-            closed_at,
-            stalled,
-            task,
-        }
-    }
-
-    pub fn requests(&self) -> Vec<Received> {
-        self.received.lock().expect("lock").clone()
-    }
-}
-
-async fn serve(
-    mut stream: tokio::net::TcpStream,
-    handler: Handler,
-    log: Arc<Mutex<Vec<Received>>>,
-    closed: Arc<Mutex<Vec<Instant>>>,
-    stalls: Arc<Mutex<usize>>,
-) {
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        match stream.read(&mut byte).await {
-            Ok(1) => head.push(byte[0]),
-            _ => return,
-        }
-    }
-    let head = String::from_utf8_lossy(&head).into_owned();
-    let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
-    let length = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    let mut body = vec![0u8; length];
-    if length > 0 && stream.read_exact(&mut body).await.is_err() {
-        return;
-    }
-    let body = String::from_utf8_lossy(&body).into_owned();
-    let request = Received { head, path, body };
-    log.lock().expect("lock").push(request.clone());
-    let reply = handler(&request);
-    if !reply.delay.is_zero() {
-        tokio::time::sleep(reply.delay).await;
-    }
-    let mut out = format!(
-        "HTTP/1.1 {} X\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        reply.status,
-        reply.content_type,
-        reply.body.len()
-    );
-    for (name, value) in &reply.extra_headers {
-        out.push_str(&format!("{name}: {value}\r\n"));
-    }
-    out.push_str("\r\n");
-    let mut bytes = out.into_bytes();
-    match reply.stall_after {
-        Some(after) => bytes.extend_from_slice(&reply.body[..after.min(reply.body.len())]),
-        None => bytes.extend_from_slice(&reply.body),
-    }
-    if stream.write_all(&bytes).await.is_err() {
-        return;
-    }
-    let _ = stream.flush().await;
-    if reply.stall_after.is_some() {
-        *stalls.lock().expect("lock") += 1;
-        let mut sink = [0u8; 64];
-        loop {
-            match stream.read(&mut sink).await {
-                Ok(0) | Err(_) => {
-                    closed.lock().expect("lock").push(Instant::now());
-                    *stalls.lock().expect("lock") -= 1;
-                    return;
-                }
-                Ok(_) => {}
-            }
-        }
-    }
-    let _ = stream.shutdown().await;
-}
-
-/// Maps public test addresses to loopback servers and logs every dial.
-#[derive(Clone, Default)]
-pub struct MapDial {
-    map: Arc<Mutex<HashMap<IpAddr, SocketAddr>>>,
-    pub dialled: Arc<Mutex<Vec<SocketAddr>>>,
-}
-
-impl MapDial {
-    pub fn map(&self, public: &str, server: SocketAddr) {
-        self.map
-            .lock()
-            .expect("lock")
-            .insert(public.parse().expect("ip"), server);
-    }
-    pub fn dialled(&self) -> Vec<SocketAddr> {
-        self.dialled.lock().expect("lock").clone()
-    }
-}
-
-impl Dial for MapDial {
-    fn dial(&self, addr: SocketAddr) -> DialFuture<'_> {
-        Box::pin(async move {
-            self.dialled.lock().expect("lock").push(addr);
-            let target = self.map.lock().expect("lock").get(&addr.ip()).copied();
-            let Some(target) = target else {
-                return Err(io::Error::new(
-                    io::ErrorKind::ConnectionRefused,
-                    format!("no test server for {addr}"),
-                ));
-            };
-            let stream = tokio::net::TcpStream::connect(target).await?;
-            Ok(Box::new(stream) as BoxedStream)
-        })
-    }
-}
-
 /// The world of one test: fixture servers for DuckDuckGo, Wikipedia, the
 /// pages and SearXNG, a resolver answering public-looking addresses, and a
 /// fetcher over them.
@@ -283,10 +51,10 @@ pub struct World {
 
 impl World {
     /// `servers`: (public IP, server). Names resolve per the fixed table.
-    pub fn new(servers: &[(&str, &Fixture)], read_timeout: Duration) -> Self {
+    pub fn new(servers: &[(&str, &WebServer)], read_timeout: Duration) -> Self {
         let dial = MapDial::default();
         for (ip, server) in servers {
-            dial.map(ip, server.addr);
+            dial.map(ip, server.addr());
         }
         let ip = |s: &str| -> IpAddr { s.parse().expect("ip") };
         let resolver = StaticResolver::new([
@@ -299,10 +67,7 @@ impl World {
             (TAVILY_HOST, vec![ip(TAVILY_IP)]),
             (LAN_SEARX_HOST, vec![ip(LAN_SEARX_IP)]),
         ]);
-        let mut config = FetchConfig::with_tls(default_tls_config().expect("tls"));
-        config.read_timeout = read_timeout;
-        config.connect_timeout = Duration::from_secs(2);
-        config.total_timeout = read_timeout * 3;
+        let config = fetch_config(read_timeout);
         let fetcher = Fetcher::new(Arc::new(resolver), Arc::new(dial.clone()), config);
         Self { dial, fetcher }
     }
