@@ -8,28 +8,13 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ploy_service::{ConfigFlags, RunningService, ServiceConfig, ServiceSection};
-use support::{FakeUpstream, body, post, raw, status};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpListener;
-
-fn find_chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser", "google-chrome"] {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-    }
-    None
-}
+use support::cdp::chromium;
+use support::{AttackerSite, body, post, raw, status};
 
 /// The attacker's page. It knows the gateway token (worst case: leaked) and
 /// the service ports, and reports what it could see to its own origin.
@@ -66,57 +51,6 @@ async function attempt(name, url, init) {{
     )
 }
 
-/// Serves the page and receives the report, on its own localhost port.
-async fn page_server(page: String) -> (u16, Arc<Mutex<Option<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let report = Arc::new(Mutex::new(None));
-    let sink = report.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
-            let page = page.clone();
-            let sink = sink.clone();
-            tokio::spawn(async move {
-                let mut reader = BufReader::new(stream);
-                let mut request_line = String::new();
-                if reader.read_line(&mut request_line).await.unwrap_or(0) == 0 {
-                    return;
-                }
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).await.unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body).await;
-                let mut stream = reader.into_inner();
-                let answer = if request_line.starts_with("POST /report") {
-                    *sink.lock().unwrap() = Some(String::from_utf8_lossy(&body).into_owned());
-                    "HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n".to_string()
-                } else if request_line.starts_with("GET /page") {
-                    format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
-                        page.len()
-                    )
-                } else {
-                    "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-                        .to_string()
-                };
-                let _ = stream.write_all(answer.as_bytes()).await;
-            });
-        }
-    });
-    (port, report)
-}
-
 async fn start_service(state: &Path, upstream: &str) -> RunningService {
     let section = ServiceSection {
         upstream: Some(upstream.to_string()),
@@ -130,16 +64,10 @@ async fn start_service(state: &Path, upstream: &str) -> RunningService {
 // proves: GW-2, GW-3, SVC-1
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_in_headless_chromium_on_another_localhost_port_is_refused() {
-    let chromium = ploy_testkit::require_part!(
-        "chromium",
-        find_chromium().ok_or(
-            "no chromium binary on PATH; install it (Debian: apt-get install -y chromium, \
-             or run scripts/setup.sh) to run this browser test"
-        )
-    );
+    let chromium = ploy_testkit::require_part!("chromium", chromium());
     let state = tempfile::tempdir().unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(1, 0).await;
     let service = start_service(state.path(), &upstream.url()).await;
     let file: ploy_service::ServiceFile =
         serde_json::from_str(&std::fs::read_to_string(service.service_file()).unwrap()).unwrap();
@@ -161,7 +89,7 @@ async fn a_page_in_headless_chromium_on_another_localhost_port_is_refused() {
     let token = token["token"].as_str().unwrap().to_string();
 
     let page = attack_page(gw.port(), api.port(), &token, &file.password);
-    let (page_port, report) = page_server(page).await;
+    let site = AttackerSite::start(page).await;
     let mut browser = tokio::process::Command::new(&chromium)
         .args([
             "--headless",
@@ -172,7 +100,7 @@ async fn a_page_in_headless_chromium_on_another_localhost_port_is_refused() {
             "--disable-dev-shm-usage",
             "--no-proxy-server",
             &format!("--user-data-dir={}", profile.path().display()),
-            &format!("http://127.0.0.1:{page_port}/page"),
+            &format!("http://127.0.0.1:{}/page", site.port()),
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -181,7 +109,7 @@ async fn a_page_in_headless_chromium_on_another_localhost_port_is_refused() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     let report = loop {
-        if let Some(report) = report.lock().unwrap().clone() {
+        if let Some(report) = site.report() {
             break report;
         }
         assert!(
@@ -205,13 +133,13 @@ async fn a_page_in_headless_chromium_on_another_localhost_port_is_refused() {
             "{name}: {outcome}"
         );
         assert!(
-            !outcome.contains("hello") && !outcome.contains(&token),
+            !outcome.contains("part0") && !outcome.contains(&token),
             "{name}: {outcome}"
         );
     }
     // Nothing reached the model, nothing was written.
     assert_eq!(
-        upstream.requests(),
+        upstream.requests().len(),
         0,
         "a page's request reached the upstream"
     );

@@ -13,7 +13,8 @@ use ploy_policy::{TaintMark, TaintSource};
 use ploy_service::api::API_DENIED_BODY;
 use ploy_service::gateway::GATEWAY_DENIED_BODY;
 use ploy_service::{ConfigFlags, RunningService, ServiceConfig, ServiceFile, ServiceSection};
-use support::{FakeUpstream, body, post, raw, status, without_date};
+use ploy_testkit::{Reply, WebServer};
+use support::{body, post, raw, status, without_date};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 async fn start_service(state: &Path, upstream: &str, section: &str) -> RunningService {
@@ -62,7 +63,7 @@ const CHAT: &str = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_other_method_and_path_is_refused() {
     let state = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(1, 0).await;
     let service = start_service(state.path(), &upstream.url(), "{}").await;
     let token = gateway_token(&service).await;
     let gw = service.gateway_addr();
@@ -75,7 +76,7 @@ async fn every_other_method_and_path_is_refused() {
     )
     .await;
     assert_eq!(status(&ok), 200, "{}", String::from_utf8_lossy(&ok));
-    assert_eq!(upstream.requests(), 1);
+    assert_eq!(upstream.requests().len(), 1);
 
     let paths = [
         "/",
@@ -137,7 +138,7 @@ async fn every_other_method_and_path_is_refused() {
     }
     assert!(checked > 200);
     assert_eq!(
-        upstream.requests(),
+        upstream.requests().len(),
         1,
         "a refused request reached the upstream"
     );
@@ -154,7 +155,7 @@ async fn every_other_method_and_path_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn any_token_problem_gets_the_same_403_bytes() {
     let state = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(1, 0).await;
     let service = start_service(state.path(), &upstream.url(), "{}").await;
     let token = gateway_token(&service).await;
     let gw = service.gateway_addr();
@@ -248,7 +249,7 @@ async fn any_token_problem_gets_the_same_403_bytes() {
     }
     // Only the two padded-but-right requests reached the upstream.
     assert_eq!(
-        upstream.requests(),
+        upstream.requests().len(),
         2,
         "a refused request reached the upstream"
     );
@@ -272,7 +273,7 @@ async fn any_token_problem_gets_the_same_403_bytes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rebinding_hosts_and_foreign_origins_are_refused_on_both_listeners() {
     let state = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(1, 0).await;
     let service = start_service(state.path(), &upstream.url(), "{}").await;
     let token = gateway_token(&service).await;
     let password = service_file(&service).password;
@@ -363,7 +364,7 @@ async fn rebinding_hosts_and_foreign_origins_are_refused_on_both_listeners() {
             .to_ascii_lowercase()
             .contains("access-control")
     );
-    assert_eq!(upstream.requests(), 0);
+    assert_eq!(upstream.requests().len(), 0);
     // The API accepts its own origin.
     let own = format!("origin: http://127.0.0.1:{}", api.port());
     let answer = raw(
@@ -384,7 +385,7 @@ async fn rebinding_hosts_and_foreign_origins_are_refused_on_both_listeners() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_needs_the_password_and_serves_conversations_with_marks() {
     let state = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(1, 0).await;
     let service = start_service(state.path(), &upstream.url(), "{}").await;
     let api = service.api_addr();
     let file = service_file(&service);
@@ -478,7 +479,7 @@ async fn api_needs_the_password_and_serves_conversations_with_marks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_chunk_by_chunk_and_client_cancel_cancels_upstream() {
     let state = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(6, 300).await;
     let service = start_service(state.path(), &upstream.url(), "{}").await;
     let token = gateway_token(&service).await;
     let gw = service.gateway_addr();
@@ -486,7 +487,7 @@ async fn streams_chunk_by_chunk_and_client_cancel_cancels_upstream() {
         &host(gw),
         "/v1/chat/completions",
         &[&format!("x-ploy-token: {token}")],
-        r#"{"model":"m","stream":true,"chunks":6,"pause_ms":300,"messages":[]}"#,
+        r#"{"model":"m","stream":true,"messages":[]}"#,
     );
 
     // 1. The first chunk arrives long before the upstream finishes (6 × 300 ms).
@@ -509,22 +510,18 @@ async fn streams_chunk_by_chunk_and_client_cancel_cancels_upstream() {
         "first chunk after {first:?}"
     );
     assert!(!String::from_utf8_lossy(&received).contains("part1"));
-    assert_eq!(
-        upstream.log.lock().unwrap().finished,
-        0,
-        "upstream already finished"
-    );
+    assert_eq!(upstream.finished(), 0, "upstream already finished");
     let text = String::from_utf8_lossy(&received).to_ascii_lowercase();
     assert!(text.contains("content-type: text/event-stream"), "{text}");
 
     // 2. Hang up mid-stream: the upstream sees the cancel.
     drop(stream);
     let deadline = Instant::now() + Duration::from_secs(3);
-    while upstream.log.lock().unwrap().cancelled == 0 {
+    while upstream.cancelled() == 0 {
         assert!(Instant::now() < deadline, "upstream never saw the cancel");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(upstream.log.lock().unwrap().finished, 0);
+    assert_eq!(upstream.finished(), 0);
 
     // 3. A full stream arrives whole.
     let answer = raw(gw, &request).await;
@@ -540,7 +537,7 @@ async fn streams_chunk_by_chunk_and_client_cancel_cancels_upstream() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn token_and_client_headers_are_not_forwarded_and_model_is_pinned() {
     let state = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(1, 0).await;
     let service = start_service(state.path(), &upstream.url(), r#"{"model":"pinned-model"}"#).await;
     let token = gateway_token(&service).await;
     let gw = service.gateway_addr();
@@ -561,8 +558,11 @@ async fn token_and_client_headers_are_not_forwarded_and_model_is_pinned() {
     .await;
     assert_eq!(status(&answer), 200);
     let (head, sent_body) = {
-        let log = upstream.log.lock().unwrap();
-        (log.heads[0].to_ascii_lowercase(), log.bodies[0].clone())
+        let sent = &upstream.requests()[0];
+        (
+            sent.head().to_ascii_lowercase(),
+            sent.body.clone().into_bytes(),
+        )
     };
     assert!(!head.contains(&token), "token forwarded: {head}");
     for name in [
@@ -578,7 +578,10 @@ async fn token_and_client_headers_are_not_forwarded_and_model_is_pinned() {
             "{name} forwarded: {head}"
         );
     }
-    assert!(head.contains(&format!("host: {}", upstream.addr)), "{head}");
+    assert!(
+        head.contains(&format!("host: {}", upstream.addr())),
+        "{head}"
+    );
     let sent: serde_json::Value = serde_json::from_slice(&sent_body).unwrap();
     assert_eq!(sent["model"], "pinned-model");
     assert_eq!(sent["messages"][0]["content"], "hi");
@@ -652,7 +655,7 @@ async fn upstream_down_is_a_json_502_and_limits_hold() {
 async fn two_starts_two_tokens_no_secret_on_disk_file_0600_removed_at_shutdown() {
     use std::os::unix::fs::PermissionsExt;
     let state = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(1, 0).await;
     let mut secrets = Vec::new();
     for _ in 0..2 {
         let service = start_service(state.path(), &upstream.url(), "{}").await;
@@ -743,14 +746,8 @@ async fn a_live_service_file_blocks_a_second_start() {
 async fn timeouts_end_slow_clients_and_silent_upstreams() {
     let state = tempfile::tempdir().unwrap();
     // An upstream that accepts and then says nothing at all.
-    let mute = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let mute_addr = mute.local_addr().unwrap();
-    tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((stream, _)) = mute.accept().await {
-            held.push(stream);
-        }
-    });
+    let mute = WebServer::start(|_| Reply::never()).await;
+    let mute_addr = mute.addr();
     let service = start_service(
         state.path(),
         &format!("http://{mute_addr}/v1/chat/completions"),
@@ -788,7 +785,7 @@ async fn timeouts_end_slow_clients_and_silent_upstreams() {
 
     // A stream that goes silent longer than idle_timeout_ms is ended, and the
     // upstream connection is closed.
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(4, 2000).await;
     let state = tempfile::tempdir().unwrap();
     let service = start_service(state.path(), &upstream.url(), r#"{"idle_timeout_ms":300}"#).await;
     let token = gateway_token(&service).await;
@@ -800,7 +797,7 @@ async fn timeouts_end_slow_clients_and_silent_upstreams() {
             &host(gw),
             "/v1/chat/completions",
             &[&format!("x-ploy-token: {token}")],
-            r#"{"stream":true,"chunks":4,"pause_ms":2000}"#,
+            r#"{"stream":true,"messages":[]}"#,
         ),
     )
     .await;
@@ -809,63 +806,32 @@ async fn timeouts_end_slow_clients_and_silent_upstreams() {
     assert!(!text.contains("part1"), "{text}");
     assert!(started.elapsed() < Duration::from_millis(1900));
     let deadline = Instant::now() + Duration::from_secs(3);
-    while upstream.log.lock().unwrap().cancelled == 0 {
+    while upstream.cancelled() == 0 {
         assert!(Instant::now() < deadline, "upstream never saw the close");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     service.shutdown().await.unwrap();
 }
 
-/// A keep-alive upstream (hyper) that counts TCP connections; a body with
-/// `"stream":true` gets 20 chunks 100 ms apart.
-async fn keep_alive_upstream() -> (SocketAddr, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-    use http_body_util::{BodyExt, Full, StreamBody};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let accepted = std::sync::Arc::new(AtomicUsize::new(0));
-    let counter = accepted.clone();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            counter.fetch_add(1, Ordering::SeqCst);
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(
-                    |request: http::Request<hyper::body::Incoming>| async move {
-                        let body = request.into_body().collect().await.unwrap().to_bytes();
-                        let body = if body.windows(13).any(|w| w == b"\"stream\":true") {
-                            let chunks = futures_util::stream::unfold(0u32, |i| async move {
-                                if i == 20 {
-                                    return None;
-                                }
-                                tokio::time::sleep(Duration::from_millis(100)).await;
-                                let frame = hyper::body::Frame::data(bytes::Bytes::from(format!(
-                                    "data: c{i}\n\n"
-                                )));
-                                Some((Ok::<_, std::convert::Infallible>(frame), i + 1))
-                            });
-                            BodyExt::boxed_unsync(StreamBody::new(chunks))
-                        } else {
-                            BodyExt::boxed_unsync(Full::new(bytes::Bytes::from_static(
-                                b"{\"ok\":true}",
-                            )))
-                        };
-                        Ok::<_, std::convert::Infallible>(http::Response::new(body))
-                    },
-                );
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
-            });
+/// A keep-alive upstream that counts TCP connections; a body with
+/// `"stream":true` gets 20 events, one piece every 100 ms.
+async fn keep_alive_upstream() -> WebServer {
+    WebServer::start(|request| {
+        if request.body_text().contains("\"stream\":true") {
+            let events: String = (0..20).map(|i| format!("data: c{i}\n\n")).collect();
+            Reply::ok("text/event-stream", events).trickled(10, Duration::from_millis(100))
+        } else {
+            Reply::json("{\"ok\":true}")
         }
-    });
-    (addr, accepted)
+    })
+    .await
 }
 
 // proves: GW-1
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upstream_connections_are_reused_only_after_a_clean_end() {
-    use std::sync::atomic::Ordering;
-    let (upstream, accepted) = keep_alive_upstream().await;
+    let upstream_server = keep_alive_upstream().await;
+    let upstream = upstream_server.addr();
     let state = tempfile::tempdir().unwrap();
     let service = start_service(
         state.path(),
@@ -882,7 +848,7 @@ async fn upstream_connections_are_reused_only_after_a_clean_end() {
         assert!(body(&answer).contains("ok"));
     }
     assert_eq!(
-        accepted.load(Ordering::SeqCst),
+        upstream_server.connections(),
         1,
         "keep-alive connection not reused"
     );
@@ -910,7 +876,7 @@ async fn upstream_connections_are_reused_only_after_a_clean_end() {
     let answer = raw(gw, &post(&host(gw), "/v1/chat/completions", &[&auth], CHAT)).await;
     assert_eq!(status(&answer), 200);
     assert_eq!(
-        accepted.load(Ordering::SeqCst),
+        upstream_server.connections(),
         2,
         "the cancelled stream's connection was reused or extra connections opened"
     );

@@ -10,7 +10,7 @@ mod support;
 
 use ploy_secrets::Redactor;
 use ploy_service::panel::keys::Provider;
-use support::cdp::{Browser, chromium_or_skip};
+use support::cdp::{Browser, chromium};
 use support::panel::PanelHarness;
 
 const KEY: &str = "tvly-browser-7Qm2Xc9Lp4Rt8Wz1Hk6N";
@@ -34,9 +34,7 @@ const COUNT_CONTROLS: &str = "(() => { const r = document.getElementById('ploy-k
 // proves: B-7, ADMIN-12, ADMIN-8, ADMIN-6, ADMIN-11
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b7_log_in_add_see_the_mask_remove_with_confirmation_and_load_the_script_twice() {
-    let Some(chromium) = chromium_or_skip("b7") else {
-        return;
-    };
+    let chromium = ploy_testkit::require_part!("chromium", chromium());
     let panel = PanelHarness::start().await;
     let browser = Browser::launch(&chromium).await;
     let page = browser.new_page().await;
@@ -185,9 +183,7 @@ async fn b7_log_in_add_see_the_mask_remove_with_confirmation_and_load_the_script
 // proves: ADMIN-8, ADMIN-5
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_token_in_the_page_is_refused_and_forgotten() {
-    let Some(chromium) = chromium_or_skip("b7-wrong-token") else {
-        return;
-    };
+    let chromium = ploy_testkit::require_part!("chromium", chromium());
     let panel = PanelHarness::start().await;
     let browser = Browser::launch(&chromium).await;
     let page = browser.new_page().await;

@@ -14,7 +14,8 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use support::cdp::{Browser, attacker_site, chromium_or_skip};
+use support::AttackerSite;
+use support::cdp::{Browser, chromium};
 use support::panel::{PanelHarness, captured_logs};
 
 const KEY: &str = "tvly-csrf-victim-4Kd8Pq2Zr7Ty1Ux5";
@@ -112,9 +113,7 @@ fn count(logs: &str, needle: &str) -> usize {
 // proves: B-1, ADMIN-8, ADMIN-1, ADMIN-2
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b1_a_page_from_another_local_origin_changes_nothing_and_reads_nothing() {
-    let Some(chromium) = chromium_or_skip("b1") else {
-        return;
-    };
+    let chromium = ploy_testkit::require_part!("chromium", chromium());
     let logs = captured_logs();
     let panel = PanelHarness::start().await;
     assert_eq!(panel.add(KEY).await.0, 201);
@@ -125,17 +124,17 @@ async fn b1_a_page_from_another_local_origin_changes_nothing_and_reads_nothing()
     let admitted_before = count(&logged_before, "key panel request admitted");
     let refused_before = count(&logged_before, "key panel request refused");
 
-    let (site, report) = attacker_site(attack_page(panel.addr.port(), &panel.token, &mask)).await;
+    let site = AttackerSite::start(attack_page(panel.addr.port(), &panel.token, &mask)).await;
     let browser = Browser::launch(&chromium).await;
     let page = browser.new_page().await;
     page.call(
         "Page.navigate",
-        serde_json::json!({"url": format!("http://127.0.0.1:{site}/")}),
+        serde_json::json!({"url": format!("http://127.0.0.1:{}/", site.port())}),
     )
     .await;
     let deadline = Instant::now() + Duration::from_secs(90);
     let report = loop {
-        if let Some(report) = report.lock().unwrap().clone() {
+        if let Some(report) = site.report() {
             break report;
         }
         assert!(Instant::now() < deadline, "the attack page never reported");

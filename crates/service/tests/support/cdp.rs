@@ -16,25 +16,24 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 
-/// Where the browser is expected (Debian's package; scripts/setup.sh).
-pub const CHROMIUM: &str = "/usr/bin/chromium";
-
-/// The browser binary, or `None` after saying loudly that the test is
-/// skipped. Under `PLOY_TEST_STRICT=1` (CI) a missing browser fails.
-// TODO(testkit): use the test kit's strict-skip helper once it lands.
-pub fn chromium_or_skip(test: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(CHROMIUM);
-    if path.is_file() {
-        return Some(path);
+/// The headless browser: the first `chromium`, `chromium-browser` or
+/// `google-chrome` on PATH, or why there is none. Tests take it through
+/// `ploy_testkit::require_part!("chromium", support::cdp::chromium())`, so a
+/// missing browser is a counted skip, and a failure under PLOY_TEST_STRICT=1.
+pub fn chromium() -> Result<PathBuf, String> {
+    let missing = || {
+        "no chromium binary on PATH; install Debian's `chromium` (scripts/setup.sh does)".to_owned()
+    };
+    let path = std::env::var_os("PATH").ok_or_else(missing)?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
     }
-    let message = format!(
-        "{test}: no browser at {CHROMIUM}; install Debian's `chromium` (scripts/setup.sh does)"
-    );
-    if std::env::var("PLOY_TEST_STRICT").is_ok_and(|v| v == "1") {
-        panic!("PLOY_TEST_STRICT=1: {message}");
-    }
-    eprintln!("\n\n*** SKIPPED {message} ***\n\n");
-    None
+    Err(missing())
 }
 
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
@@ -336,57 +335,4 @@ impl Page<'_> {
             .decode(shot["data"].as_str().unwrap())
             .unwrap()
     }
-}
-
-/// A tiny web server for attacker pages on its own loopback port: `GET /`
-/// answers `page`; `POST /report` stores its body.
-pub async fn attacker_site(page: String) -> (u16, Arc<Mutex<Option<String>>>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let report = Arc::new(Mutex::new(None));
-    let sink = report.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
-            let page = page.clone();
-            let sink = sink.clone();
-            tokio::spawn(async move {
-                let mut reader = BufReader::new(stream);
-                let mut request_line = String::new();
-                if reader.read_line(&mut request_line).await.unwrap_or(0) == 0 {
-                    return;
-                }
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).await.unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body).await;
-                let mut stream = reader.into_inner();
-                let answer = if request_line.starts_with("POST /report") {
-                    *sink.lock().unwrap() = Some(String::from_utf8_lossy(&body).into_owned());
-                    "HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n".to_string()
-                } else if request_line.starts_with("GET / ") {
-                    format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
-                        page.len()
-                    )
-                } else {
-                    "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-                        .to_string()
-                };
-                let _ = stream.write_all(answer.as_bytes()).await;
-            });
-        }
-    });
-    (port, report)
 }
