@@ -9,50 +9,20 @@
 
 mod support;
 
+use ploy_testkit::scripted_model::{Script, ScriptedModel, Turn, serve_in_thread};
 use support::TempDir;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A loopback OpenAI-compatible upstream that records every body it receives.
-fn recording_upstream() -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let received = Arc::new(Mutex::new(Vec::new()));
-    let sink = received.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; length];
-            let _ = reader.read_exact(&mut body);
-            sink.lock()
-                .unwrap()
-                .push(String::from_utf8_lossy(&body).into_owned());
-            let answer = r#"{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"upstream-says-hello"}}]}"#;
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
-                answer.len()
-            );
-        }
-    });
-    (format!("http://{addr}/v1/chat/completions"), received)
+/// A loopback OpenAI-compatible upstream (the scripted model) that records
+/// every request it receives and always answers `upstream-says-hello`.
+fn recording_upstream() -> ScriptedModel {
+    serve_in_thread(Script::new().repeat(Turn::text("upstream-says-hello"))).unwrap()
 }
 
 struct Serve {
@@ -172,8 +142,8 @@ fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
     dirs.write_settings(
         r#"{"security_profile": {"sandbox": "workspace-write", "approval": "ask"}, "permissions": {"web": {"allow": ["config-canary.example"]}}}"#,
     );
-    let (upstream, received) = recording_upstream();
-    let serve = start_serve(&dirs, &upstream);
+    let model = recording_upstream();
+    let serve = start_serve(&dirs, &model.url());
     let serve_pid = serve.child.id();
     let service_file = dirs.state().join(format!("service-{serve_pid}.json"));
     let contents: serde_json::Value =
@@ -239,7 +209,7 @@ fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
         "the gateway answers the child: {stdout}\n{stderr}"
     );
     // What the upstream received came from the child, through the gateway.
-    let bodies = received.lock().unwrap().clone();
+    let bodies: Vec<String> = model.requests().into_iter().map(|r| r.body).collect();
     assert!(
         bodies.iter().any(|b| b.contains("contained-child-asks")),
         "{bodies:?}"
@@ -258,8 +228,8 @@ fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
 fn exec_refuses_to_start_inside_a_hidden_folder_and_reports_a_missing_program() {
     ploy_testkit::require_part!("user namespaces", user_namespaces());
     let dirs = TempDir::with_config_and_state("exec-refuse");
-    let (upstream, _) = recording_upstream();
-    let serve = start_serve(&dirs, &upstream);
+    let model = recording_upstream();
+    let serve = start_serve(&dirs, &model.url());
     let marker = dirs.path().join("ran");
     let inside = support::ploy(dirs.path())
         .current_dir(dirs.state())
@@ -291,8 +261,8 @@ fn state_folder_and_store_files_are_owner_only() {
     let dirs = TempDir::new("disk-modes");
     std::fs::create_dir_all(dirs.state()).unwrap();
     std::fs::set_permissions(dirs.state(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let (upstream, _) = recording_upstream();
-    let serve = start_serve(&dirs, &upstream);
+    let model = recording_upstream();
+    let serve = start_serve(&dirs, &model.url());
     assert_eq!(mode(&dirs.state()), 0o700, "state folder tightened");
     let db = dirs.state().join("ploy.db");
     assert!(db.exists(), "{}", serve.out.lock().unwrap());

@@ -5,6 +5,7 @@
 
 mod support;
 
+use ploy_testkit::scripted_model::{Script, ScriptedModel, Turn, serve_in_thread};
 use support::TempDir;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -32,35 +33,10 @@ fn run(dirs: &TempDir, args: &[&str]) -> Output {
     ploy(dirs).args(args).output().unwrap()
 }
 
-/// A one-thread OpenAI-compatible upstream on 127.0.0.1 answering JSON.
-fn fake_upstream() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; length];
-            let _ = reader.read_exact(&mut body);
-            let answer = r#"{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hello from upstream"}}]}"#;
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
-                answer.len()
-            );
-        }
-    });
-    format!("http://{addr}/v1/chat/completions")
+/// A loopback OpenAI-compatible upstream (the scripted model) answering
+/// `hello from upstream` to every request.
+fn fake_upstream() -> ScriptedModel {
+    serve_in_thread(Script::new().repeat(Turn::text("hello from upstream"))).unwrap()
 }
 
 /// Collect a child's output in the background.
@@ -131,7 +107,8 @@ fn gateway_post(port: u16, token: &str) -> String {
 #[test]
 fn serve_status_exec_and_sigterm_end_to_end() {
     let dirs = dirs();
-    let upstream = fake_upstream();
+    let model = fake_upstream();
+    let upstream = model.url();
     // A stale file from a dead service (pid above pid_max) is cleaned at start.
     std::fs::create_dir_all(dirs.state()).unwrap();
     let stale = dirs.state().join("service-999999999.json");

@@ -48,7 +48,7 @@ fn assistant_calls(calls: &[ToolCall]) -> Message {
     })
 }
 
-// The issue's own test: the model obeys an instruction injected in a tool
+// Issue 10: the scripted model obeys an instruction injected in a tool
 // result, carrying what it read earlier into the call, then continues its
 // script — streamed and not.
 #[tokio::test]
