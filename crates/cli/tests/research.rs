@@ -6,12 +6,12 @@
 
 mod support;
 
+use ploy_testkit::{Reply, WebServer};
 use support::{TempDir, text};
 
 use std::{
     path::PathBuf,
     process::{Output, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
 };
 
 use serde_json::Value;
@@ -235,37 +235,18 @@ fn tavily_with_an_environment_key_goes_through_the_door_and_never_shows_the_key(
     assert!(!stderr.contains("not built"), "{stderr}");
 }
 
-/// A one-thread SearXNG fixture on 127.0.0.1:0: answers every request with
-/// one result pointing back at itself, and counts the requests.
-fn searx_fixture() -> (u16, std::sync::Arc<AtomicUsize>) {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let count = std::sync::Arc::new(AtomicUsize::new(0));
-    let seen = count.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") {
-                match stream.read(&mut byte) {
-                    Ok(1) => head.push(byte[0]),
-                    _ => break,
-                }
-            }
-            seen.fetch_add(1, Ordering::SeqCst);
-            let body = format!(
-                r#"{{"query":"q","results":[{{"url":"http://127.0.0.1:{port}/internal","title":"Internal","content":"x"}}]}}"#
-            );
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
+/// A SearXNG fixture on 127.0.0.1:0 (the test kit's web server): answers
+/// every request with one result pointing back at itself (127.0.0.1, its
+/// port), and logs the requests.
+fn searx_fixture() -> (u16, WebServer) {
+    let server = WebServer::start_in_thread(|request| {
+        let host = request.header("host").unwrap_or_default();
+        let port = host.rsplit(':').next().unwrap_or_default();
+        Reply::json(format!(
+            r#"{{"query":"q","results":[{{"url":"http://127.0.0.1:{port}/internal","title":"Internal","content":"x"}}]}}"#
+        ))
     });
-    (port, count)
+    (server.addr().port(), server)
 }
 
 // proves: URL-1, CONFIG-1, BEYOND-1 (issue 7: SearXNG on the operator-named loopback address, through the production dialer)
@@ -292,7 +273,7 @@ fn searxng_on_the_operator_named_loopback_address_is_searched_but_its_links_are_
     assert_eq!(skipped[0]["failure"]["rule"], "URL-1", "{stdout}");
     let searches = result["searches"].as_array().unwrap().len();
     assert_eq!(
-        requests.load(Ordering::SeqCst),
+        requests.request_count(),
         searches,
         "only the searches reached the operator host"
     );
@@ -315,7 +296,7 @@ fn searxng_on_the_operator_named_loopback_address_is_searched_but_its_links_are_
         "a named host works by name too: {result}"
     );
     assert_eq!(
-        requests_b.load(Ordering::SeqCst),
+        requests_b.request_count(),
         result["searches"].as_array().unwrap().len()
     );
 }

@@ -370,12 +370,17 @@ struct Shared {
 pub struct WebServer {
     addr: SocketAddr,
     shared: Arc<Shared>,
-    task: tokio::task::JoinHandle<()>,
+    /// The accepting task (none for a server on its own thread).
+    task: Option<tokio::task::JoinHandle<()>>,
+    /// For a server on its own thread: dropping this stops its runtime.
+    _thread: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Drop for WebServer {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Some(task) = &self.task {
+            task.abort();
+        }
     }
 }
 
@@ -391,6 +396,33 @@ impl WebServer {
     /// Plain HTTP on 127.0.0.1:0, answering with `handler`.
     pub async fn start(handler: impl Fn(&Received) -> Reply + Send + Sync + 'static) -> Self {
         Self::start_inner(Arc::new(handler), None).await
+    }
+
+    /// [`start`](Self::start) on a thread of its own with its own runtime,
+    /// for synchronous tests; dropping the server stops the thread.
+    #[allow(clippy::expect_used)] // a test cannot run without its server
+    pub fn start_in_thread(handler: impl Fn(&Received) -> Reply + Send + Sync + 'static) -> Self {
+        let (ready, started) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime for the fixture server");
+            runtime.block_on(async move {
+                let server = Self::start(handler).await;
+                let _ = ready.send((server.addr, server.shared.clone()));
+                let _ = stopped.await;
+                drop(server);
+            });
+        });
+        let (addr, shared) = started.recv().expect("the fixture server started");
+        Self {
+            addr,
+            shared,
+            task: None,
+            _thread: Some(stop),
+        }
     }
 
     /// Plain HTTP on 127.0.0.1:0, answering from `routes`.
@@ -441,7 +473,12 @@ impl WebServer {
                 });
             }
         });
-        Self { addr, shared, task }
+        Self {
+            addr,
+            shared,
+            task: Some(task),
+            _thread: None,
+        }
     }
 
     /// The listening address (127.0.0.1).
