@@ -1,5 +1,8 @@
-//! Pure-check benchmarks: the URL text check (target: median < 5 µs per
-//! URL) and the scrubber on a 110-character phrase (target: median < 20 µs).
+//! Check benchmarks: the URL text check (target: median < 5 µs per URL), the
+//! scrubber on a 110-character phrase (target: median < 20 µs), and reading
+//! this machine's addresses from the kernel, which the fetcher does at every
+//! hop and again at the dial (URL-2; it must stay far below a connection's
+//! milliseconds).
 
 #![allow(missing_docs)]
 
@@ -56,5 +59,23 @@ fn scrubber(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, text_check, scrubber);
+fn own_addresses(c: &mut Criterion) {
+    c.bench_function("local_addresses/read_now", |b| {
+        b.iter(|| black_box(ploy_egress::ThisMachine::now().map(|m| m.addresses().len())))
+    });
+    let public: std::net::IpAddr = "93.184.215.14"
+        .parse()
+        .unwrap_or(std::net::IpAddr::from([0; 4]));
+    c.bench_function("local_addresses/check_one_address", |b| {
+        b.iter(|| {
+            black_box(ploy_egress::check_not_this_machine(
+                black_box(&[public]),
+                "`example.com` resolves to",
+                ploy_egress::Stage::Resolve,
+            ))
+        })
+    });
+}
+
+criterion_group!(benches, text_check, scrubber, own_addresses);
 criterion_main!(benches);

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     fetch::{Cancelled, FetchConfig, FetchOutcome, Fetcher},
+    local::check_not_this_machine,
     refusal::{Refusal, Stage},
     resolve::{
         HickoryResolver, HostsFileError, HostsFileResolver, Resolve, ResolveError, resolve_checked,
@@ -104,6 +105,7 @@ pub fn check_url(url: &str, resolution: Option<&NameSource>) -> Result<UrlVerdic
     if let Some(ip) = checked.literal_address() {
         verdict.addresses = vec![ip];
         verdict.resolved = true;
+        verdict.refusal = check_not_this_machine(&[ip], "the address is", Stage::Resolve).err();
         return Ok(verdict);
     }
     let Some(name) = checked.name() else {
@@ -115,7 +117,14 @@ pub fn check_url(url: &str, resolution: Option<&NameSource>) -> Result<UrlVerdic
     let outcome = rt.block_on(resolve_checked(resolver.as_ref(), name, RESOLVE_TIMEOUT));
     verdict.resolved = true;
     match outcome {
-        Ok(Ok(addresses)) => verdict.addresses = addresses,
+        Ok(Ok(addresses)) => {
+            // URL-2: never this machine, whatever the range.
+            let what = format!("`{name}` resolves to");
+            if let Err(refusal) = check_not_this_machine(&addresses, &what, Stage::Resolve) {
+                verdict.refusal = Some(refusal);
+            }
+            verdict.addresses = addresses;
+        }
         Ok(Err(refusal)) => verdict.refusal = Some(refusal),
         Err(err) => {
             verdict.refusal = Some(Refusal::new(

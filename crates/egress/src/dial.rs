@@ -6,7 +6,7 @@ use std::{future::Future, io, net::SocketAddr, pin::Pin};
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::{address::check_ip, text::OperatorHost};
+use crate::{address::check_ip, local::check_not_this_machine, refusal::Stage, text::OperatorHost};
 
 /// A byte stream the fetcher can speak HTTP (or TLS) over.
 pub trait EgressStream: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -57,6 +57,15 @@ impl Dial for TcpDial {
                 return Err(io::Error::new(
                     io::ErrorKind::PermissionDenied,
                     format!("BEYOND-1: dial refused: {refusal}"),
+                ));
+            }
+            // This machine's own addresses, read again right at the dial.
+            if let Err(refusal) =
+                check_not_this_machine(&[addr.ip()], "the dial target is", Stage::Dial)
+            {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!("BEYOND-1: dial refused: {}", refusal.reason),
                 ));
             }
             open_tcp(addr).await

@@ -23,6 +23,7 @@ use url::Position;
 use crate::{
     address::{check_ip, check_operator_ip, dial_form},
     dial::{BoxedStream, Dial, TcpDial},
+    local::check_not_this_machine,
     refusal::{Refusal, Stage},
     resolve::{HickoryResolver, Resolve, ResolveError, resolve_checked},
     text::{CheckedUrl, OperatorHost, check_url_text_with},
@@ -478,6 +479,23 @@ impl Fetcher {
             }
             (None, None) => return network("the URL has no host".to_owned()),
         };
+        // URL-2: never back to this machine, whatever the range (a public
+        // address on an interface). The operator's host may be this machine
+        // by design (a self-hosted SearXNG).
+        if !target.is_operator_host() {
+            let what = match target.name() {
+                Some(name) => format!("`{name}` resolves to"),
+                None => "the address is".to_owned(),
+            };
+            let what = if redirects > 0 {
+                format!("redirect {redirects}: {what}")
+            } else {
+                what
+            };
+            if let Err(refusal) = check_not_this_machine(&addresses, &what, Stage::Resolve) {
+                return Hop::Done(FetchOutcome::Refused(refusal));
+            }
+        }
 
         let connected = tokio::time::timeout(
             self.config.connect_timeout,

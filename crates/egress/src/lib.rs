@@ -3,7 +3,8 @@
 //! Everything ploy sends past this machine's edge goes through here, in a fixed
 //! order: the URL text check ([`check_url_text`], URL-1), resolution with every
 //! returned address checked ([`resolve_checked`], URL-2, the address policy in
-//! [`check_ip`]), a connection pinned to the checked address through a [`Dial`]
+//! [`check_ip`], plus every address this machine holds right now,
+//! [`check_not_this_machine`]), a connection pinned to the checked address through a [`Dial`]
 //! (BEYOND-1), redirects followed by hand and re-checked (URL-3), and a body read
 //! with caps on size and type (FETCH-1, FETCH-2). Every outcome is a value
 //! ([`FetchOutcome`], FAIL-1); only cancellation is distinct ([`Cancelled`],
@@ -27,6 +28,7 @@ mod address;
 pub mod blocking;
 mod dial;
 mod fetch;
+mod local;
 mod refusal;
 mod resolve;
 mod scrub;
@@ -38,6 +40,7 @@ pub use fetch::{
     Cancelled, FetchConfig, FetchOutcome, Fetcher, MAX_BODY_BYTES, MAX_POST_BODY_BYTES,
     MAX_REDIRECTS, Page, TimeoutPhase, USER_AGENT, default_tls_config, tls_config_with_roots,
 };
+pub use local::{ThisMachine, check_against, check_not_this_machine};
 pub use refusal::{Refusal, Stage};
 pub use resolve::{
     HickoryResolver, HostsFileError, HostsFileResolver, Resolve, ResolveError, ResolveFuture,
