@@ -176,13 +176,15 @@ async fn every_failure_is_a_value() {
         );
         assert!(!error.is_transient());
     }
-    let cut = at("/cut")
-        .chat_stream(&request(), &cancel)
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err();
+    let streamed = |path: &str| {
+        let client = at(path);
+        let cancel = cancel.clone();
+        async move {
+            let stream = client.chat_stream(&request(), &cancel).await.unwrap();
+            stream.collect().await.unwrap_err()
+        }
+    };
+    let cut = streamed("/cut").await;
     assert!(
         matches!(&cut, ModelError::BadReply { reason } if reason.contains("ended before")),
         "{cut:?}"
@@ -193,13 +195,7 @@ async fn every_failure_is_a_value() {
         .await
         .unwrap_err();
     assert_eq!(big, ModelError::TooLarge { limit: 1000 });
-    let reported = at("/in-stream-error")
-        .chat_stream(&request(), &cancel)
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err();
+    let reported = streamed("/in-stream-error").await;
     assert_eq!(
         reported,
         ModelError::Upstream {

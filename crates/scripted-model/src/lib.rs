@@ -77,6 +77,7 @@
 
 pub mod directive;
 pub mod placeholder;
+pub mod record;
 pub mod script;
 pub mod server;
 

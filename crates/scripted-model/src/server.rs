@@ -18,6 +18,7 @@ use ploy_model::{
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
+use crate::record;
 use crate::script::{Answer, Script};
 
 /// The path the model answers on.
@@ -42,21 +43,14 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// The request head as text (request line and `name: value` lines).
+    /// The request head as text (request line, `name: value` lines, blank line).
     pub fn head(&self) -> String {
-        let mut head = format!("{} {} HTTP/1.1\r\n", self.method, self.target);
-        for (name, value) in &self.headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head
+        record::head_text(&self.method, &self.target, &self.headers)
     }
 
     /// The first value of header `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        record::header(&self.headers, name)
     }
 }
 
@@ -280,20 +274,8 @@ async fn handle(request: Request<Incoming>, state: &Arc<State>) -> Response<Body
     let parsed = serde_json::from_slice::<ChatCompletionRequest>(&body);
     lock(&state.requests).push(Recorded {
         method: parts.method.as_str().to_owned(),
-        target: parts
-            .uri
-            .path_and_query()
-            .map_or_else(|| parts.uri.to_string(), |pq| pq.as_str().to_owned()),
-        headers: parts
-            .headers
-            .iter()
-            .map(|(n, v)| {
-                (
-                    n.as_str().to_owned(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect(),
+        target: record::target(&parts),
+        headers: record::headers(&parts),
         body: String::from_utf8_lossy(&body).into_owned(),
         request: parsed.as_ref().ok().cloned(),
     });

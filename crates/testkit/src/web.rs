@@ -26,6 +26,7 @@ use http::{HeaderName, HeaderValue, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, StreamBody, combinators::UnsyncBoxBody};
 use hyper::body::{Frame, Incoming};
 use hyper_util::rt::TokioIo;
+use ploy_scripted_model::record;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpListener;
 
@@ -69,10 +70,7 @@ impl Received {
 
     /// The first value of header `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        record::header(&self.headers, name)
     }
 
     /// Every value of header `name` (any case).
@@ -92,12 +90,7 @@ impl Received {
     /// The request head as text: request line and `name: value` lines
     /// (names in lower case), ending with the blank line.
     pub fn head(&self) -> String {
-        let mut head = format!("{} {} HTTP/1.1\r\n", self.method, self.target);
-        for (name, value) in &self.headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        head
+        record::head_text(&self.method, &self.target, &self.headers)
     }
 
     /// Head and body as one text: everything the request carried.
@@ -648,20 +641,8 @@ async fn answer(
         .unwrap_or_default();
     let received = Received {
         method: parts.method.as_str().to_owned(),
-        target: parts
-            .uri
-            .path_and_query()
-            .map_or_else(|| parts.uri.to_string(), |pq| pq.as_str().to_owned()),
-        headers: parts
-            .headers
-            .iter()
-            .map(|(n, v)| {
-                (
-                    n.as_str().to_owned(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect(),
+        target: record::target(&parts),
+        headers: record::headers(&parts),
         body,
         at: Instant::now(),
     };
