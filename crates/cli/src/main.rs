@@ -110,13 +110,10 @@ fn normalise_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std
 }
 
 fn main() -> ExitCode {
-    // The sandbox re-executes this binary as its namespace init; that path must
-    // run before argument parsing, logging or any thread exists.
-    if let Some(code) = ploy_proof::sandbox::init_entry_if_requested() {
-        return code;
-    }
-    // Likewise `ploy exec`'s containment helper (a new user namespace needs
-    // a single-threaded process).
+    // `ploy exec`'s containment helper re-executes this binary; that path must
+    // run before argument parsing, logging or any thread exists (a new user
+    // namespace needs a single-threaded process). The sandbox's init is its
+    // own small binary, ploy-sandbox-init.
     if let Some(code) = ploy_proof::contain::entry_if_requested() {
         return code;
     }

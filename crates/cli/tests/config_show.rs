@@ -16,7 +16,7 @@ fn ploy(root: &Path, cwd: &Path, args: &[&str]) -> Output {
 }
 
 /// User settings with a profile, a deny rule and a `service` section; a
-/// project that tries to allow shell, widen the proof's writable folders and
+/// project that tries to allow shell and
 /// loosen the profile, and carries an AGENTS.md.
 fn setup() -> (TempDir, PathBuf) {
     let tmp = TempDir::new("config-show");
@@ -29,8 +29,7 @@ fn setup() -> (TempDir, PathBuf) {
     );
     tmp.write(
         "proj/.ploy/settings.json",
-        r#"{ "permissions": { "shell": { "allow": ["curl *"] }, "edit": { "allow": ["src/**"] } },
-    "proof": { "writable_dirs": ["src"] } }"#,
+        r#"{ "permissions": { "shell": { "allow": ["curl *"] }, "edit": { "allow": ["src/**"] } } }"#,
     );
     tmp.write("proj/.ploy/SYSTEM.md", "obey");
     tmp.write("proj/AGENTS.md", "hello");
@@ -92,12 +91,6 @@ fn untrusted_project_values_are_absent_and_skipped_resources_listed_once() {
         .iter()
         .map(|s| s["path"].as_str().unwrap())
         .collect();
-    // The untrusted project's wider writable folders are ignored.
-    assert!(vals.contains(&(
-        "proof.writable_dirs".to_owned(),
-        "[\"target\"]".to_owned(),
-        "default".to_owned()
-    )));
     assert_eq!(v["service"]["set_in_user_settings"], true);
     assert_eq!(skipped.len(), 2);
     assert_eq!(
@@ -112,11 +105,6 @@ fn untrusted_project_values_are_absent_and_skipped_resources_listed_once() {
         assert_eq!(text.matches(path).count(), 1, "{text}");
     }
     assert!(text.contains("service: set in the user settings"), "{text}");
-    assert!(
-        text.lines()
-            .any(|l| l.starts_with("proof.writable_dirs") && l.ends_with("[\"target\"]  (default)")),
-        "{text}"
-    );
 }
 
 // proves: TRUST-5
@@ -142,11 +130,6 @@ fn trusted_project_values_carry_the_project_source() {
         "\"git push *\"".to_owned(),
         "user".to_owned()
     )));
-    assert!(vals.contains(&(
-        "proof.writable_dirs".to_owned(),
-        "[\"src\"]".to_owned(),
-        "project".to_owned()
-    )));
     assert!(v["skipped"].as_array().unwrap().is_empty());
     // -na after a saved "allow" still skips, for this run only.
     let out = ploy(tmp.path(), &project, &["trust", "allow"]);
@@ -158,12 +141,11 @@ fn trusted_project_values_carry_the_project_source() {
 
 // proves: TRUST-5
 #[test]
-fn user_writable_dirs_and_a_missing_service_section_are_shown() {
+fn a_missing_service_section_is_shown() {
     let tmp = TempDir::new("config-show");
     tmp.write_settings(
         r#"{
-  "security_profile": { "sandbox": "workspace-write", "approval": "ask" },
-  "proof": { "writable_dirs": ["build", "out"] }
+  "security_profile": { "sandbox": "workspace-write", "approval": "ask" }
 }"#,
     );
     let out = ploy(tmp.path(), tmp.path(), &["config", "show", "--json"]);
@@ -173,11 +155,6 @@ fn user_writable_dirs_and_a_missing_service_section_are_shown() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(values(&v).contains(&(
-        "proof.writable_dirs".to_owned(),
-        "[\"build\",\"out\"]".to_owned(),
-        "user".to_owned()
-    )));
     assert_eq!(v["service"]["set_in_user_settings"], false);
     let out = ploy(tmp.path(), tmp.path(), &["config", "show"]);
     let text = String::from_utf8_lossy(&out.stdout);

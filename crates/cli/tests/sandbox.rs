@@ -34,8 +34,17 @@ impl World {
         dir.write("home/proj/Makefile", "test:\n\techo evil > tracked.txt\n");
         let project = base.join("home/proj");
         let ploy = base.join("ploy");
-        std::fs::copy(env!("CARGO_BIN_EXE_ploy"), &ploy).unwrap();
-        std::fs::set_permissions(&ploy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // ploy finds its sandbox init next to itself, as `cargo install` puts it.
+        for (from, to) in [
+            (env!("CARGO_BIN_EXE_ploy"), ploy.clone()),
+            (
+                env!("CARGO_BIN_EXE_ploy-sandbox-init"),
+                base.join("ploy-sandbox-init"),
+            ),
+        ] {
+            std::fs::copy(from, &to).unwrap();
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
         // /proc/self belongs to this process's effective uid.
         let euid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap());
         let user = (euid == 0).then_some((65534, 65534));
@@ -300,15 +309,16 @@ fn a_project_that_is_the_home_folder_is_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("BEYOND-3"));
 }
 
-/// A project whose `make test` writes into `out/` and `target/` (both exist),
-/// so a test can see which folders a proof may write to for real.
-fn writable_world() -> World {
+/// A project whose `make test` writes into `out/`, `target/` (both exist)
+/// and `$CARGO_TARGET_DIR`, so a test can see where a proof's writes land.
+fn building_world() -> World {
     let world = World::new();
     std::fs::create_dir_all(world.project.join("out")).unwrap();
     std::fs::create_dir_all(world.project.join("target")).unwrap();
     std::fs::write(
         world.project.join("Makefile"),
-        "test:\n\t-echo built > out/built.txt\n\t-echo built > target/built.txt\n",
+        "test:\n\t-echo built > out/built.txt\n\t-echo built > target/built.txt\n\
+         \tmkdir -p $$CARGO_TARGET_DIR && echo built > $$CARGO_TARGET_DIR/built.txt\n",
     )
     .unwrap();
     world.own_all();
@@ -321,101 +331,69 @@ impl World {
         self.own_all();
     }
 
-    fn write_project_settings(&self, text: &str) {
-        std::fs::create_dir_all(self.project.join(".ploy")).unwrap();
-        std::fs::write(self.project.join(".ploy/settings.json"), text).unwrap();
-        self.own_all();
-    }
-
     fn own_all(&self) {
         if let Some((uid, gid)) = self.user {
             chown_tree(&self.base, uid, gid);
         }
     }
 
-    /// Runs `make test` as a proof and returns which of `out/`, `target/`
-    /// kept the file it wrote.
-    fn persisted_after_proof(&self) -> (bool, bool) {
-        for folder in ["out", "target"] {
-            let _ = std::fs::remove_file(self.project.join(folder).join("built.txt"));
-        }
-        let out = self.ploy(&["proof", "run", "make test", "--json"]);
-        assert_eq!(json(&out)["verdict"], "passed", "{out:?}");
-        (
-            self.project.join("out/built.txt").exists(),
-            self.project.join("target/built.txt").exists(),
-        )
+    /// Files named `built.txt` in the project's build caches under ploy's
+    /// state folder.
+    fn cached_builds(&self) -> Vec<PathBuf> {
+        let root = self.base.join("state/build-cache");
+        let Ok(projects) = std::fs::read_dir(&root) else {
+            return Vec::new();
+        };
+        projects
+            .flatten()
+            .map(|dir| dir.path().join("cargo-target/built.txt"))
+            .filter(|file| file.exists())
+            .collect()
     }
 }
 
-// proves: SBX-2, CONFIG-1
+// Nothing a proof writes lands in the project, `target/` included: build
+// output goes to ploy's per-project cache outside it (BEYOND-4).
+// proves: BEYOND-4, SBX-2
 #[test]
-fn proof_run_writes_only_to_the_effective_writable_dirs() {
-    let world = writable_world();
-    // No settings file: the default, `target` only.
-    assert_eq!(world.persisted_after_proof(), (false, true));
-    // The user's settings replace the default.
-    world.write_user_settings(r#"{"proof": {"writable_dirs": ["out"]}}"#);
-    assert_eq!(world.persisted_after_proof(), (true, false));
-    world.write_user_settings(r#"{"proof": {"writable_dirs": []}}"#);
-    assert_eq!(world.persisted_after_proof(), (false, false));
-}
-
-// proves: TRUST-5, TRUST-6
-#[test]
-fn an_untrusted_projects_writable_dirs_are_ignored_and_a_trusted_ones_apply() {
-    let world = writable_world();
-    world.write_user_settings(r#"{"proof": {"writable_dirs": ["out"]}}"#);
-    world.write_project_settings(r#"{"proof": {"writable_dirs": ["target"]}}"#);
-    // Undecided: proofs never ask, so the project is not trusted.
-    assert_eq!(world.persisted_after_proof(), (true, false));
-    let denied = world.ploy(&["trust", "deny"]);
-    assert!(denied.status.success(), "{denied:?}");
-    assert_eq!(world.persisted_after_proof(), (true, false));
-    let allowed = world.ploy(&["trust", "allow"]);
-    assert!(allowed.status.success(), "{allowed:?}");
-    assert_eq!(world.persisted_after_proof(), (false, true));
-}
-
-// proves: CONFIG-1
-#[test]
-fn a_bad_writable_dir_stops_proofs_before_anything_runs() {
-    let world = writable_world();
+fn proofs_write_nothing_to_the_project_and_build_into_the_cache() {
+    let world = building_world();
+    let out = world.ploy(&["proof", "run", "make test", "--json"]);
+    assert_eq!(json(&out)["verdict"], "passed", "{out:?}");
+    assert!(!world.project.join("out/built.txt").exists());
+    assert!(!world.project.join("target/built.txt").exists());
+    let cached = world.cached_builds();
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    assert!(!cached[0].starts_with(&world.project));
+    std::fs::remove_file(&cached[0]).unwrap();
     world.write_plan(r#"{"steps":[{"title":"build","proof":"make test"}]}"#);
-    for bad in ["../outside", "/tmp", "", "./target"] {
-        world.write_user_settings(&format!(
-            "{{\n  \"proof\": {{\n    \"writable_dirs\": [{}]\n  }}\n}}",
-            serde_json::to_string(bad).unwrap()
-        ));
-        let out = world.ploy(&["proof", "run", "make test"]);
-        assert_eq!(out.status.code(), Some(1), "{bad}: {out:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains("CONFIG-1") && err.contains("proof.writable_dirs[0]"),
-            "{bad}: {err}"
-        );
-        assert!(err.contains("settings.json:3"), "{bad}: {err}");
-        let out = world.ploy(&["plan", "check", "--json"]);
-        assert_eq!(out.status.code(), Some(1), "{bad}: {out:?}");
-        assert_eq!(json(&out)["rule"], "CONFIG-1", "{bad}");
-        assert!(!world.project.join("out/built.txt").exists());
-        assert!(!world.project.join("target/built.txt").exists());
-    }
+    let out = world.ploy(&["plan", "check"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(!world.project.join("target/built.txt").exists());
+    assert_eq!(world.cached_builds().len(), 1);
+}
+
+// proves: CONFIG-1, BEYOND-4
+#[test]
+fn a_settings_file_that_still_sets_writable_dirs_stops_proofs_before_anything_runs() {
+    let world = building_world();
+    world.write_plan(r#"{"steps":[{"title":"build","proof":"make test"}]}"#);
+    world.write_user_settings("{\n  \"proof\": {\n    \"writable_dirs\": [\"target\"]\n  }\n}");
+    let out = world.ploy(&["proof", "run", "make test"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("CONFIG-1") && err.contains("proof.writable_dirs") && err.contains("removed"),
+        "{err}"
+    );
+    assert!(err.contains("settings.json:3"), "{err}");
+    let out = world.ploy(&["plan", "check", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(json(&out)["rule"], "CONFIG-1");
+    assert!(world.cached_builds().is_empty(), "something ran");
     // A malformed file is an error too, never a silent default.
     world.write_user_settings("{\"proof\": ");
     let out = world.ploy(&["proof", "run", "make test"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("CONFIG-1"));
-}
-
-// proves: SBX-2
-#[test]
-fn plan_check_uses_the_effective_writable_dirs() {
-    let world = writable_world();
-    world.write_plan(r#"{"steps":[{"title":"build","proof":"make test"}]}"#);
-    world.write_user_settings(r#"{"proof": {"writable_dirs": ["out"]}}"#);
-    let out = world.ploy(&["plan", "check"]);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert!(world.project.join("out/built.txt").exists());
-    assert!(!world.project.join("target/built.txt").exists());
 }

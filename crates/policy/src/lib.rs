@@ -63,7 +63,6 @@ pub use rules::{
     secret_file_patterns,
 };
 pub use settings::{
-    DEFAULT_WRITABLE_DIRS, DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS,
-    ResolvedSettings, Settings, SettingsError, Sourced, ValueSource, resolve,
-    resolve_writable_dirs,
+    DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS, ResolvedSettings, Settings,
+    SettingsError, Sourced, ValueSource, resolve,
 };

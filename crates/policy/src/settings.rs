@@ -12,8 +12,7 @@
 //!   },
 //!   "default_project_trust": "ask",
 //!   "extensions": [{ "command": "/abs/path/prog", "args": [], "timeout_ms": 5000 }],
-//!   "service": { "listen": "127.0.0.1:8377" },
-//!   "proof": { "writable_dirs": ["target"] }
+//!   "service": { "listen": "127.0.0.1:8377" }
 //! }
 //! ```
 //!
@@ -34,13 +33,12 @@
 //!   `context_chars`) and limits (`max_turns`, ...). Here each must be a JSON
 //!   object (CONFIG-1); ploy-agent validates the keys (`AgentConfig`) and
 //!   refuses unknown ones.
-//! * `proof`: `writable_dirs`, the project sub-folders a proof (`ploy proof
-//!   run`, `ploy plan check`) may write to for real; the rest of the project is
-//!   copy-on-write. Each entry is a relative path inside the project: an empty
-//!   string, an absolute path, a `..` component or a leading `.` is refused
-//!   (CONFIG-1, naming the key and line). Absent: `["target"]`. `[]` makes
-//!   nothing writable. A trusted project's list replaces the user's (see
-//!   [`resolve_writable_dirs`]); an untrusted project's is ignored.
+//! * `proof`: no keys any more. `proof.writable_dirs` (project folders a
+//!   proof could write to for real) was removed: build output now goes to a
+//!   per-project build cache outside the project, and the whole project,
+//!   `target/` included, is copy-on-write for proofs (BEYOND-4). A file that
+//!   still sets it is refused (CONFIG-1, naming the key and line) with that
+//!   reason, so nobody believes a folder is writable when it is not.
 
 use serde::{Deserialize, Serialize};
 
@@ -72,12 +70,18 @@ struct RawSettings {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawProof {
-    #[serde(default)]
-    writable_dirs: Option<Vec<String>>,
+    /// Removed; kept here only to refuse it with the reason (any value,
+    /// `null` included, counts as set).
+    #[serde(default, deserialize_with = "present")]
+    writable_dirs: Option<serde_json::Value>,
 }
 
-/// The project sub-folders a proof may write to when settings say nothing.
-pub const DEFAULT_WRITABLE_DIRS: &[&str] = &["target"];
+/// `Some(value)` for a key that is present, whatever its value.
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(deserializer).map(Some)
+}
 
 /// Longest timeout an extension may be given (10 minutes).
 pub const MAX_EXTENSION_TIMEOUT_MS: u64 = 600_000;
@@ -154,7 +158,6 @@ pub struct Settings {
     service: Option<serde_json::Value>,
     model: Option<serde_json::Value>,
     agent: Option<serde_json::Value>,
-    writable_dirs: Option<Vec<String>>,
 }
 
 impl Default for Settings {
@@ -169,7 +172,6 @@ impl Default for Settings {
             service: None,
             model: None,
             agent: None,
-            writable_dirs: None,
         }
     }
 }
@@ -198,14 +200,6 @@ struct SettingsView<'a> {
     model: Option<&'a serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     agent: Option<&'a serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    proof: Option<ProofView<'a>>,
-}
-
-/// Serialized view of the `proof` section.
-#[derive(Serialize)]
-struct ProofView<'a> {
-    writable_dirs: &'a [String],
 }
 
 impl Serialize for Settings {
@@ -236,10 +230,6 @@ impl Serialize for Settings {
             service: self.service.as_ref(),
             model: self.model.as_ref(),
             agent: self.agent.as_ref(),
-            proof: self
-                .writable_dirs
-                .as_deref()
-                .map(|writable_dirs| ProofView { writable_dirs }),
         }
         .serialize(serializer)
     }
@@ -398,54 +388,6 @@ fn check_objects(text: &str, origin: &str) -> Result<(), SettingsError> {
     Ok(())
 }
 
-/// Why `dir` cannot be a writable proof folder, or `None` when it can: it
-/// must be a plain relative path inside the project (only normal components),
-/// the same rule the sandbox applies, so a bad value fails at load, not later.
-fn writable_dir_problem(dir: &str) -> Option<String> {
-    use std::path::{Component, Path};
-    if dir.trim().is_empty() {
-        return Some(
-            "an empty path is not a folder; name a project sub-folder such as \"target\"".into(),
-        );
-    }
-    if dir.contains('\0') {
-        return Some(format!("{dir:?} contains a NUL byte"));
-    }
-    if dir.starts_with('/') {
-        return Some(format!(
-            "{dir:?} is absolute; writable folders are relative paths inside the project"
-        ));
-    }
-    for component in Path::new(dir).components() {
-        match component {
-            Component::Normal(_) => {}
-            Component::ParentDir => {
-                return Some(format!(
-                    "{dir:?} contains `..`; writable folders must stay inside the project"
-                ));
-            }
-            Component::CurDir => {
-                return Some(format!(
-                    "{dir:?} starts with `.`; write the plain relative path (e.g. \"target\")"
-                ));
-            }
-            Component::RootDir | Component::Prefix(_) => {
-                return Some(format!(
-                    "{dir:?} is absolute; writable folders are relative paths inside the project"
-                ));
-            }
-        }
-    }
-    None
-}
-
-/// 1-based line of the first `needle` after the first `anchor` in `text`.
-fn line_after(text: &str, anchor: &str, needle: &str) -> Option<usize> {
-    let start = text.find(anchor)?;
-    let pos = start + text[start..].find(needle)?;
-    Some(text[..pos].matches('\n').count() + 1)
-}
-
 /// 1-based line of the first occurrence of `needle` in `text`.
 fn line_of(text: &str, needle: &str) -> Option<usize> {
     let pos = text.find(needle)?;
@@ -516,21 +458,18 @@ impl Settings {
             }
         }
 
-        let writable_dirs = raw.proof.and_then(|proof| proof.writable_dirs);
-        if let Some(dirs) = &writable_dirs {
-            for (i, dir) in dirs.iter().enumerate() {
-                if let Some(message) = writable_dir_problem(dir) {
-                    let needle = serde_json::to_string(dir).unwrap_or_default();
-                    return Err(SettingsError::Invalid {
-                        origin: origin.to_string(),
-                        key: format!("proof.writable_dirs[{i}]"),
-                        line: line_after(text, "\"writable_dirs\"", &needle)
-                            .or_else(|| line_of(text, "\"writable_dirs\"")),
-                        column: None,
-                        message,
-                    });
-                }
-            }
+        if raw.proof.is_some_and(|proof| proof.writable_dirs.is_some()) {
+            return Err(SettingsError::Invalid {
+                origin: origin.to_string(),
+                key: "proof.writable_dirs".to_string(),
+                line: line_of(text, "\"writable_dirs\""),
+                column: None,
+                message: "this key was removed: a proof can no longer write to project folders \
+                          for real. Build output goes to ploy's per-project build cache outside \
+                          the project (CARGO_TARGET_DIR, GOCACHE, ... point there) and the whole \
+                          project, target/ included, is copy-on-write (BEYOND-4); delete the key"
+                    .to_string(),
+            });
         }
 
         let mut rules = Vec::new();
@@ -586,7 +525,6 @@ impl Settings {
             service: raw.service,
             model: raw.model,
             agent: raw.agent,
-            writable_dirs,
         })
     }
 
@@ -643,12 +581,6 @@ impl Settings {
     /// ploy-service's `ServiceSection::from_value`, which validates its keys.
     pub fn service(&self) -> Option<&serde_json::Value> {
         self.service.as_ref()
-    }
-
-    /// `proof.writable_dirs` as the file gives it (validated: relative paths
-    /// inside the project), or `None` when the file does not set it.
-    pub fn proof_writable_dirs(&self) -> Option<&[String]> {
-        self.writable_dirs.as_deref()
     }
 
     /// The `extensions` section as JSON (the validated declarations
@@ -753,35 +685,4 @@ pub fn resolve(
         rules,
         project_skipped: project.is_some() && trust != ProjectTrust::Trusted,
     })
-}
-
-/// The effective `proof.writable_dirs` (TRUST-5): a trusted project's list
-/// when it sets one (it replaces the user's: the project knows where its build
-/// writes), else the user's, else [`DEFAULT_WRITABLE_DIRS`]. An untrusted
-/// project's settings are ignored entirely.
-pub fn resolve_writable_dirs(
-    user: Option<&Settings>,
-    project: Option<&Settings>,
-    trust: ProjectTrust,
-) -> Sourced<Vec<String>> {
-    let trusted_project = project.filter(|_| trust == ProjectTrust::Trusted);
-    if let Some(dirs) = trusted_project.and_then(Settings::proof_writable_dirs) {
-        return Sourced {
-            value: dirs.to_vec(),
-            source: ValueSource::Project,
-        };
-    }
-    if let Some(dirs) = user.and_then(Settings::proof_writable_dirs) {
-        return Sourced {
-            value: dirs.to_vec(),
-            source: ValueSource::User,
-        };
-    }
-    Sourced {
-        value: DEFAULT_WRITABLE_DIRS
-            .iter()
-            .map(|d| (*d).to_string())
-            .collect(),
-        source: ValueSource::Default,
-    }
 }

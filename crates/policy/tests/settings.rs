@@ -365,64 +365,27 @@ fn a_service_section_that_is_not_an_object_is_refused_with_key_and_line() {
     }
 }
 
-// proves: CONFIG-1
+// `proof.writable_dirs` was replaced by the per-project build cache: a file
+// that still sets it is refused with that reason, naming key and line, so
+// nobody believes a folder is writable when it is not.
+// proves: CONFIG-1, BEYOND-4
 #[test]
-fn proof_writable_dirs_accepts_relative_project_paths_and_defaults_to_target() {
-    let settings = Settings::parse(
-        r#"{"proof": {"writable_dirs": ["target", "build/out", "node_modules", "a..b"]}}"#,
-        ORIGIN,
-    )
-    .unwrap();
-    assert_eq!(
-        settings.proof_writable_dirs().unwrap(),
-        ["target", "build/out", "node_modules", "a..b"]
-    );
-    let empty = Settings::parse(r#"{"proof": {"writable_dirs": []}}"#, ORIGIN).unwrap();
-    assert_eq!(empty.proof_writable_dirs(), Some(&[] as &[String]));
-    let none = Settings::parse(r#"{"proof": {}}"#, ORIGIN).unwrap();
-    assert_eq!(none.proof_writable_dirs(), None);
-    let resolved = ploy_policy::resolve_writable_dirs(Some(&none), None, ProjectTrust::Trusted);
-    assert_eq!(resolved.value, ["target"]);
-    assert_eq!(resolved.source, ValueSource::Default);
-    assert_eq!(ploy_policy::DEFAULT_WRITABLE_DIRS, ["target"]);
-}
-
-// proves: CONFIG-1
-#[test]
-fn proof_writable_dirs_refuses_paths_that_leave_the_project_naming_key_and_line() {
-    for (bad, index) in [
-        ("\"\"", 1),
-        ("\"   \"", 1),
-        ("\"/etc\"", 1),
-        ("\"/\"", 1),
-        ("\"//tmp\"", 1),
-        ("\"..\"", 1),
-        ("\"../sibling\"", 1),
-        ("\"target/../..\"", 1),
-        ("\"a/b/../../../x\"", 1),
-        ("\"./target\"", 1),
-        ("\".\"", 1),
-        ("\"tar\\u0000get\"", 1),
-    ] {
-        let text = format!(
-            "{{\n  \"proof\": {{\n    \"writable_dirs\": [\n      \"target\",\n      {bad}\n    ]\n  }}\n}}"
-        );
+fn proof_writable_dirs_is_refused_as_removed_naming_key_and_line() {
+    for value in ["[\"target\"]", "[]", "\"target\"", "null"] {
+        let text = format!("{{\n  \"proof\": {{\n    \"writable_dirs\": {value}\n  }}\n}}");
         let err = Settings::parse(&text, ORIGIN).unwrap_err();
-        assert_eq!(err.requirement(), "CONFIG-1", "{bad}: {err}");
-        assert_eq!(
-            err.key(),
-            format!("proof.writable_dirs[{index}]"),
-            "{bad}: {err}"
-        );
-        assert!(
-            matches!(err.line(), Some(3..=5)),
-            "{bad}: line {:?}: {err}",
-            err.line()
-        );
+        assert_eq!(err.requirement(), "CONFIG-1", "{value}: {err}");
+        assert_eq!(err.key(), "proof.writable_dirs", "{value}: {err}");
+        assert_eq!(err.line(), Some(3), "{value}: {err}");
         let msg = err.to_string();
-        assert!(msg.contains("proof.writable_dirs"), "{msg}");
+        assert!(
+            msg.contains("removed") && msg.contains("build cache"),
+            "{msg}"
+        );
         assert!(msg.contains(ORIGIN), "{msg}");
     }
+    // The section itself stays valid when empty.
+    assert!(Settings::parse(r#"{"proof": {}}"#, ORIGIN).is_ok());
 }
 
 // proves: CONFIG-1
@@ -430,9 +393,7 @@ fn proof_writable_dirs_refuses_paths_that_leave_the_project_naming_key_and_line(
 fn proof_section_refuses_unknown_keys_and_wrong_shapes() {
     for text in [
         r#"{"proof": {"writable_dir": ["target"]}}"#,
-        r#"{"proof": {"writable_dirs": ["target"], "network": true}}"#,
-        r#"{"proof": {"writable_dirs": "target"}}"#,
-        r#"{"proof": {"writable_dirs": [1]}}"#,
+        r#"{"proof": {"network": true}}"#,
         r#"{"proof": [["target"]]}"#,
         r#"{"proof": null}"#,
         r#"{"proof": 1}"#,
@@ -442,32 +403,4 @@ fn proof_section_refuses_unknown_keys_and_wrong_shapes() {
         assert_eq!(err.requirement(), "CONFIG-1", "{text}: {err}");
         assert!(err.key().starts_with("proof"), "{text}: {}", err.key());
     }
-}
-
-// proves: TRUST-5
-#[test]
-fn writable_dirs_layering_ignores_an_untrusted_project() {
-    let user = Settings::parse(r#"{"proof": {"writable_dirs": ["out"]}}"#, "user").unwrap();
-    let project = Settings::parse(
-        r#"{"proof": {"writable_dirs": ["src", "target"]}}"#,
-        "project",
-    )
-    .unwrap();
-    let untrusted =
-        ploy_policy::resolve_writable_dirs(Some(&user), Some(&project), ProjectTrust::Untrusted);
-    assert_eq!(untrusted.value, ["out"]);
-    assert_eq!(untrusted.source, ValueSource::User);
-    let untrusted_no_user =
-        ploy_policy::resolve_writable_dirs(None, Some(&project), ProjectTrust::Untrusted);
-    assert_eq!(untrusted_no_user.value, ["target"]);
-    assert_eq!(untrusted_no_user.source, ValueSource::Default);
-    let trusted =
-        ploy_policy::resolve_writable_dirs(Some(&user), Some(&project), ProjectTrust::Trusted);
-    assert_eq!(trusted.value, ["src", "target"]);
-    assert_eq!(trusted.source, ValueSource::Project);
-    // A trusted project that says nothing keeps the user's list.
-    let silent = Settings::parse("{}", "project").unwrap();
-    let kept =
-        ploy_policy::resolve_writable_dirs(Some(&user), Some(&silent), ProjectTrust::Trusted);
-    assert_eq!(kept.value, ["out"]);
 }

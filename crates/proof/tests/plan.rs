@@ -28,7 +28,7 @@ impl Project {
     }
 
     fn sandbox(&self) -> Sandbox {
-        Sandbox::with_launcher(
+        Sandbox::with_init(
             SandboxPolicy::new(&self.0),
             PathBuf::from(env!("CARGO_BIN_EXE_ploy-sandbox-run")),
         )

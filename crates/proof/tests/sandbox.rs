@@ -9,7 +9,10 @@
 
 use std::{
     net::TcpListener,
-    os::unix::{fs::PermissionsExt, process::CommandExt},
+    os::unix::{
+        fs::{OpenOptionsExt, PermissionsExt},
+        process::CommandExt,
+    },
     path::{Path, PathBuf},
     process::Command,
     sync::atomic::{AtomicUsize, Ordering},
@@ -110,6 +113,26 @@ impl World {
 
     fn sh(&self, options: &[&str], script: &str) -> Value {
         self.run(options, &["/bin/sh", "-c", script])
+    }
+
+    /// A build-cache root outside the project, owned by the sandbox user.
+    fn cache_option(&self) -> String {
+        let root = self.base.join("state/build-cache");
+        std::fs::create_dir_all(&root).unwrap();
+        if let Some((uid, gid)) = self.user {
+            chown_tree(&self.base.join("state"), uid, gid);
+        }
+        root.to_str().unwrap().to_string()
+    }
+
+    /// A file inside the project's build cache (there is one per project).
+    fn cache_file(&self, rel: &str) -> Option<PathBuf> {
+        let root = self.base.join("state/build-cache");
+        let mut dirs = std::fs::read_dir(&root).ok()?.flatten();
+        let dir = dirs.next()?.path();
+        assert!(dirs.next().is_none(), "one cache per project");
+        let file = dir.join(rel);
+        file.exists().then_some(file)
     }
 }
 
@@ -405,16 +428,22 @@ print("forked", n)
 #[test]
 fn a_10_gb_write_is_stopped_by_the_file_size_limit() {
     let world = World::new();
-    for target in ["big.bin", "/tmp/big.bin", "target/big.bin"] {
+    let cache = world.cache_option();
+    for target in ["big.bin", "/tmp/big.bin", "$CARGO_TARGET_DIR/big.bin"] {
         let result = world.sh(
-            &["--writable", "target", "--limit", "file_size_bytes=8388608"],
-            &format!("head -c 10737418240 /dev/zero > {target}"),
+            &[
+                "--build-cache",
+                &cache,
+                "--limit",
+                "file_size_bytes=8388608",
+            ],
+            &format!("mkdir -p $CARGO_TARGET_DIR; head -c 10737418240 /dev/zero > {target}"),
         );
         assert_ne!(exit_code(&result), 0, "{target}: {result}");
         assert!(result["ms"].as_u64().unwrap() < 20_000, "{result}");
     }
-    let kept = std::fs::metadata(world.project.join("target/big.bin")).unwrap();
-    assert!(kept.len() <= 8 * 1024 * 1024);
+    let kept = world.cache_file("cargo-target/big.bin").unwrap();
+    assert!(kept.metadata().unwrap().len() <= 8 * 1024 * 1024);
 }
 
 // proves: BEYOND-4
@@ -422,7 +451,7 @@ fn a_10_gb_write_is_stopped_by_the_file_size_limit() {
 fn a_proof_that_edits_tracked_files_leaves_them_unchanged() {
     let world = World::new();
     let result = world.sh(
-        &["--writable", "target"],
+        &[],
         "echo evil > tracked.txt && rm src/main.rs && mkdir newdir && echo built > target/out \
          && cat tracked.txt",
     );
@@ -434,22 +463,81 @@ fn a_proof_that_edits_tracked_files_leaves_them_unchanged() {
     );
     assert!(world.project.join("src/main.rs").exists());
     assert!(!world.project.join("newdir").exists());
-    // The writable build folder keeps its output (incremental builds).
-    assert_eq!(
-        std::fs::read_to_string(world.project.join("target/out")).unwrap(),
-        "built\n"
-    );
+    // The project's own target/ is copy-on-write like the rest.
+    assert!(!world.project.join("target/out").exists());
 }
 
-// proves: SBX-2
+// A proof plants a trojan where the host would run it (the project's
+// target/) and in the build cache: the host's target/ is unchanged, and the
+// build output lands only in ploy's cache outside the project, where the
+// next proof's build finds it (incremental) and the host never runs it.
+// proves: BEYOND-4
 #[test]
-fn a_writable_folder_that_is_a_symlink_out_of_the_project_is_refused() {
+fn a_trojaned_build_never_reaches_the_hosts_target_folder() {
     let world = World::new();
-    std::fs::remove_dir(world.project.join("target")).unwrap();
-    std::os::unix::fs::symlink(world.base.join("outside"), world.project.join("target")).unwrap();
-    let result = world.sh(&["--writable", "target"], "echo pwned > target/pwned");
-    assert_eq!(result["rule"], "SBX-2", "{result}");
-    assert!(!world.base.join("outside/pwned").exists());
+    std::fs::create_dir_all(world.project.join("target/debug")).unwrap();
+    std::fs::write(
+        world.project.join("target/debug/app"),
+        "#!/bin/sh\necho real app\n",
+    )
+    .unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let before = std::fs::read(world.project.join("target/debug/app")).unwrap();
+    let cache = world.cache_option();
+    let trojan = "#!/bin/sh\ntouch /tmp/ploy-trojan-ran\n";
+    let result = world.sh(
+        &["--build-cache", &cache],
+        &format!(
+            "printf '{trojan}' > target/debug/app; chmod +x target/debug/app; \
+             mkdir -p $CARGO_TARGET_DIR/debug && printf '{trojan}' > $CARGO_TARGET_DIR/debug/app \
+             && echo target=$CARGO_TARGET_DIR go=$GOCACHE npm=$npm_config_cache py=$PYTHONPYCACHEPREFIX"
+        ),
+    );
+    assert_eq!(exit_code(&result), 0, "{result}");
+    assert_eq!(
+        std::fs::read(world.project.join("target/debug/app")).unwrap(),
+        before,
+        "the host's target/ changed"
+    );
+    assert_eq!(
+        std::fs::read_dir(world.project.join("target/debug"))
+            .unwrap()
+            .count(),
+        1
+    );
+    let text = stdout(&result);
+    for variable in [
+        "target=/var/cache/ploy-build/cargo-target",
+        "go=/var/cache/ploy-build/go-build",
+        "npm=/var/cache/ploy-build/npm",
+        "py=/var/cache/ploy-build/pycache",
+    ] {
+        assert!(text.contains(variable), "{variable}: {result}");
+    }
+    let built = world.cache_file("cargo-target/debug/app").unwrap();
+    assert!(!built.starts_with(&world.project), "{}", built.display());
+    // The next run sees its earlier build output (builds stay incremental).
+    let again = world.sh(
+        &["--build-cache", &cache],
+        "cat $CARGO_TARGET_DIR/debug/app",
+    );
+    assert!(stdout(&again).contains("ploy-trojan-ran"), "{again}");
+}
+
+// proves: BEYOND-4
+#[test]
+fn a_build_cache_inside_the_project_is_refused() {
+    let world = World::new();
+    let inside = world.project.join("cache");
+    let result = world.sh(&["--build-cache", inside.to_str().unwrap()], "echo ran");
+    assert_eq!(result["rule"], "BEYOND-4", "{result}");
+    // Through a symbolic link too.
+    std::os::unix::fs::symlink(&world.project, world.base.join("link")).unwrap();
+    let linked = world.base.join("link/cache");
+    let result = world.sh(&["--build-cache", linked.to_str().unwrap()], "echo ran");
+    assert_eq!(result["rule"], "BEYOND-4", "{result}");
 }
 
 // proves: SBX-5
@@ -647,12 +735,19 @@ fn the_init_started_by_hand_outside_fresh_namespaces_refuses_to_run() {
         .user
         .unwrap_or_else(|| unsafe { (libc::geteuid(), libc::getegid()) });
     let request = serde_json::json!({
+        "protocol": 2,
         "uid": uid,
         "gid": gid,
-        "project": world.project,
-        "view": "writable",
-        "masks": [],
-        "read_only": [],
+        "view": {
+            "project": world.project,
+            "copy_on_write": false,
+            "read_only": [],
+            "masks": [],
+            "protected": [],
+            "pinned": [],
+            "sockets": [],
+            "build_cache": null,
+        },
         "limits": {},
         "work": {"program": {"argv": ["/bin/sh", "-c", format!("echo ran > {}", marker.display())]}},
         "simulate_missing": [],
@@ -1073,4 +1168,270 @@ fn a_descriptor_inherited_from_the_caller_is_closed_before_the_program_starts() 
         .take_while(|l| l.parse::<u32>().is_ok())
         .collect();
     assert_eq!(fds, ["0", "1", "2", "3"], "{result}");
+}
+
+// Two children of 3 GiB each (pages touched) under a 4 GiB cap: each stays
+// under the per-process limit, together they do not, and the init kills the
+// whole sandbox. A `|| true` after it cannot turn that into a pass.
+// proves: SBX-2, SBX-5
+#[test]
+fn two_children_of_3_gib_under_a_4_gib_cap_are_killed_together() {
+    let world = World::new();
+    let bomb = r#"
+import os, sys, time
+def hog():
+    chunks = []
+    for _ in range(12):
+        chunks.append(b"\x01" * (256 << 20))  # written, so resident
+    print("child holds 3 GiB", flush=True)
+    time.sleep(60)
+pids = []
+for _ in range(2):
+    pid = os.fork()
+    if pid == 0:
+        hog()
+        os._exit(0)
+    pids.append(pid)
+for pid in pids:
+    os.waitpid(pid, 0)
+print("BOTH SURVIVED", flush=True)
+"#;
+    let limits = [
+        "--limit",
+        "memory_bytes=4294967296",
+        "--limit",
+        "wall_ms=120000",
+    ];
+    let result = world.run(&limits, &[PYTHON, "-c", bomb]);
+    let shown = brief(&result);
+    assert_eq!(result["memory_exceeded"], true, "{shown}");
+    assert_eq!(result["termination"]["kind"], "signaled", "{shown}");
+    assert!(!stdout(&result).contains("BOTH SURVIVED"), "{shown}");
+    assert!(
+        stdout(&result).matches("child holds 3 GiB").count() < 2,
+        "both children held their memory at once: {shown}"
+    );
+    assert!(result["ms"].as_u64().unwrap() < 60_000, "{shown}");
+    // In a plan, what follows `||` never runs: the run has failed.
+    let result = world.plan(
+        &limits,
+        &plan(
+            one(&[PYTHON, "-c", bomb]),
+            vec![(Connector::Or, one(&["echo", "rescued"]))],
+        ),
+    );
+    assert_eq!(result["memory_exceeded"], true, "{}", brief(&result));
+    assert_ne!(exit_code(&result), 0, "{}", brief(&result));
+    assert!(!stdout(&result).contains("rescued"), "{}", brief(&result));
+}
+
+// ~/.cargo is needed for `cargo test`, but only its tools and downloaded
+// crates are bound: never config.toml or credentials.toml, which hold
+// registry tokens.
+// proves: SBX-3
+#[test]
+fn cargo_registry_tokens_never_reach_the_sandbox() {
+    let world = World::new();
+    let cargo = world.home.join(".cargo");
+    for dir in ["bin", "registry/index/example", "git/db"] {
+        std::fs::create_dir_all(cargo.join(dir)).unwrap();
+    }
+    std::fs::write(cargo.join("bin/tool"), "#!/bin/sh\necho tool-ran\n").unwrap();
+    std::fs::set_permissions(
+        cargo.join("bin/tool"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    std::fs::write(cargo.join("registry/index/example/config.json"), "{}").unwrap();
+    std::fs::write(
+        cargo.join("config.toml"),
+        "[registry]\ntoken = \"CANARY-CONFIG-TOKEN\"\n[registries.corp]\ntoken = \"CANARY-CORP\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cargo.join("credentials.toml"),
+        "[registry]\ntoken = \"CANARY-CRED\"\n",
+    )
+    .unwrap();
+    std::fs::write(cargo.join("credentials"), "token = \"CANARY-OLD\"\n").unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.home, uid, gid);
+    }
+    let result = world.sh(
+        &["--toolchains"],
+        "cat $CARGO_HOME/config.toml $CARGO_HOME/credentials.toml $CARGO_HOME/credentials; \
+         ls -a $CARGO_HOME; grep -rs CANARY $CARGO_HOME /tmp; $CARGO_HOME/bin/tool; \
+         ls $CARGO_HOME/registry/index/example; true",
+    );
+    let text = format!("{}{}", stdout(&result), result["stderr"]);
+    assert!(!text.contains("CANARY"), "{result}");
+    assert!(text.contains("tool-ran"), "{result}");
+    assert!(
+        text.contains("config.json"),
+        "the registry cache is there: {result}"
+    );
+    let listing: Vec<&str> = stdout(&result)
+        .lines()
+        .skip_while(|l| *l != ".")
+        .take_while(|l| *l != "tool-ran")
+        .collect();
+    assert_eq!(listing, [".", "..", "bin", "git", "registry"], "{result}");
+}
+
+/// A project that is a git repository with agent resources (PERM-7 paths).
+fn repository(world: &World) {
+    for dir in [
+        ".git/hooks",
+        ".git/objects",
+        ".claude",
+        "vendor/lib/.git/hooks",
+        "src",
+    ] {
+        std::fs::create_dir_all(world.project.join(dir)).unwrap();
+    }
+    for (file, text) in [
+        (".git/config", "[core]\n\tbare = false\n"),
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        (".git/hooks/pre-commit.sample", "#!/bin/sh\n"),
+        ("vendor/lib/.git/config", "[core]\n"),
+        (".claude/settings.json", "{}\n"),
+        (".envrc", "export A=1\n"),
+    ] {
+        std::fs::write(world.project.join(file), text).unwrap();
+    }
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+}
+
+// `ploy sandbox run` keeps the project writable, but never ploy's and the
+// agents' own files (PERM-7): a `core.fsmonitor` line or a hook planted
+// there would run on the host at the next `git status` or commit.
+// proves: SBX-6
+#[test]
+fn git_config_and_hooks_stay_read_only_even_in_a_writable_project() {
+    let world = World::new();
+    repository(&world);
+    let attack = "
+        printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config
+        printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .git/hooks/pre-commit
+        chmod +x .git/hooks/pre-commit
+        rm -f .git/config
+        mv .git/hooks .git/hooks-old
+        mv .git .git-old
+        rm -rf .git
+        echo '{\"hooks\":{}}' > .claude/settings.json
+        echo 'touch /tmp/pwned' >> .envrc
+        echo '[core]' > vendor/lib/.git/config
+        mv vendor vendor-old
+        mv src/../.claude .claude-old
+        ln -sf /tmp/x .git/hooks/post-checkout
+        touch .git/index.lock && echo index-ok
+        echo code > src/main.rs && echo src-ok
+        true";
+    for options in [&["--writable-project"][..], &[][..]] {
+        let result = world.sh(options, attack);
+        assert_eq!(exit_code(&result), 0, "{result}");
+        let text = stdout(&result);
+        assert!(
+            text.contains("index-ok") && text.contains("src-ok"),
+            "{result}"
+        );
+        for (file, text) in [
+            (".git/config", "[core]\n\tbare = false\n"),
+            ("vendor/lib/.git/config", "[core]\n"),
+            (".claude/settings.json", "{}\n"),
+            (".envrc", "export A=1\n"),
+        ] {
+            assert_eq!(
+                std::fs::read_to_string(world.project.join(file)).unwrap(),
+                text,
+                "{file} changed ({options:?}): {result}"
+            );
+        }
+        let hooks: Vec<_> = std::fs::read_dir(world.project.join(".git/hooks"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(hooks, ["pre-commit.sample"], "{options:?}");
+        for moved in [".git-old", ".git/hooks-old", "vendor-old", ".claude-old"] {
+            assert!(!world.project.join(moved).exists(), "{moved} ({options:?})");
+        }
+    }
+    // Writes elsewhere in the project persist in the writable view.
+    assert_eq!(
+        std::fs::read_to_string(world.project.join("src/main.rs")).unwrap(),
+        "code\n"
+    );
+}
+
+// A PERM-7 path that did not exist when the run started cannot be locked in
+// a writable project; the run says so, so the person can review it.
+// proves: SBX-6
+#[test]
+fn a_protected_path_created_in_a_writable_project_is_reported() {
+    let world = World::new();
+    let result = world.sh(
+        &["--writable-project"],
+        "echo '{}' > .mcp.json; mkdir -p .vscode && echo '{}' > .vscode/tasks.json",
+    );
+    let notes = result["notes"].to_string();
+    assert!(
+        notes.contains("SBX-6") && notes.contains(".mcp.json") && notes.contains(".vscode"),
+        "{result}"
+    );
+}
+
+// A unix socket (or named pipe) in the project leads to a process outside
+// the sandbox: nothing inside can connect to it.
+// proves: SBX-6, SBX-1
+#[test]
+fn a_socket_in_the_project_cannot_be_connected_to() {
+    let world = World::new();
+    let socket = world.project.join("app.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    // Open to everyone: only the sandbox stands between the program and it.
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let fifo = world.project.join("app.fifo");
+    let fifo_c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string and a mode.
+    assert_eq!(unsafe { libc::mkfifo(fifo_c.as_ptr(), 0o666) }, 0);
+    std::fs::set_permissions(&fifo, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let code = r#"
+import socket, os
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect("app.sock"); s.sendall(b"CANARY"); print("CONNECTED")
+except OSError as e:
+    print("refused", e.errno)
+try:
+    fd = os.open("app.fifo", os.O_WRONLY | os.O_NONBLOCK); os.write(fd, b"CANARY"); print("WROTE-FIFO")
+except OSError as e:
+    print("fifo", e.errno)
+"#;
+    for options in [&["--writable-project"][..], &[][..]] {
+        let result = world.run(options, &[PYTHON, "-c", code]);
+        let text = stdout(&result);
+        assert!(text.contains("refused"), "{result}");
+        assert!(
+            !text.contains("CONNECTED") && !text.contains("WROTE-FIFO"),
+            "{result}"
+        );
+        assert!(
+            listener.accept().is_err(),
+            "the host service got a connection"
+        );
+        let mut buf = [0u8; 16];
+        assert!(
+            !matches!(std::io::Read::read(&mut reader, &mut buf), Ok(n) if n > 0),
+            "the named pipe received data"
+        );
+    }
 }

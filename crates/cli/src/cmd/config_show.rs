@@ -3,13 +3,11 @@
 //! The effective settings, each value with its source (default, user,
 //! project), and the project resources skipped when the project is not
 //! trusted. The layering lives in ploy-trust / ploy-policy; this prints.
-//! It also shows the effective `proof.writable_dirs` with its source and
-//! whether the user's settings carry a `service` section (its content is not
-//! printed: `ploy serve` validates it).
+//! It also shows whether the user's settings carry a `service` section (its
+//! content is not printed: `ploy serve` validates it).
 
 use std::{io::IsTerminal, process::ExitCode};
 
-use ploy_policy::{ValueSource, resolve_writable_dirs};
 use ploy_trust::{
     LinePrompt, LoadOptions, LoadedProject, PloyDirs, ShownValue, TrustError, UiMode,
     effective_values, load_project,
@@ -44,7 +42,7 @@ pub fn run(args: ConfigShowArgs) -> ExitCode {
     for warning in &loaded.warnings {
         eprintln!("{warning}");
     }
-    let mut values = match effective_values(&loaded) {
+    let values = match effective_values(&loaded) {
         Ok(values) => values,
         Err(err) => {
             eprintln!("ploy: {err}");
@@ -52,7 +50,6 @@ pub fn run(args: ConfigShowArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    values.push(writable_dirs_value(&loaded));
     if args.json {
         print_json(&as_json(&loaded, &values));
     } else {
@@ -69,26 +66,6 @@ fn load(args: &ConfigShowArgs) -> Result<LoadedProject, TrustError> {
     options.stdin_is_tty = std::io::stdin().is_terminal();
     let mut prompt = LinePrompt::new(std::io::stdin().lock(), std::io::stderr());
     load_project(&dirs, &options, &mut prompt)
-}
-
-/// The effective `proof.writable_dirs`, layered by ploy-policy exactly as
-/// `ploy proof` and `ploy sandbox` resolve it (an untrusted project's list is
-/// ignored).
-fn writable_dirs_value(loaded: &LoadedProject) -> ShownValue {
-    let writable = resolve_writable_dirs(
-        loaded.user.settings.as_ref(),
-        loaded.project_settings.as_ref(),
-        loaded.project_trust(),
-    );
-    ShownValue {
-        key: "proof.writable_dirs".to_owned(),
-        value: serde_json::Value::from(writable.value),
-        source: match writable.source {
-            ValueSource::Default => "default",
-            ValueSource::User => "user",
-            ValueSource::Project => "project",
-        },
-    }
 }
 
 /// Whether the user's settings have a `service` section (`ploy serve` reads

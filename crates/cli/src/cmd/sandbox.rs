@@ -3,22 +3,24 @@
 //! Thin: the sandbox, the proof runner and the plan live in `ploy-proof`.
 //! Every output the sandboxed program produced is redacted before printing.
 //!
-//! Proofs (`proof run`, `plan check`) write for real only to the effective
-//! `proof.writable_dirs` (ploy-policy's settings): the user's settings, and the
-//! project's only when the project is trusted. Trust is decided without a
-//! question (these commands never prompt): a project with no saved "trusted"
-//! decision is not trusted, so its settings are ignored.
+//! Proofs (`proof run`, `plan check`) see the project copy-on-write, its
+//! `target/` included: nothing they write lands in it. Build output goes to
+//! the project's build cache under ploy's state folder (`build-cache/`),
+//! outside every project, so builds stay incremental and the host never runs
+//! what a proof built (BEYOND-4). The settings are still read first so that a
+//! malformed file, or one that still sets the removed `proof.writable_dirs`,
+//! stops the proof (CONFIG-1). Trust is decided without a question (these
+//! commands never prompt).
 
 use std::{
     path::{Path, PathBuf},
     process::ExitCode,
 };
 
-use ploy_policy::resolve_writable_dirs;
 use ploy_proof::{
     plan::{PlanStep, StepReport, check_plan, load_plan},
     proof_run::{ProofOutcome, run_proof},
-    sandbox::{self, LayerState, ProjectView, Sandbox, SandboxError, SandboxPolicy},
+    sandbox::{self, LayerState, ProjectView, RunOutput, Sandbox, SandboxError, SandboxPolicy},
 };
 use ploy_secrets::Redactor;
 use ploy_trust::{LoadOptions, PloyDirs, ScriptedPrompt, UiMode, load_project};
@@ -68,6 +70,10 @@ pub struct PlanCheckArgs {
 /// Arguments of `ploy doctor`.
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
+    /// Project folder to check for files proofs cannot edit (default: the
+    /// current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
     /// Print machine-readable JSON.
     #[arg(long)]
     pub json: bool,
@@ -96,19 +102,26 @@ fn report_error(command: &str, err: &SandboxError, json: bool) -> ExitCode {
     ExitCode::from(SANDBOX_FAILED_EXIT)
 }
 
-fn sandbox_for(project: &Path, view: ProjectView) -> Result<Sandbox, SandboxError> {
+fn sandbox_for(
+    project: &Path,
+    view: ProjectView,
+    build_cache_root: Option<PathBuf>,
+) -> Result<Sandbox, SandboxError> {
     let mut policy = SandboxPolicy::new(project);
     policy.view = view;
-    // rustup/cargo under the home folder, read-only (credentials masked), so
-    // `cargo test` proofs work while the home folder stays hidden.
+    policy.build_cache_root = build_cache_root;
+    // rustup and cargo's installed tools and downloaded crates, read-only
+    // (never cargo's config.toml or credentials), so `cargo test` proofs
+    // work while the home folder stays hidden.
     sandbox::add_home_toolchains(&mut policy);
     Sandbox::new(policy)
 }
 
-/// The copy-on-write view of `project` with the effective
-/// `proof.writable_dirs`. A malformed settings file is an error (CONFIG-1),
-/// never a silent default; a missing one gives the default (`target`).
-fn proof_view(project: &Path) -> Result<ProjectView, String> {
+/// Where proofs keep build output: ploy's state folder's `build-cache/`,
+/// after checking the settings. A malformed settings file, or one that still
+/// sets the removed `proof.writable_dirs`, is an error (CONFIG-1), never a
+/// silent default.
+fn proof_build_cache(project: &Path) -> Result<PathBuf, String> {
     let dirs = PloyDirs::from_env().map_err(|err| err.to_string())?;
     let mut options = LoadOptions::new(project);
     // No question is ever asked here (no TTY); context files are not needed.
@@ -117,15 +130,8 @@ fn proof_view(project: &Path) -> Result<ProjectView, String> {
     options.context_files = false;
     // Should the resolver ever ask anyway, the answer is an error: not trusted.
     let mut prompt = ScriptedPrompt::failing("proofs never ask about trust");
-    let loaded = load_project(&dirs, &options, &mut prompt).map_err(|err| err.to_string())?;
-    let writable = resolve_writable_dirs(
-        loaded.user.settings.as_ref(),
-        loaded.project_settings.as_ref(),
-        loaded.project_trust(),
-    );
-    Ok(ProjectView::CopyOnWrite {
-        writable: writable.value.into_iter().map(PathBuf::from).collect(),
-    })
+    load_project(&dirs, &options, &mut prompt).map_err(|err| err.to_string())?;
+    Ok(dirs.state.join("build-cache"))
 }
 
 fn report_settings_error(command: &str, err: &str, json: bool) -> ExitCode {
@@ -141,11 +147,11 @@ fn report_settings_error(command: &str, err: &str, json: bool) -> ExitCode {
 /// `ploy proof run`: exit 0 passed, 1 failed or refused.
 pub fn proof_run(args: ProofRunArgs) -> ExitCode {
     let project = project_dir(args.project);
-    let view = match proof_view(&project) {
-        Ok(view) => view,
+    let cache = match proof_build_cache(&project) {
+        Ok(cache) => cache,
         Err(err) => return report_settings_error("proof run", &err, args.json),
     };
-    let sandbox = match sandbox_for(&project, view) {
+    let sandbox = match sandbox_for(&project, ProjectView::CopyOnWrite, Some(cache)) {
         Ok(sandbox) => sandbox,
         Err(err) => return report_error("proof run", &err, args.json),
     };
@@ -193,8 +199,9 @@ pub fn sandbox_run(args: SandboxRunArgs) -> ExitCode {
         eprintln!("ploy sandbox run: missing PROGRAM after --");
         return ExitCode::from(2);
     };
-    // The shell tool's sandbox: the project is writable, the rest is not.
-    let sandbox = match sandbox_for(&project, ProjectView::Writable) {
+    // The shell tool's sandbox: the project is writable (its PERM-7 paths
+    // stay read-only), the rest is not.
+    let sandbox = match sandbox_for(&project, ProjectView::Writable, None) {
         Ok(sandbox) => sandbox,
         Err(err) => return report_error("sandbox run", &err, args.json),
     };
@@ -204,11 +211,16 @@ pub fn sandbox_run(args: SandboxRunArgs) -> ExitCode {
     };
     // Building the redactor reads the whole environment; skip it when there is
     // nothing to redact (the common `-- true` case; measured ~0.6 ms CPU).
-    let redactor = if out.stdout.is_empty() && out.stderr.is_empty() {
+    let redactor = if out.stdout.is_empty() && out.stderr.is_empty() && out.notes.is_empty() {
         Redactor::empty()
     } else {
         redactor()
     };
+    let notes: Vec<String> = out
+        .notes
+        .iter()
+        .map(|note| redactor.redact(note).into_owned())
+        .collect();
     let stdout = redactor
         .redact(&String::from_utf8_lossy(&out.stdout))
         .into_owned();
@@ -227,16 +239,31 @@ pub fn sandbox_run(args: SandboxRunArgs) -> ExitCode {
                 "stdout": stdout,
                 "stderr": stderr,
                 "output_truncated": out.output_truncated,
+                "memory_exceeded": out.memory_exceeded,
+                "notes": notes,
             })
         );
     } else {
         print!("{stdout}");
         eprint!("{stderr}");
-        if out.timed_out {
-            eprintln!("ploy sandbox run: stopped at the wall-time limit");
+        report_limits("sandbox run", &out);
+        for note in &notes {
+            eprintln!("ploy sandbox run: {note}");
         }
     }
     ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+/// Says which limit stopped a run, if one did.
+fn report_limits(command: &str, out: &RunOutput) {
+    if out.timed_out {
+        eprintln!("ploy {command}: stopped at the wall-time limit");
+    }
+    if out.memory_exceeded {
+        eprintln!(
+            "ploy {command}: stopped at the memory limit (the sandbox's processes in total, SBX-5)"
+        );
+    }
 }
 
 /// `ploy plan check`: exit 0 only when every step passes.
@@ -256,11 +283,11 @@ pub fn plan_check(args: PlanCheckArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let view = match proof_view(&project) {
-        Ok(view) => view,
+    let cache = match proof_build_cache(&project) {
+        Ok(cache) => cache,
         Err(err) => return report_settings_error("plan check", &err, args.json),
     };
-    let sandbox = match sandbox_for(&project, view) {
+    let sandbox = match sandbox_for(&project, ProjectView::CopyOnWrite, Some(cache)) {
         Ok(sandbox) => sandbox,
         Err(err) => return report_error("plan check", &err, args.json),
     };
@@ -348,10 +375,26 @@ fn plan_table(steps: &[StepReport]) -> String {
     out
 }
 
+/// A warning when the project holds a file owned by a user or group the
+/// sandbox's user namespace cannot map: a proof that edits it fails.
+fn unmapped_owner_warning(project: &Path) -> Option<String> {
+    let (path, uid, gid) = sandbox::unmapped_owner(project)?;
+    Some(format!(
+        "{} belongs to uid {uid} / gid {gid}, which the sandbox cannot map (only your own user \
+         and group are); a proof that edits such a file fails with EOVERFLOW (\"Value too \
+         large for defined data type\") when the copy-on-write layer copies it. Fix: chown or \
+         chgrp the project's files to yourself (e.g. `chgrp -R \"$(id -g)\" {}`)",
+        path.display(),
+        project.display()
+    ))
+}
+
 /// `ploy doctor`: exit 0 when proofs can run here, 1 when not.
 pub fn doctor(args: DoctorArgs) -> ExitCode {
     let report = sandbox::probe();
     let can_run = report.can_run();
+    let project = project_dir(args.project);
+    let ownership = unmapped_owner_warning(&project);
     if args.json {
         println!(
             "{}",
@@ -359,7 +402,9 @@ pub fn doctor(args: DoctorArgs) -> ExitCode {
                 "proofs_can_run": can_run,
                 "landlock_abi": report.landlock_abi,
                 "running_as_root": report.running_as_root,
+                "memory_limit": report.memory_mechanism,
                 "layers": report.layers,
+                "project_warnings": ownership.iter().collect::<Vec<_>>(),
             })
         );
     } else {
@@ -385,10 +430,14 @@ pub fn doctor(args: DoctorArgs) -> ExitCode {
             }
         }
         println!("landlock ABI     {}", report.landlock_abi);
+        println!("memory limit     {}", report.memory_mechanism);
         if report.running_as_root {
             println!(
                 "warning: running as root; the kernel does not enforce the process-count limit for root, run ploy as a normal user"
             );
+        }
+        if let Some(warning) = &ownership {
+            println!("warning: {warning}");
         }
         println!(
             "proofs can run:  {}",

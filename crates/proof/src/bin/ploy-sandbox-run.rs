@@ -1,7 +1,8 @@
-//! A small launcher and driver for the sandbox, used by ploy-proof's own tests
-//! and benchmarks (the `ploy` binary is the production launcher).
+//! A small driver for the sandbox, used by ploy-proof's own tests and
+//! benchmarks. It serves as its own sandbox init (production uses the
+//! dedicated `ploy-sandbox-init` next to `ploy`).
 //!
-//! `ploy-sandbox-run [--project DIR] [--writable-project] [--writable SUB]...
+//! `ploy-sandbox-run [--project DIR] [--writable-project] [--build-cache ROOT]
 //!  [--limit NAME=VALUE]... [--simulate-missing LAYER]... [--probe]
 //!  [--plan PLAN_JSON | -- PROGRAM ARGS...]`
 //! prints one JSON object: the run's result or the refusal. `--plan` runs a
@@ -41,7 +42,6 @@ fn main() -> ExitCode {
     }
     let mut args = std::env::args().skip(1);
     let mut policy = SandboxPolicy::new(std::env::current_dir().unwrap_or_default());
-    let mut writable = Vec::new();
     let mut writable_project = false;
     let mut simulate = Vec::new();
     let mut probe = false;
@@ -57,10 +57,10 @@ fn main() -> ExitCode {
                 writable_project = true;
                 Ok(())
             }
-            "--writable" => args
+            "--build-cache" => args
                 .next()
-                .map(|v| writable.push(PathBuf::from(v)))
-                .ok_or("--writable SUB".to_string()),
+                .map(|v| policy.build_cache_root = Some(PathBuf::from(v)))
+                .ok_or("--build-cache ROOT".to_string()),
             "--limit" => args
                 .next()
                 .ok_or("--limit NAME=VALUE".to_string())
@@ -97,9 +97,10 @@ fn main() -> ExitCode {
     policy.view = if writable_project {
         ProjectView::Writable
     } else {
-        ProjectView::CopyOnWrite { writable }
+        ProjectView::CopyOnWrite
     };
-    let mut sandbox = match Sandbox::new(policy) {
+    let init = std::env::current_exe().unwrap_or_default();
+    let mut sandbox = match Sandbox::with_init(policy, init) {
         Ok(sandbox) => sandbox,
         Err(err) => {
             println!(
@@ -138,6 +139,8 @@ fn main() -> ExitCode {
                 "stdout": String::from_utf8_lossy(&out.stdout),
                 "stderr": String::from_utf8_lossy(&out.stderr),
                 "truncated": out.output_truncated,
+                "memory_exceeded": out.memory_exceeded,
+                "notes": out.notes,
                 "ms": out.duration.as_millis() as u64,
             })
         ),

@@ -15,7 +15,7 @@ use std::{
     collections::HashMap,
     ffi::{CString, OsStr, OsString},
     os::{
-        fd::{AsRawFd, FromRawFd, OwnedFd, RawFd},
+        fd::{AsRawFd, OwnedFd, RawFd},
         unix::ffi::{OsStrExt, OsStringExt},
     },
     time::Duration,
@@ -41,21 +41,17 @@ pub(super) enum RunError {
     Exec(String),
     /// The init itself failed (fork, pipe): nothing more runs.
     Init(String),
+    /// A limit stopped the sandbox (the memory guard killed everything):
+    /// nothing more runs and the result is a failure, whatever `||` follows.
+    Limit(String),
 }
 
-/// Called between waits: the memory guard and other watchers.
+/// Called between waits: the memory guard.
 pub(super) trait Watch {
     /// Checks the sandbox; returns how long to wait before the next check.
     fn tick(&mut self) -> Duration;
-}
-
-/// A watcher that never acts.
-pub(super) struct NoWatch;
-
-impl Watch for NoWatch {
-    fn tick(&mut self) -> Duration {
-        Duration::from_millis(250)
-    }
+    /// Why the sandbox was stopped, once it was: nothing more may start.
+    fn stopped(&self) -> Option<String>;
 }
 
 /// Runs commands as PID 1 of the sandbox.
@@ -113,6 +109,10 @@ impl<'w> Runner<'w> {
                 // Nothing runs after an init failure; the status is unused.
                 return 127;
             }
+            if let Some(reason) = self.watch.stopped() {
+                failure = Some(RunError::Limit(reason));
+                return 127;
+            }
             match self.run_pipeline(pipeline) {
                 Ok((status, signal)) => {
                     last = (status, signal, pipeline.negated);
@@ -126,6 +126,9 @@ impl<'w> Runner<'w> {
         });
         if let Some(err) = failure {
             return Err(err);
+        }
+        if let Some(reason) = self.watch.stopped() {
+            return Err(RunError::Limit(reason));
         }
         // The and-or list's status is the last pipeline's that ran: when
         // that pipeline was not inverted and a signal ended its last command,
@@ -144,6 +147,10 @@ impl<'w> Runner<'w> {
         let mut stdin: Option<OwnedFd> = None;
         let mut failure = None;
         for (index, command) in pipeline.commands.iter().enumerate() {
+            if let Some(reason) = self.watch.stopped() {
+                failure = Some(RunError::Limit(reason));
+                break;
+            }
             let last = index + 1 == count;
             let (next_stdin, pipe_write) = if last {
                 (None, None)
@@ -351,13 +358,7 @@ fn wait_for_child_signal(timeout: Duration) {
 }
 
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills two descriptors on success.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: the kernel just returned these descriptors; we own them.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
 }
 
 fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> usize {

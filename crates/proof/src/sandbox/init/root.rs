@@ -1,0 +1,439 @@
+//! The init builds the sandbox's file system and pivots into it (BEYOND-3,
+//! SBX-2, SBX-3, SBX-6, BEYOND-4): system folders read-only, the project at
+//! its own path (copy-on-write or writable) with its PERM-7 paths read-only,
+//! its `.git` folders pinned and its socket files cut off, the build cache,
+//! a private `/tmp`, a fresh `/proc`, a minimal `/dev`, no home folder.
+
+use std::{
+    ffi::CString,
+    fs,
+    os::{
+        fd::OwnedFd,
+        unix::fs::{PermissionsExt, symlink},
+    },
+    path::{Path, PathBuf},
+};
+
+use rustix::mount::{MountFlags, MountPropagationFlags, UnmountFlags};
+
+use super::{StepResult, report_ok, simulated};
+use crate::sandbox::{
+    policy::{BUILD_CACHE_MOUNT, Layer, SANDBOX_HOME},
+    protocol::InitRequest,
+};
+
+/// `/oldroot` + `path` (the host's view during setup).
+fn host(path: &Path) -> PathBuf {
+    Path::new("/oldroot").join(path.strip_prefix("/").unwrap_or(path))
+}
+
+/// `/newroot` + `path` (the sandbox's future root).
+fn inside(path: &Path) -> PathBuf {
+    Path::new("/newroot").join(path.strip_prefix("/").unwrap_or(path))
+}
+
+/// Where the copy-on-write layer's own tmpfs is mounted (then hidden).
+const COW_DIR: &str = "/.ploy-cow";
+
+fn fs_err(what: impl std::fmt::Display, err: impl std::fmt::Display) -> (Layer, String) {
+    (Layer::Filesystem, format!("{what}: {err}"))
+}
+
+fn mount(
+    source: &Path,
+    target: &Path,
+    fstype: &str,
+    flags: MountFlags,
+    data: Option<&str>,
+) -> StepResult {
+    let data = data
+        .map(CString::new)
+        .transpose()
+        .map_err(|_| fs_err("mount options", "a NUL byte"))?;
+    rustix::mount::mount(source, target, fstype, flags, data.as_deref()).map_err(|err| {
+        fs_err(
+            format!(
+                "mount {} on {} ({fstype})",
+                source.display(),
+                target.display()
+            ),
+            err,
+        )
+    })
+}
+
+/// Binds `source` onto `target` with every mount below it.
+fn bind(source: &Path, target: &Path) -> StepResult {
+    rustix::mount::mount_bind_recursive(source, target).map_err(|err| {
+        fs_err(
+            format!("bind {} on {}", source.display(), target.display()),
+            err,
+        )
+    })
+}
+
+/// mount_setattr(2): add flags (read-only, nosuid...) to a mount, optionally
+/// to every mount beneath it. Adding restrictions is always allowed, unlike a
+/// remount, which must repeat the locked flags.
+fn restrict_mount(target: &Path, attrs: u64, recursive: bool) -> StepResult {
+    #[repr(C)]
+    struct MountAttr {
+        attr_set: u64,
+        attr_clr: u64,
+        propagation: u64,
+        userns_fd: u64,
+    }
+    let attr = MountAttr {
+        attr_set: attrs,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let path = CString::new(target.as_os_str().as_encoded_bytes())
+        .map_err(|_| fs_err("path with NUL", target.display()))?;
+    let flags: libc::c_uint = if recursive {
+        libc::AT_RECURSIVE as libc::c_uint
+    } else {
+        0
+    };
+    // SAFETY: valid C string, a live struct and its exact size (rustix has no
+    // mount_setattr).
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if rc != 0 {
+        return Err(fs_err(
+            format!("mount_setattr on {}", target.display()),
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
+}
+
+const ATTR_RDONLY: u64 = 0x1;
+const ATTR_NOSUID: u64 = 0x2;
+const ATTR_NODEV: u64 = 0x4;
+const LOCKED_DOWN: u64 = ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV;
+
+fn mkdir_all(path: &Path) -> StepResult {
+    if path.is_dir() {
+        return Ok(());
+    }
+    fs::create_dir_all(path).map_err(|err| fs_err(format!("mkdir {}", path.display()), err))
+}
+
+fn touch(path: &Path) -> StepResult {
+    if let Some(parent) = path.parent() {
+        mkdir_all(parent)?;
+    }
+    if path.symlink_metadata().is_ok() {
+        return Ok(());
+    }
+    fs::File::create(path)
+        .map(drop)
+        .map_err(|err| fs_err(format!("create {}", path.display()), err))
+}
+
+/// Binds `path` (host view) read-only at the same path in the new root;
+/// symlinks are recreated, missing paths skipped.
+fn bind_read_only(path: &Path) -> StepResult {
+    let source = host(path);
+    let target = inside(path);
+    let Ok(meta) = source.symlink_metadata() else {
+        return Ok(());
+    };
+    if meta.file_type().is_symlink() {
+        let link = fs::read_link(&source).map_err(|err| fs_err("readlink", err))?;
+        if let Some(parent) = target.parent() {
+            mkdir_all(parent)?;
+        }
+        if target.symlink_metadata().is_err() {
+            symlink(&link, &target)
+                .map_err(|err| fs_err(format!("symlink {}", target.display()), err))?;
+        }
+        return Ok(());
+    }
+    if meta.is_dir() {
+        mkdir_all(&target)?;
+    } else {
+        touch(&target)?;
+    }
+    bind(&source, &target)?;
+    restrict_mount(&target, LOCKED_DOWN, true)
+}
+
+fn tmpfs(target: &Path, options: &str, flags: MountFlags) -> StepResult {
+    mkdir_all(target)?;
+    mount(Path::new("tmpfs"), target, "tmpfs", flags, Some(options))
+}
+
+/// What the init keeps from building the root: a descriptor on the
+/// copy-on-write layer's tmpfs, so the memory guard can count it.
+pub(super) struct Built {
+    /// The copy-on-write layer's own tmpfs (its root holds only `upper` and
+    /// `work`; `..` leads into the sandbox's own root, never the host's).
+    pub cow: Option<OwnedFd>,
+}
+
+/// Builds the new root and pivots into it.
+pub(super) fn build(request: &InitRequest) -> StepResult<Built> {
+    let view = &request.view;
+    rustix::mount::mount_change(
+        "/",
+        MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+    )
+    .map_err(|err| fs_err("make / private", err))?;
+    // Scaffold: a small tmpfs that becomes the root during setup, holding the
+    // new root and the old root. Mounting it on /tmp and pivoting keeps the
+    // host's /tmp reachable at /oldroot/tmp.
+    let quiet = MountFlags::NOSUID | MountFlags::NODEV;
+    tmpfs(Path::new("/tmp"), "size=4m,mode=0755", quiet)?;
+    mkdir_all(Path::new("/tmp/oldroot"))?;
+    mkdir_all(Path::new("/tmp/newroot"))?;
+    rustix::process::pivot_root("/tmp", "/tmp/oldroot")
+        .map_err(|err| fs_err("pivot_root to the scaffold", err))?;
+    rustix::process::chdir("/").map_err(|err| fs_err("chdir /", err))?;
+
+    tmpfs(Path::new("/newroot"), "size=16m,mode=0755", quiet)?;
+    // Private /tmp with the sandbox's HOME inside.
+    tmpfs(
+        &inside(Path::new("/tmp")),
+        &format!("size={},mode=1777", request.limits.tmp_bytes.max(1 << 20)),
+        quiet,
+    )?;
+    let home = inside(Path::new(SANDBOX_HOME));
+    mkdir_all(&home)?;
+    let _ = fs::set_permissions(&home, fs::Permissions::from_mode(0o700));
+    // After /tmp, so a read-only folder under /tmp is not covered by it.
+    for path in &view.read_only {
+        bind_read_only(path)?;
+    }
+    build_dev()?;
+    let cow = mount_project(request)?;
+    if let Some(cache) = &view.build_cache {
+        let target = inside(Path::new(BUILD_CACHE_MOUNT));
+        mkdir_all(&target)?;
+        bind(&host(cache), &target)?;
+        restrict_mount(&target, ATTR_NOSUID | ATTR_NODEV, true)?;
+    }
+    // SBX-6: pin the folders (parents first), then lock the PERM-7 paths.
+    for dir in &view.pinned {
+        let target = inside(dir);
+        if target.is_dir() && !target.is_symlink() {
+            bind(&target, &target)?;
+        }
+    }
+    for path in &view.protected {
+        let target = inside(path);
+        // Gone since the parent looked, or a link: nothing to lock here
+        // (the parent resolved protected links to their targets).
+        let Ok(meta) = target.symlink_metadata() else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        bind(&target, &target)?;
+        restrict_mount(&target, LOCKED_DOWN, true)?;
+    }
+    for socket in &view.sockets {
+        hide(socket, true)?;
+    }
+    for mask in &view.masks {
+        hide(mask, false)?;
+    }
+    let proc_dir = inside(Path::new("/proc"));
+    mkdir_all(&proc_dir)?;
+    mount(
+        Path::new("proc"),
+        &proc_dir,
+        "proc",
+        MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+        None,
+    )?;
+    // Kernel knobs stay read-only even for a program mapped to uid 0 (as
+    // container runtimes do); Landlock refuses these writes a second time.
+    for knob in ["sys", "sysrq-trigger", "irq", "bus"] {
+        let path = proc_dir.join(knob);
+        if path.symlink_metadata().is_ok() {
+            bind(&path, &path)?;
+            restrict_mount(&path, LOCKED_DOWN, true)?;
+        }
+    }
+    // Into the new root; the scaffold (and the host root under it) is
+    // detached, so no path leads back to the host.
+    rustix::process::chdir("/newroot").map_err(|err| fs_err("chdir /newroot", err))?;
+    rustix::process::pivot_root(".", ".")
+        .map_err(|err| fs_err("pivot_root to the new root", err))?;
+    rustix::mount::unmount(".", UnmountFlags::DETACH)
+        .map_err(|err| fs_err("detach the old root", err))?;
+    rustix::process::chdir("/").map_err(|err| fs_err("chdir /", err))?;
+    restrict_mount(Path::new("/"), LOCKED_DOWN, false)?;
+    restrict_mount(Path::new("/dev"), ATTR_RDONLY | ATTR_NOSUID, false)?;
+    rustix::process::chdir(&view.project)
+        .map_err(|err| fs_err(format!("chdir {}", view.project.display()), err))?;
+    Ok(Built { cow })
+}
+
+/// A minimal /dev: null, zero, full, random, urandom, fd links, shm.
+fn build_dev() -> StepResult {
+    let dev = inside(Path::new("/dev"));
+    tmpfs(
+        &dev,
+        "size=64k,mode=0755",
+        MountFlags::NOSUID | MountFlags::NOEXEC,
+    )?;
+    for name in ["null", "zero", "full", "random", "urandom"] {
+        let target = dev.join(name);
+        touch(&target)?;
+        rustix::mount::mount_bind(Path::new("/oldroot/dev").join(name), &target)
+            .map_err(|err| fs_err(format!("bind /dev/{name}"), err))?;
+    }
+    for (name, link) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        symlink(link, dev.join(name)).map_err(|err| fs_err(format!("symlink /dev/{name}"), err))?;
+    }
+    tmpfs(
+        &dev.join("shm"),
+        "size=64m,mode=1777",
+        MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+    )
+}
+
+/// The project at its own path: an overlay whose writes land in a throwaway
+/// tmpfs (copy-on-write, BEYOND-4), or a writable bind.
+fn mount_project(request: &InitRequest) -> StepResult<Option<OwnedFd>> {
+    let view = &request.view;
+    let source = host(&view.project);
+    let target = inside(&view.project);
+    mkdir_all(&target)?;
+    if !view.copy_on_write {
+        // The project needs no overlay here, but every layer is checked on
+        // every run (SBX-5): mount a throwaway overlay in the scaffold.
+        overlay_self_test(request)?;
+        bind(&source, &target)?;
+        restrict_mount(&target, ATTR_NOSUID | ATTR_NODEV, true)?;
+        return Ok(None);
+    }
+    simulated(request, Layer::Overlay)?;
+    let overlay_err = |err: &dyn std::fmt::Display| {
+        (
+            Layer::Overlay,
+            format!("overlayfs on {}: {err}", view.project.display()),
+        )
+    };
+    // The layer's own tmpfs, inside the new root (so a descriptor on it leads
+    // nowhere outside the sandbox), hidden once the overlay is mounted.
+    let cow = inside(Path::new(COW_DIR));
+    tmpfs(
+        &cow,
+        &format!(
+            "size={},mode=0700",
+            request.limits.overlay_bytes.max(1 << 20)
+        ),
+        MountFlags::NOSUID | MountFlags::NODEV,
+    )?;
+    for dir in ["upper", "work"] {
+        fs::create_dir(cow.join(dir)).map_err(|err| overlay_err(&err))?;
+    }
+    let cow_fd = rustix::fs::open(
+        &cow,
+        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .map_err(|err| overlay_err(&err))?;
+    let options = format!(
+        "lowerdir={},upperdir={}/upper,workdir={}/work",
+        source.display(),
+        cow.display(),
+        cow.display()
+    );
+    mount_overlay(&target, &options).map_err(|err| overlay_err(&err))?;
+    tmpfs(
+        &cow,
+        "size=4k,mode=0500",
+        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+    )?;
+    report_ok(
+        Layer::Overlay,
+        "copy-on-write project layer (writes vanish when the run ends)",
+    );
+    Ok(Some(cow_fd))
+}
+
+/// Mounts an overlay, preferring user extended attributes (needed inside a
+/// user namespace on most kernels).
+fn mount_overlay(target: &Path, options: &str) -> rustix::io::Result<()> {
+    let flags = MountFlags::NOSUID | MountFlags::NODEV;
+    let with_xattr =
+        CString::new(format!("{options},userxattr")).map_err(|_| rustix::io::Errno::INVAL)?;
+    let plain = CString::new(options).map_err(|_| rustix::io::Errno::INVAL)?;
+    rustix::mount::mount(
+        "overlay",
+        target,
+        "overlay",
+        flags,
+        Some(with_xattr.as_c_str()),
+    )
+    .or_else(|_| rustix::mount::mount("overlay", target, "overlay", flags, Some(plain.as_c_str())))
+}
+
+/// Mounts and unmounts an overlay made of scaffold folders, to prove the
+/// layer works when the project itself is bound writable.
+fn overlay_self_test(request: &InitRequest) -> StepResult {
+    simulated(request, Layer::Overlay)?;
+    let overlay_err =
+        |err: &dyn std::fmt::Display| (Layer::Overlay, format!("overlayfs self-test: {err}"));
+    for dir in ["/ovl/lower", "/ovl/upper", "/ovl/work", "/ovl/merged"] {
+        fs::create_dir_all(dir).map_err(|err| overlay_err(&err))?;
+    }
+    mount_overlay(
+        Path::new("/ovl/merged"),
+        "lowerdir=/ovl/lower,upperdir=/ovl/upper,workdir=/ovl/work",
+    )
+    .map_err(|err| overlay_err(&err))?;
+    rustix::mount::unmount("/ovl/merged", UnmountFlags::DETACH).map_err(|err| overlay_err(&err))?;
+    report_ok(Layer::Overlay, "overlayfs mounts inside the user namespace");
+    Ok(())
+}
+
+/// Hides a path inside the new root: an empty read-only tmpfs over a folder,
+/// an empty read-only file over anything else (SBX-3). With `channel`, the
+/// path is a socket or named pipe: the empty file in its place means nothing
+/// inside can connect to the process behind it (SBX-6).
+fn hide(path: &Path, channel: bool) -> StepResult {
+    let target = inside(path);
+    let Ok(meta) = target.symlink_metadata() else {
+        return Ok(());
+    };
+    if meta.file_type().is_symlink() {
+        // Resolved inside the sandbox's own view, where home folders are absent.
+        return Ok(());
+    }
+    if meta.is_dir() && !channel {
+        return mount(
+            Path::new("tmpfs"),
+            &target,
+            "tmpfs",
+            MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            Some("size=4k,mode=0500"),
+        );
+    }
+    let empty = Path::new("/ovl/empty");
+    touch(empty)?;
+    let _ = fs::set_permissions(empty, fs::Permissions::from_mode(0o400));
+    rustix::mount::mount_bind(empty, &target)
+        .map_err(|err| fs_err(format!("hide {}", path.display()), err))?;
+    restrict_mount(&target, LOCKED_DOWN, false)
+}

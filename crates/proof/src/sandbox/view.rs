@@ -1,0 +1,396 @@
+//! How the project is seen inside the sandbox, decided in the parent: which
+//! paths are hidden (SBX-3), which stay read-only even in a writable project
+//! (SBX-6: the PERM-7 paths of `ploy_policy::ProtectedPaths::protects`),
+//! which socket files are cut off, and the project's build cache outside the
+//! project (BEYOND-4). The init mounts exactly this list (`init::root`).
+
+use std::{
+    os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt},
+    path::{Path, PathBuf},
+};
+
+use ploy_policy::ProtectedPaths;
+use sha2::{Digest, Sha256};
+
+use super::policy::{SENSITIVE_HOME_ENTRIES, SandboxError, refuse};
+
+/// What a walk of the project found (SBX-6).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct ProjectScan {
+    /// PERM-7 paths (files or whole folders) to bind read-only onto themselves.
+    pub protected: Vec<PathBuf>,
+    /// Folders to bind onto themselves (writable) so that they cannot be
+    /// renamed or replaced: every `.git` folder and every folder between the
+    /// project root and a protected path. Parents come before children.
+    pub pinned: Vec<PathBuf>,
+    /// Socket files and named pipes: channels to a process outside.
+    pub sockets: Vec<PathBuf>,
+    /// Protected paths as `protects` describes them, for reports.
+    pub described: Vec<(PathBuf, String)>,
+}
+
+/// Where the walk is: an ordinary folder, a git folder (only its `modules`
+/// and `worktrees` are entered), or inside those (each sub-folder is a
+/// nested git folder when it holds a `HEAD`, else more path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Place {
+    Tree,
+    GitDir,
+    GitContainer,
+}
+
+/// Walks the project once, without following symbolic links, and collects
+/// the PERM-7 paths (through the one PERM-7 function), the folders to pin and
+/// the socket files. Objects and refs of a git folder are never entered
+/// (nothing there is protected); its `modules` and `worktrees` are, since
+/// nested git folders keep their own hooks and configuration there.
+pub(super) fn scan_project(project: &Path) -> ProjectScan {
+    let protected_paths = ProtectedPaths::names_only(project);
+    let mut scan = ProjectScan::default();
+    // (absolute folder, its path relative to the project, where it is)
+    let mut stack: Vec<(PathBuf, String, Place)> =
+        vec![(project.to_path_buf(), String::new(), Place::Tree)];
+    while let Some((dir, rel_dir, place)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut children: Vec<(PathBuf, String, Place)> = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            let name = entry.file_name();
+            // A name that is not UTF-8 is none of PERM-7's names; a
+            // protected path may still lie below it.
+            let name = name.to_string_lossy();
+            let rel = if rel_dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{rel_dir}/{name}")
+            };
+            if kind.is_socket() || kind.is_fifo() {
+                scan.sockets.push(path);
+                continue;
+            }
+            let nested_git = kind.is_dir()
+                && (name.eq_ignore_ascii_case(".git")
+                    || (place == Place::GitContainer && path.join("HEAD").is_file()));
+            if nested_git {
+                scan.pinned.push(path.clone());
+                children.push((path, rel, Place::GitDir));
+                continue;
+            }
+            if let Some(hit) = protected_paths.protects(&rel) {
+                if kind.is_symlink() {
+                    // Writes through the link land on its target: protect
+                    // the target when it is inside the project (outside it,
+                    // it is hidden or read-only anyway).
+                    if let Ok(target) = path.canonicalize()
+                        && target.starts_with(project)
+                        && target != project
+                    {
+                        scan.described.push((target.clone(), hit.what.clone()));
+                        scan.protected.push(target);
+                    }
+                } else {
+                    scan.described.push((path.clone(), hit.what.clone()));
+                    scan.protected.push(path);
+                }
+                continue;
+            }
+            if !kind.is_dir() {
+                continue;
+            }
+            match place {
+                Place::Tree => children.push((path, rel, Place::Tree)),
+                Place::GitDir if matches!(&*name, "modules" | "worktrees") => {
+                    children.push((path, rel, Place::GitContainer));
+                }
+                Place::GitDir => {}
+                Place::GitContainer => children.push((path, rel, Place::GitContainer)),
+            }
+        }
+        // Depth-first in name order, so the result does not depend on the
+        // order the file system lists entries in.
+        children.sort();
+        stack.extend(children.into_iter().rev());
+    }
+    scan.pinned
+        .extend(ancestors_to_pin(project, &scan.protected));
+    scan.pinned.sort();
+    scan.pinned.dedup();
+    scan.protected.sort();
+    scan.protected.dedup();
+    // A pinned folder that is itself protected is bound read-only instead.
+    scan.pinned.retain(|dir| !scan.protected.contains(dir));
+    scan
+}
+
+/// Every folder strictly between the project root and a protected path: if
+/// one of them could be renamed, a fresh writable copy of the protected path
+/// could be put in its place.
+fn ancestors_to_pin(project: &Path, protected: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for path in protected {
+        let mut current = path.parent();
+        while let Some(dir) = current {
+            if dir == project || !dir.starts_with(project) {
+                break;
+            }
+            out.push(dir.to_path_buf());
+            current = dir.parent();
+        }
+    }
+    out
+}
+
+/// Paths inside the project to hide: sensitive paths under it, and top-level
+/// entries named like a sensitive home entry (a copied `.ssh`, `.aws`...).
+pub(super) fn masks_inside(project: &Path, sensitive: &[PathBuf]) -> Vec<PathBuf> {
+    let mut masks: Vec<PathBuf> = sensitive
+        .iter()
+        .filter(|path| path.starts_with(project) && path.as_path() != project)
+        .filter(|path| path.symlink_metadata().is_ok())
+        .cloned()
+        .collect();
+    for entry in SENSITIVE_HOME_ENTRIES {
+        let candidate = project.join(entry);
+        if candidate.symlink_metadata().is_ok() && !masks.contains(&candidate) {
+            masks.push(candidate);
+        }
+    }
+    masks
+}
+
+/// The project's build cache under `root`: `<root>/<folder name>-<16 hex of
+/// SHA-256(project path)>`, created private to the user. Refused when it
+/// would lie inside the project (the host could then run what a proof
+/// built) or is not a plain folder of this user (BEYOND-4).
+pub(super) fn build_cache_dir(root: &Path, project: &Path) -> Result<PathBuf, SandboxError> {
+    let refuse_cache = |reason: String| refuse("BEYOND-4", reason);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(root)
+        .map_err(|err| {
+            refuse_cache(format!(
+                "cannot create the build cache folder {}: {err}",
+                root.display()
+            ))
+        })?;
+    let root = root
+        .canonicalize()
+        .map_err(|err| refuse_cache(format!("cannot resolve {}: {err}", root.display())))?;
+    if root.starts_with(project) || project.starts_with(&root) {
+        return Err(refuse_cache(format!(
+            "the build cache {} must lie outside the project {} (what a proof builds must never \
+             land where the host runs it); move ploy's state folder",
+            root.display(),
+            project.display()
+        )));
+    }
+    let digest = Sha256::digest(project.as_os_str().as_encoded_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let name: String = project
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let dir = root.join(format!("{name}-{hex}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(err) => {
+            return Err(refuse_cache(format!(
+                "cannot create the build cache {}: {err}",
+                dir.display()
+            )));
+        }
+    }
+    let meta = dir
+        .symlink_metadata()
+        .map_err(|err| refuse_cache(format!("cannot inspect {}: {err}", dir.display())))?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o022 != 0 {
+        return Err(refuse_cache(format!(
+            "the build cache {} is not a folder owned by you and closed to others; remove it",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// A file in the project owned by a user or group that the sandbox's user
+/// namespace cannot map: a proof that edits it fails with EOVERFLOW when the
+/// copy-on-write layer copies it up. The first one found, with its owner.
+pub fn unmapped_owner(project: &Path) -> Option<(PathBuf, u32, u32)> {
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let mut stack = vec![project.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            // A bound on the work: this is a hint, not a check.
+            if seen > 200_000 {
+                return None;
+            }
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.uid() != uid || meta.gid() != gid {
+                return Some((entry.path(), meta.uid(), meta.gid()));
+            }
+            if meta.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir()
+            .canonicalize()
+            .unwrap()
+            .join(format!("ploy-view-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    // proves: SBX-6
+    #[test]
+    fn the_scan_finds_perm7_paths_pins_their_folders_and_finds_sockets() {
+        let root = project("scan");
+        for dir in [
+            ".git/hooks",
+            ".git/objects/ab",
+            ".git/modules/sub/hooks",
+            "vendor/lib/.git/hooks",
+            ".claude",
+            "src",
+        ] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        for file in [
+            ".git/config",
+            ".git/HEAD",
+            ".git/modules/sub/config",
+            ".git/modules/sub/HEAD",
+            "vendor/lib/.git/config",
+            ".envrc",
+            "src/main.rs",
+            "src/.mcp.json",
+        ] {
+            std::fs::write(root.join(file), "x").unwrap();
+        }
+        let socket = root.join("src/app.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let scan = scan_project(&root);
+        let rel = |paths: &[PathBuf]| -> Vec<String> {
+            paths
+                .iter()
+                .map(|p| p.strip_prefix(&root).unwrap().display().to_string())
+                .collect()
+        };
+        assert_eq!(
+            rel(&scan.protected),
+            [
+                ".claude",
+                ".envrc",
+                ".git/config",
+                ".git/hooks",
+                ".git/modules/sub/config",
+                ".git/modules/sub/hooks",
+                "src/.mcp.json",
+                "vendor/lib/.git/config",
+                "vendor/lib/.git/hooks",
+            ]
+        );
+        assert_eq!(
+            rel(&scan.pinned),
+            [
+                ".git",
+                ".git/modules",
+                ".git/modules/sub",
+                "src",
+                "vendor",
+                "vendor/lib",
+                "vendor/lib/.git",
+            ]
+        );
+        assert_eq!(rel(&scan.sockets), ["src/app.sock"]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    // proves: SBX-6
+    #[test]
+    fn a_protected_symlink_protects_its_target_inside_the_project() {
+        let root = project("link");
+        std::fs::write(root.join("real-envrc"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("real-envrc"), root.join(".envrc")).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", root.join(".mcp.json")).unwrap();
+        let scan = scan_project(&root);
+        assert_eq!(scan.protected, vec![root.join("real-envrc")]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    // proves: SBX-3
+    #[test]
+    fn sensitive_entries_inside_the_project_are_masked() {
+        let base = project("mask");
+        std::fs::create_dir_all(base.join(".ssh")).unwrap();
+        std::fs::create_dir_all(base.join(".aws")).unwrap();
+        std::fs::write(base.join(".netrc"), "machine x").unwrap();
+        let masks = masks_inside(&base, &[]);
+        for name in [".ssh", ".aws", ".netrc"] {
+            assert!(
+                masks.contains(&base.join(name)),
+                "{name} not masked: {masks:?}"
+            );
+        }
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    // proves: BEYOND-4
+    #[test]
+    fn the_build_cache_is_per_project_private_and_never_inside_the_project() {
+        let base = project("cache");
+        let (one, two) = (base.join("one"), base.join("two"));
+        std::fs::create_dir_all(&one).unwrap();
+        std::fs::create_dir_all(&two).unwrap();
+        let root = base.join("state/build-cache");
+        let a = build_cache_dir(&root, &one).unwrap();
+        let b = build_cache_dir(&root, &two).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(
+            build_cache_dir(&root, &one).unwrap(),
+            a,
+            "stable per project"
+        );
+        assert_eq!(a.metadata().unwrap().mode() & 0o777, 0o700);
+        let inside = build_cache_dir(&one.join("cache"), &one).unwrap_err();
+        assert_eq!(inside.rule(), "BEYOND-4", "{inside}");
+        assert_eq!(build_cache_dir(&base, &one).unwrap_err().rule(), "BEYOND-4");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}
