@@ -62,7 +62,8 @@ pub struct SessionSetup {
     pub events: Arc<dyn EventSink>,
     /// The tools.
     pub registry: Registry,
-    /// The sandbox launcher (`None`: the running executable).
+    /// The sandbox's init binary (`None`: `ploy-sandbox-init` next to the
+    /// running executable).
     pub launcher: Option<PathBuf>,
     /// The user's home folder.
     pub home: Option<PathBuf>,

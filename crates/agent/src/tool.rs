@@ -135,8 +135,9 @@ impl ToolError {
 /// How `shell` runs commands.
 #[derive(Debug, Clone)]
 pub struct ShellSetup {
-    /// The sandbox launcher binary (`None`: the running executable, which
-    /// must call `ploy_proof::sandbox::init_entry_if_requested` first).
+    /// The sandbox's init binary (`None`: `ploy-sandbox-init` next to the
+    /// running executable; a test helper may serve as its own init by
+    /// calling `ploy_proof::sandbox::init_entry_if_requested` first).
     pub launcher: Option<PathBuf>,
     /// Wall time of one command.
     pub timeout: Duration,

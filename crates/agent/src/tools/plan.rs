@@ -155,7 +155,7 @@ impl Tool for PlanCheck {
                 let mut policy = SandboxPolicy::new(&ctx.project);
                 sandbox::add_home_toolchains(&mut policy);
                 let built = match &ctx.shell.launcher {
-                    Some(launcher) => Sandbox::with_launcher(policy, launcher.clone()),
+                    Some(launcher) => Sandbox::with_init(policy, launcher.clone()),
                     None => Sandbox::new(policy),
                 };
                 let sandbox = match built {

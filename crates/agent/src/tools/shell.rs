@@ -118,7 +118,7 @@ fn run_sandboxed(ctx: &ToolContext, command: &str) -> ToolOutput {
     policy.limits.output_bytes = OUTPUT_BYTES;
     sandbox::add_home_toolchains(&mut policy);
     let built = match &ctx.shell.launcher {
-        Some(launcher) => Sandbox::with_launcher(policy, launcher.clone()),
+        Some(launcher) => Sandbox::with_init(policy, launcher.clone()),
         None => Sandbox::new(policy),
     };
     let result =
