@@ -397,3 +397,54 @@ fn a_settings_file_that_still_sets_writable_dirs_stops_proofs_before_anything_ru
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("CONFIG-1"));
 }
+
+// `ploy sandbox run` itself (the shell tool's sandbox, project writable):
+// git's configuration and hooks stay read-only, a new PERM-7 path is
+// reported, and ordinary project writes persist.
+// proves: SBX-6
+#[test]
+fn sandbox_run_keeps_git_config_and_hooks_read_only() {
+    let world = World::new();
+    std::fs::create_dir_all(world.project.join(".git/hooks")).unwrap();
+    std::fs::write(world.project.join(".git/config"), "[core]\n").unwrap();
+    world.own_all();
+    let out = world.ploy(&[
+        "sandbox",
+        "run",
+        "--",
+        "/bin/sh",
+        "-c",
+        "echo '[core] fsmonitor = x' >> .git/config; echo x > .git/hooks/pre-commit; \
+         echo '{}' > .mcp.json; echo ok > made.txt",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(world.project.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    assert!(!world.project.join(".git/hooks/pre-commit").exists());
+    assert!(world.project.join("made.txt").exists());
+    assert!(err.contains("SBX-6") && err.contains(".mcp.json"), "{err}");
+}
+
+// proves: BEYOND-4
+#[test]
+fn doctor_names_project_files_proofs_cannot_edit() {
+    let world = World::new();
+    let (uid, _) = ploy_testkit::require_part!(
+        "root",
+        world
+            .user
+            .ok_or("giving a file to another group needs root; run the tests as root (CI does)")
+    );
+    std::os::unix::fs::chown(world.project.join("tracked.txt"), Some(uid), Some(0)).unwrap();
+    let out = world.ploy(&["doctor", "--json"]);
+    let report = json(&out);
+    let warnings = report["project_warnings"].to_string();
+    assert!(
+        warnings.contains("tracked.txt") && warnings.contains("EOVERFLOW"),
+        "{report}"
+    );
+    let text = world.ploy(&["doctor"]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("warning: "));
+}

@@ -1435,3 +1435,31 @@ except OSError as e:
         );
     }
 }
+
+// A project file of a group the user namespace cannot map: the copy-on-write
+// layer cannot copy it up, and the run says why instead of a bare EOVERFLOW.
+// proves: BEYOND-4
+#[test]
+fn editing_a_file_of_an_unmapped_group_fails_with_the_reason() {
+    let world = World::new();
+    // Only root can give a file to another group (CI runs as root).
+    let (uid, _) = ploy_testkit::require_part!(
+        "root",
+        world
+            .user
+            .ok_or("giving a file to another group needs root; run the tests as root (CI does)")
+    );
+    let file = world.project.join("shared.txt");
+    std::fs::write(&file, "shared\n").unwrap();
+    std::os::unix::fs::chown(&file, Some(uid), Some(0)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let result = world.sh(&[], "echo more >> shared.txt");
+    let shown = brief(&result);
+    assert_ne!(exit_code(&result), 0, "{shown}");
+    let notes = result["notes"].to_string();
+    assert!(
+        notes.contains("EOVERFLOW") && notes.contains("shared.txt") && notes.contains("gid 0"),
+        "{shown}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "shared\n");
+}

@@ -339,10 +339,14 @@ impl Sandbox {
         }
         let launched = launch(&self.init, &request, &env)?;
         let mut output = accept(launched)?;
-        if self.policy.view == ProjectView::Writable {
-            output
-                .notes
-                .extend(created_protected_paths(&self.project, &before));
+        match self.policy.view {
+            ProjectView::Writable => {
+                let created = created_protected_paths(&self.project, &before);
+                output.notes.extend(created);
+            }
+            ProjectView::CopyOnWrite => {
+                output.notes.extend(copy_up_failure(&self.project, &output));
+            }
         }
         Ok(output)
     }
@@ -397,6 +401,35 @@ fn accept(launched: Launched) -> Result<RunOutput, SandboxError> {
         memory_exceeded: !report.limits.is_empty(),
         notes,
     })
+}
+
+/// strerror(EOVERFLOW) as glibc and musl print it.
+const EOVERFLOW_TEXTS: [&str; 2] = [
+    "Value too large for defined data type",
+    "Value too large for data type",
+];
+
+/// When a write failed with EOVERFLOW in a copy-on-write run, the reason in
+/// words: the file belongs to a user or group the sandbox's user namespace
+/// cannot map, so the copy-on-write layer cannot copy it up (only the
+/// caller's own IDs are mapped). Names one such file and the fix.
+fn copy_up_failure(project: &Path, output: &RunOutput) -> Option<String> {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let (out, err) = (text(&output.stdout), text(&output.stderr));
+    if !EOVERFLOW_TEXTS
+        .iter()
+        .any(|needle| out.contains(needle) || err.contains(needle))
+    {
+        return None;
+    }
+    let (path, uid, gid) = view::unmapped_owner(project)?;
+    Some(format!(
+        "BEYOND-4: a write failed with EOVERFLOW (\"Value too large for defined data type\"): \
+         {} belongs to uid {uid} / gid {gid}, which the sandbox's user namespace cannot map, so \
+         the copy-on-write layer cannot copy it; chown or chgrp the project's files to yourself \
+         (`ploy doctor` lists such files)",
+        path.display()
+    ))
 }
 
 /// PERM-7 paths that exist now but did not when the run started: in a
