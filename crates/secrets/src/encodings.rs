@@ -45,6 +45,12 @@ pub enum SecretForm {
     Hex,
     /// Base64 or base64url, at any alignment.
     Base64,
+    /// Base32 (RFC 4648), at any alignment, any case.
+    Base32,
+    /// Percent, backslash or HTML escapes undone (a decoded view).
+    Decoded,
+    /// A run of at least 12 characters of a long secret.
+    Fragment,
 }
 
 impl SecretForm {
@@ -56,6 +62,9 @@ impl SecretForm {
             SecretForm::Percent => "percent-encoded",
             SecretForm::Hex => "hex",
             SecretForm::Base64 => "base64",
+            SecretForm::Base32 => "base32",
+            SecretForm::Decoded => "escaped (percent, backslash or HTML)",
+            SecretForm::Fragment => "fragment",
         }
     }
 }
@@ -65,100 +74,114 @@ pub(crate) fn is_base64_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_')
 }
 
-/// Every pattern (with its widening) for one secret value. May hold duplicates;
-/// the caller deduplicates across all secrets.
+/// Secrets at least this many characters long are also searched for by
+/// fragment: every run of [`FRAGMENT_CHARS`] consecutive characters of the
+/// value (a model that quotes part of a key still leaks most of it).
+pub const FRAGMENT_MIN_SECRET_CHARS: usize = 24;
+
+/// Length in characters of the fragments searched for (see
+/// [`FRAGMENT_MIN_SECRET_CHARS`]).
+pub const FRAGMENT_CHARS: usize = 12;
+
+/// Every listed pattern (with its widening) for one secret value. May hold
+/// duplicates; the caller deduplicates across all secrets. Free-form escapes
+/// (percent, `\uXXXX`, HTML references) are not listed: the decoded views
+/// find them (`views.rs`). The automaton ignores ASCII case, so one hex or
+/// base32 pattern covers upper, lower and mixed case.
 pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
     let plain = PatternInfo::of(SecretForm::Plain);
     let escaped = PatternInfo::of(SecretForm::Escaped);
-    let percent = PatternInfo::of(SecretForm::Percent);
     let mut out: Vec<(String, PatternInfo)> = vec![(secret.to_owned(), plain)];
 
     // Escapes stack: a value JSON-escaped into a body that is logged with
     // `{:?}` and embedded in another JSON document. Every composition of the
     // two string escapes up to ESCAPE_DEPTH layers is searched; for values
     // without quotes, backslashes or control characters they all equal the
-    // value and cost nothing.
+    // value and cost nothing. (The views undo these too, but only around a
+    // `\u`, `\x` or `\/`; `\"` and `\n` alone are too common to decode
+    // around.)
     let mut seen: Vec<String> = vec![secret.to_owned()];
     let mut frontier: Vec<String> = vec![secret.to_owned()];
     for _ in 0..ESCAPE_DEPTH {
         let mut next = Vec::new();
         for value in &frontier {
-            for escaped in [json_escape(value, JsonStyle::MINIMAL), debug_escape(value)] {
-                if !seen.contains(&escaped) {
-                    seen.push(escaped.clone());
-                    next.push(escaped);
+            for text in [json_escape(value), debug_escape(value)] {
+                if !seen.contains(&text) {
+                    seen.push(text.clone());
+                    next.push(text);
                 }
             }
         }
         frontier = next;
     }
     out.extend(seen.into_iter().skip(1).map(|text| (text, escaped)));
-    for style in [
-        JsonStyle {
-            ascii_only: true,
-            ..JsonStyle::MINIMAL
-        },
-        JsonStyle {
-            ascii_only: true,
-            upper_hex: true,
-            ..JsonStyle::MINIMAL
-        },
-        JsonStyle {
-            escape_slash: true,
-            ..JsonStyle::MINIMAL
-        },
-        JsonStyle {
-            escape_slash: true,
-            ascii_only: true,
-            ..JsonStyle::MINIMAL
-        },
-        JsonStyle {
-            html_safe: true,
-            ..JsonStyle::MINIMAL
-        },
-    ] {
-        out.push((json_escape(secret, style), escaped));
+
+    // Form encoding writes a space as `+`; the views leave `+` alone (it is
+    // also a base64 character), so the `+` spelling is listed.
+    if secret.contains(' ') {
+        out.push((
+            secret.replace(' ', "+"),
+            PatternInfo::of(SecretForm::Percent),
+        ));
     }
 
-    for style in [
-        PercentStyle::Strict { upper: true },
-        PercentStyle::Strict { upper: false },
-        PercentStyle::Form,
-        PercentStyle::UriComponent,
-        PercentStyle::Uri,
-    ] {
-        out.push((percent_encode(secret.as_bytes(), style), percent));
-    }
-
-    out.push((
-        hex(secret.as_bytes(), false),
-        PatternInfo::of(SecretForm::Hex),
-    ));
-    out.push((
-        hex(secret.as_bytes(), true),
-        PatternInfo::of(SecretForm::Hex),
-    ));
+    out.push((hex(secret.as_bytes()), PatternInfo::of(SecretForm::Hex)));
 
     for engine in [
         base64::engine::general_purpose::STANDARD_NO_PAD,
         base64::engine::general_purpose::URL_SAFE_NO_PAD,
     ] {
         for alignment in 0..3 {
-            if let Some((core, info)) = base64_core(secret.as_bytes(), alignment, &engine) {
-                if core.contains(['/', '+']) {
-                    // PHP-style JSON writes the standard alphabet's `/` as `\/`.
-                    out.push((core.replace('/', "\\/"), info));
-                    // A standard-alphabet token in a URL query: `%2B`, `%2F`.
-                    for upper in [true, false] {
-                        let style = PercentStyle::Strict { upper };
-                        out.push((percent_encode(core.as_bytes(), style), info));
-                    }
-                }
-                out.push((core, info));
+            if let Some(core) = base64_core(secret.as_bytes(), alignment, &engine) {
+                out.push(core);
             }
         }
     }
+    for alignment in 0..5 {
+        if let Some(core) = base32_core(secret.as_bytes(), alignment) {
+            out.push(core);
+        }
+    }
+
+    let chars: Vec<(usize, char)> = secret.char_indices().collect();
+    if chars.len() >= FRAGMENT_MIN_SECRET_CHARS {
+        let fragment = PatternInfo::of(SecretForm::Fragment);
+        for first in 0..=chars.len() - FRAGMENT_CHARS {
+            let start = chars[first].0;
+            let end = chars
+                .get(first + FRAGMENT_CHARS)
+                .map_or(secret.len(), |&(at, _)| at);
+            out.push((secret[start..end].to_owned(), fragment));
+        }
+    }
     out
+}
+
+/// The base32 (RFC 4648) characters fully determined by `secret` when it
+/// starts at byte `alignment` (0..5) of a 5-byte group, with the widening
+/// for the partly determined character on each side.
+fn base32_core(secret: &[u8], alignment: usize) -> Option<(String, PatternInfo)> {
+    let mut padded = vec![0u8; alignment];
+    padded.extend_from_slice(secret);
+    while !padded.len().is_multiple_of(5) {
+        padded.push(0);
+    }
+    let encoded = data_encoding::BASE32_NOPAD.encode(&padded);
+    let (first_bit, end_bit) = (8 * alignment, 8 * (alignment + secret.len()));
+    let first = first_bit.div_ceil(5);
+    let end = end_bit / 5;
+    let core = encoded.get(first..end)?;
+    if core.is_empty() {
+        return None;
+    }
+    Some((
+        core.to_owned(),
+        PatternInfo {
+            widen_left: !first_bit.is_multiple_of(5),
+            widen_right: !end_bit.is_multiple_of(5),
+            ..PatternInfo::of(SecretForm::Base32)
+        },
+    ))
 }
 
 /// The base64 characters fully determined by `secret` when it starts at byte
@@ -209,34 +232,9 @@ fn debug_escape(text: &str) -> String {
         .to_owned()
 }
 
-/// Which JSON string-escaping conventions to apply.
-#[derive(Debug, Clone, Copy)]
-struct JsonStyle {
-    ascii_only: bool,
-    upper_hex: bool,
-    escape_slash: bool,
-    html_safe: bool,
-}
-
-impl JsonStyle {
-    const MINIMAL: JsonStyle = JsonStyle {
-        ascii_only: false,
-        upper_hex: false,
-        escape_slash: false,
-        html_safe: false,
-    };
-}
-
-fn push_u_escape(out: &mut String, unit: u16, upper: bool) {
-    if upper {
-        out.push_str(&format!("\\u{unit:04X}"));
-    } else {
-        out.push_str(&format!("\\u{unit:04x}"));
-    }
-}
-
-/// The body (without quotes) of the JSON string holding `text`.
-fn json_escape(text: &str, style: JsonStyle) -> String {
+/// The body (without quotes) of the JSON string holding `text`, as
+/// serde_json writes it.
+fn json_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for ch in text.chars() {
         match ch {
@@ -247,96 +245,17 @@ fn json_escape(text: &str, style: JsonStyle) -> String {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            '/' if style.escape_slash => out.push_str("\\/"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' if style.html_safe => {
-                push_u_escape(&mut out, ch as u16, style.upper_hex);
-            }
-            c if (c as u32) < 0x20 => push_u_escape(&mut out, c as u16, style.upper_hex),
-            c if style.ascii_only && !c.is_ascii() => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    push_u_escape(&mut out, *unit, style.upper_hex);
-                }
-            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
     out
 }
 
-/// Percent-encoding conventions.
-#[derive(Debug, Clone, Copy)]
-enum PercentStyle {
-    /// RFC 3986: everything but `A-Za-z0-9-._~` encoded.
-    Strict { upper: bool },
-    /// `application/x-www-form-urlencoded`: space as `+`, keeps `*-._`.
-    Form,
-    /// JavaScript `encodeURIComponent`: keeps `A-Za-z0-9-_.!~*'()`.
-    UriComponent,
-    /// JavaScript `encodeURI`: also keeps `;,/?:@&=+$#`.
-    Uri,
-}
-
-fn percent_encode(bytes: &[u8], style: PercentStyle) -> String {
-    let mut out = String::with_capacity(bytes.len() * 3);
-    for &byte in bytes {
-        let keep = byte.is_ascii_alphanumeric()
-            || match style {
-                PercentStyle::Strict { .. } => matches!(byte, b'-' | b'.' | b'_' | b'~'),
-                PercentStyle::Form => matches!(byte, b'*' | b'-' | b'.' | b'_'),
-                PercentStyle::UriComponent => {
-                    matches!(
-                        byte,
-                        b'-' | b'_' | b'.' | b'!' | b'~' | b'*' | b'\'' | b'(' | b')'
-                    )
-                }
-                PercentStyle::Uri => matches!(
-                    byte,
-                    b'-' | b'_'
-                        | b'.'
-                        | b'!'
-                        | b'~'
-                        | b'*'
-                        | b'\''
-                        | b'('
-                        | b')'
-                        | b';'
-                        | b','
-                        | b'/'
-                        | b'?'
-                        | b':'
-                        | b'@'
-                        | b'&'
-                        | b'='
-                        | b'+'
-                        | b'$'
-                        | b'#'
-                ),
-            };
-        if keep {
-            out.push(char::from(byte));
-        } else if byte == b' ' && matches!(style, PercentStyle::Form) {
-            out.push('+');
-        } else {
-            let upper = !matches!(style, PercentStyle::Strict { upper: false });
-            if upper {
-                out.push_str(&format!("%{byte:02X}"));
-            } else {
-                out.push_str(&format!("%{byte:02x}"));
-            }
-        }
-    }
-    out
-}
-
-fn hex(bytes: &[u8], upper: bool) -> String {
+fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2);
     for byte in bytes {
-        if upper {
-            out.push_str(&format!("{byte:02X}"));
-        } else {
-            out.push_str(&format!("{byte:02x}"));
-        }
+        out.push_str(&format!("{byte:02x}"));
     }
     out
 }
@@ -388,10 +307,7 @@ mod tests {
             "é✓😀/x<y>&",
         ] {
             let serde = serde_json::to_string(text).expect("json");
-            assert_eq!(
-                format!("\"{}\"", json_escape(text, JsonStyle::MINIMAL)),
-                serde
-            );
+            assert_eq!(format!("\"{}\"", json_escape(text)), serde);
         }
     }
 }

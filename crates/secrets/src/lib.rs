@@ -1,8 +1,7 @@
 //! `ploy-secrets`: keeps secret values out of everything the model or a log sees.
 //!
-//! * [`Redactor`] replaces every known secret value, and its common encodings
-//!   (JSON-escaped, percent-encoded, hex, base64 standard and URL-safe at every
-//!   alignment), with [`REDACTED`] in one linear pass (REDACT-1).
+//! * [`Redactor`] replaces every known secret value, in any case and in
+//!   any of the encodings below, with [`REDACTED`] (REDACT-1).
 //! * [`StreamRedactor`] does the same over inputs larger than memory.
 //! * [`mask`] names a secret by its last 4 characters only (REDACT-1).
 //! * [`cap`] cuts text to a shared byte budget on code point boundaries (CAP-1).
@@ -18,54 +17,73 @@
 //! * [`logging`]: a `tracing` writer that passes every log line through the
 //!   redactor (A-1).
 //!
-//! # Encodings caught (REDACT-1)
+//! # Forms caught (REDACT-1, BEYOND-6)
 //!
-//! For every secret value `s` (each variant only when it differs):
+//! ASCII case is ignored everywhere (a secret retyped in capitals, its hex
+//! or base32 in either or mixed case). For every secret value `s`:
 //! * `s` itself;
-//! * string escapes stacked up to 4 layers deep, each layer JSON (serde_json,
-//!   JavaScript) or Rust's `{:?}` (JSON in a log line in JSON...);
-//! * one layer of the other JSON conventions: ASCII-only with `\uXXXX` in
-//!   lower and upper hex (Python `ensure_ascii`, Java), `\/` escaping (PHP,
-//!   also applied to base64), HTML-safe `\u003c` escaping (Go);
-//! * percent-encoding of standard base64 (`%2B`, `%2F`: a token in a query);
-//! * percent-encoding: every non-unreserved byte encoded (upper and lower
-//!   hex), form encoding (space as `+`), `encodeURIComponent` and `encodeURI`;
-//! * hex of the UTF-8 bytes (lower and upper case);
-//! * base64, standard and URL-safe alphabets, at the three byte alignments a
-//!   value can have inside a longer encoded blob (for example
-//!   `Basic base64(user:secret)`). Only the characters fully determined by the
-//!   secret are searched for; the at most one partly determined character on
-//!   each side is redacted with the match, so no character holding secret
-//!   bits stays.
+//! * **escapes, each character of `s` encoded or not, as the writer
+//!   pleases**, found by decoding views of the input (not by listing
+//!   encodings): percent (`%74`, `%2d`, `%u0074`), backslash (`\u0074` with
+//!   surrogate pairs, `\u{74}`, `\U00000074`, `\x74`, `\/`, `\\`, `\"`),
+//!   HTML references (`&#116;`, `&#x74;`, zero-padded, `;` optional;
+//!   every named reference of the HTML standard, `&lowbar;`), mixed
+//!   freely and stacked up to 3 layers (`%252D`, a percent-encoded `&#45;`).
+//!   A view is built only around a `%`, `\` or `&` that starts an escape, so
+//!   text without one pays only a `memchr` (see `views.rs`);
+//! * string escapes stacked up to 4 layers deep, each layer JSON or Rust's
+//!   `{:?}` (`\"`, `\n` are listed, being too common to decode around);
+//! * form encoding's `+` for a space;
+//! * hex of the UTF-8 bytes;
+//! * base64, standard and URL-safe alphabets (also inside percent or JSON
+//!   escapes, through the views), and base32 (RFC 4648), at every byte
+//!   alignment a value can have inside a longer blob (for example
+//!   `Basic base64(user:secret)`). Only the characters fully determined by
+//!   the secret are searched for; the at most one partly determined
+//!   character on each side is redacted with the match, so no character
+//!   holding secret bits stays;
+//! * a fragment: any [`FRAGMENT_CHARS`] (12) consecutive characters of a
+//!   secret of at least [`FRAGMENT_MIN_SECRET_CHARS`] (24), plain or escaped.
+//!
+//! [`Redactor::redact_cut_tail`] also removes a partial secret (4 bytes or
+//! more of its start) at the end of text that was cut before it could be
+//! redacted whole.
 //!
 //! Not caught (known limits): values shorter than [`MIN_SECRET_BYTES`]
-//! (refused); case changes of the value or of its hex; base64 wrapped across
-//! lines (MIME, PEM); other encodings (base32, UTF-16, compression,
-//! encryption); encodings stacked in other orders than listed; in
-//! percent-encoded base64, an edge character that is itself `%2B`/`%2F` (at
-//! most 4 bits of the value).
+//! (refused); base64 or base32 wrapped across lines (MIME, PEM); base64 or
+//! base32 of a fragment; other encodings (UTF-16, compression, encryption,
+//! homoglyphs: the scrubber folds those for search phrases); an escaped form
+//! longer than 12 bytes per secret byte (deeper stacking); an escape glued
+//! to what precedes it so that the parse differs (`%4` before a secret
+//! starting with `1` decodes as `%41`; fragments still catch long secrets).
 //!
 //! # Cost
 //!
 //! One pass: a sampling prefilter (one 4-byte probe every `min_pattern - 3`
 //! bytes) finds candidate windows, and one aho-corasick automaton over every
-//! pattern searches only those (linear time, no backtracking). Text made to
-//! hit the prefilter everywhere (for example long runs of the value's hex)
-//! falls back to the automaton over everything: still linear, several times
-//! slower.
+//! pattern searches only those (linear time, no backtracking); a `memchr`
+//! for `%`, `\`, `&` decides whether any view is decoded. Text made to hit
+//! the prefilter everywhere (long runs of the value's hex) falls back to the
+//! automaton over everything, and text dense with escapes is decoded around
+//! every escape (up to 12 x the longest secret on each side): both still
+//! linear, several times slower.
 //!
 //! Pure: no I/O, except the log writer, which writes to the writer it is given,
 //! and [`Redactor::redact_stream`], which reads and writes what it is handed.
 
 pub mod cap;
 mod encodings;
+mod engine;
 mod env;
 pub mod logging;
 mod redactor;
 mod set;
 pub mod shape;
+mod views;
 
-pub use encodings::SecretForm;
+pub use views::unescape;
+
+pub use encodings::{FRAGMENT_CHARS, FRAGMENT_MIN_SECRET_CHARS, SecretForm};
 pub use env::{
     EnvSecretReason, PATH_VALUED_NAMES, env_secret_reason, is_secret_env, is_secret_env_name,
     secret_values_from_env,

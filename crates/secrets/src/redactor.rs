@@ -2,14 +2,12 @@
 //! secret value and its encodings, searched once per input.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
-
-use crate::encodings::{PatternInfo, SecretForm, is_base64_byte, patterns_for};
+use crate::encodings::SecretForm;
+use crate::engine::{Engine, Found};
 
 /// What every secret value (or encoding of one) is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -17,12 +15,6 @@ pub const REDACTED: &str = "[REDACTED]";
 /// Secrets shorter than this many bytes are refused: they would redact
 /// ordinary words (REDACT-1).
 pub const MIN_SECRET_BYTES: usize = 8;
-
-/// Total pattern bytes up to which a full DFA is built (fastest search, but
-/// about 4 bytes x byte classes per pattern byte: a few MiB at this limit).
-/// Above it, aho-corasick picks a smaller automaton; the prefilter keeps the
-/// automaton off most of the text either way.
-const DFA_PATTERN_BYTES_LIMIT: usize = 16 * 1024;
 
 /// Why a secret value was not used for redaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,172 +59,6 @@ pub fn mask(secret: &str) -> String {
     }
     let tail: String = secret.chars().skip(count - SHOWN).collect();
     format!("…{tail}")
-}
-
-/// The compiled search: automaton, per-pattern widening, and the secrets.
-struct Engine {
-    automaton: AhoCorasick,
-    info: Vec<PatternInfo>,
-    /// Bytes a stream must hold back between windows: longest pattern plus
-    /// one character of base64 widening on each side.
-    keep_back: usize,
-    /// Length of the longest pattern.
-    longest: usize,
-    /// Sampling prefilter; `None` searches everything with the automaton.
-    filter: Option<GramFilter>,
-    secrets: Vec<String>,
-}
-
-/// Gram length of the prefilter.
-const GRAM: usize = 4;
-/// log2 of the prefilter's bit count (4 Mi bits = 512 KiB).
-const FILTER_BITS_LOG2: u32 = 22;
-
-/// A Bloom filter (two bits per entry) over every 4-byte gram of every
-/// pattern. Every pattern is at least `min_len` bytes long, so every
-/// occurrence fully contains a gram starting at a multiple of
-/// `step = min_len - GRAM + 1`: sampling those positions finds every
-/// occurrence (no false negatives), and only windows around a hit are
-/// searched by the automaton. This keeps clean text at memory-scan speed.
-struct GramFilter {
-    bits: Vec<u64>,
-    step: usize,
-}
-
-impl GramFilter {
-    fn slots(gram: u32) -> (usize, usize) {
-        let hash = u64::from(gram).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mask = (1usize << FILTER_BITS_LOG2) - 1;
-        ((hash >> 40) as usize & mask, (hash >> 8) as usize & mask)
-    }
-
-    fn gram_at(bytes: &[u8], at: usize) -> u32 {
-        let mut gram = [0u8; GRAM];
-        gram.copy_from_slice(&bytes[at..at + GRAM]);
-        u32::from_le_bytes(gram)
-    }
-
-    /// `None` when a pattern is too short to sample (never with 8-byte secrets).
-    fn build(patterns: &[String]) -> Option<GramFilter> {
-        let min_len = patterns.iter().map(String::len).min()?;
-        if min_len < GRAM {
-            return None;
-        }
-        let mut bits = vec![0u64; (1usize << FILTER_BITS_LOG2) / 64];
-        for pattern in patterns {
-            let bytes = pattern.as_bytes();
-            for at in 0..=bytes.len() - GRAM {
-                let (a, b) = GramFilter::slots(GramFilter::gram_at(bytes, at));
-                bits[a / 64] |= 1 << (a % 64);
-                bits[b / 64] |= 1 << (b % 64);
-            }
-        }
-        Some(GramFilter {
-            bits,
-            step: min_len - GRAM + 1,
-        })
-    }
-
-    fn hit(&self, gram: u32) -> bool {
-        let (a, b) = GramFilter::slots(gram);
-        (self.bits[a / 64] >> (a % 64)) & (self.bits[b / 64] >> (b % 64)) & 1 == 1
-    }
-}
-
-impl Engine {
-    /// The first match in `bytes`, as a [`SecretMatch`].
-    fn first_match(&self, bytes: &[u8]) -> Option<SecretMatch> {
-        match self.automaton.try_find(bytes) {
-            Ok(found) => found.map(|found| {
-                let info = self.info[found.pattern().as_usize()];
-                SecretMatch {
-                    mask: mask(&self.secrets[info.secret]),
-                    form: info.form,
-                    start: found.start(),
-                    end: found.end(),
-                }
-            }),
-            // Fail closed: the automaton could not search, so all of it counts.
-            Err(_) => Some(SecretMatch {
-                mask: "…****".to_owned(),
-                form: SecretForm::Plain,
-                start: 0,
-                end: bytes.len(),
-            }),
-        }
-    }
-
-    /// Pushes onto `spans` the (widened) byte range of every occurrence of
-    /// every pattern in `window`, in no particular order. With `first_only`,
-    /// stops after the first.
-    fn collect_spans(&self, window: &[u8], spans: &mut Vec<(usize, usize)>, first_only: bool) {
-        spans.clear();
-        let Some(filter) = &self.filter else {
-            self.search(window, 0, window.len(), spans, first_only);
-            return;
-        };
-        let reach = self.longest;
-        // The current candidate region [lo, hi), searched when the next hit
-        // does not touch it.
-        let mut region: Option<(usize, usize)> = None;
-        let mut at = 0usize;
-        while at + GRAM <= window.len() {
-            if filter.hit(GramFilter::gram_at(window, at)) {
-                // An occurrence holding this gram lies inside [lo, hi).
-                let lo = (at + GRAM).saturating_sub(reach);
-                let hi = (at + reach).min(window.len());
-                region = match region {
-                    Some((start, end)) if lo <= end => Some((start, hi)),
-                    Some((start, end)) => {
-                        self.search(window, start, end, spans, first_only);
-                        if first_only && !spans.is_empty() {
-                            return;
-                        }
-                        Some((lo, hi))
-                    }
-                    None => Some((lo, hi)),
-                };
-            }
-            at += filter.step;
-        }
-        if let Some((start, end)) = region {
-            self.search(window, start, end, spans, first_only);
-        }
-    }
-
-    /// Runs the automaton over `window[start..end]`, pushing widened spans.
-    fn search(
-        &self,
-        window: &[u8],
-        start: usize,
-        end: usize,
-        spans: &mut Vec<(usize, usize)>,
-        first_only: bool,
-    ) {
-        match self
-            .automaton
-            .try_find_overlapping_iter(&window[start..end])
-        {
-            Ok(matches) => {
-                for found in matches {
-                    let (mut from, mut to) = (start + found.start(), start + found.end());
-                    let info = self.info[found.pattern().as_usize()];
-                    if info.widen_left && from > 0 && is_base64_byte(window[from - 1]) {
-                        from -= 1;
-                    }
-                    if info.widen_right && to < window.len() && is_base64_byte(window[to]) {
-                        to += 1;
-                    }
-                    spans.push((from, to));
-                    if first_only {
-                        return;
-                    }
-                }
-            }
-            // Fail closed: the whole region is one secret.
-            Err(_) => spans.push((start, end)),
-        }
-    }
 }
 
 /// Where a known secret was found ([`Redactor::find_secret`]): its mask and
@@ -388,51 +214,9 @@ impl Redactor {
         if secrets.is_empty() {
             return Redactor::empty();
         }
-        // Deduplicate patterns; a pattern reached twice widens if either asks.
-        let mut index: HashMap<String, usize> = HashMap::new();
-        let mut patterns: Vec<String> = Vec::new();
-        let mut info: Vec<PatternInfo> = Vec::new();
-        for (secret_index, secret) in secrets.iter().enumerate() {
-            for (pattern, mut pattern_info) in patterns_for(secret) {
-                pattern_info.secret = secret_index;
-                match index.get(&pattern) {
-                    Some(&at) => {
-                        info[at].widen_left |= pattern_info.widen_left;
-                        info[at].widen_right |= pattern_info.widen_right;
-                    }
-                    None => {
-                        index.insert(pattern.clone(), patterns.len());
-                        patterns.push(pattern);
-                        info.push(pattern_info);
-                    }
-                }
-            }
-        }
-        let total_bytes: usize = patterns.iter().map(String::len).sum();
-        let longest = patterns.iter().map(String::len).max().unwrap_or(0);
-        let mut builder = AhoCorasick::builder();
-        // Standard semantics: the overlapping search reports every occurrence
-        // of every pattern, so overlapping secrets are all removed.
-        builder.match_kind(MatchKind::Standard);
-        if total_bytes <= DFA_PATTERN_BYTES_LIMIT {
-            builder.kind(Some(AhoCorasickKind::DFA));
-        }
-        let built = builder.build(&patterns).or_else(|_| {
-            // A DFA may exceed its size limit; let the library choose instead.
-            AhoCorasick::builder()
-                .match_kind(MatchKind::Standard)
-                .build(&patterns)
-        });
-        match built {
-            Ok(automaton) => Redactor {
-                mode: Mode::Search(Arc::new(Engine {
-                    automaton,
-                    info,
-                    keep_back: longest + 2,
-                    longest,
-                    filter: GramFilter::build(&patterns),
-                    secrets,
-                })),
+        match Engine::build(secrets.clone()) {
+            Ok(engine) => Redactor {
+                mode: Mode::Search(Arc::new(engine)),
             },
             // Fail closed: a redactor that cannot search removes everything.
             Err(_) => Redactor {
@@ -463,10 +247,7 @@ impl Redactor {
     pub fn contains_secret_bytes(&self, bytes: &[u8]) -> bool {
         match &self.mode {
             Mode::Empty => false,
-            Mode::Search(engine) => engine
-                .automaton
-                .try_find(bytes)
-                .map_or(true, |m| m.is_some()),
+            Mode::Search(_) => self.find_secret(bytes).is_some(),
             Mode::RedactAll { .. } => !bytes.is_empty(),
         }
     }
@@ -485,7 +266,21 @@ impl Redactor {
                 start: 0,
                 end: bytes.len(),
             }),
-            Mode::Search(engine) => engine.first_match(bytes),
+            Mode::Search(engine) => {
+                // Every occurrence, then the earliest and, of those, the
+                // longest: the whole secret rather than one of its fragments.
+                let mut found = Vec::new();
+                engine.collect(bytes, &mut found);
+                let first = found
+                    .iter()
+                    .min_by_key(|f| (f.start, std::cmp::Reverse(f.end)))?;
+                Some(SecretMatch {
+                    mask: mask(&engine.secrets[first.secret]),
+                    form: first.form,
+                    start: first.start,
+                    end: first.end,
+                })
+            }
         }
     }
 
@@ -503,11 +298,33 @@ impl Redactor {
         }
     }
 
+    /// [`Redactor::redact`] for text that was cut at its end before it could
+    /// be redacted whole (a download stopped at its size cap, a parser's input
+    /// cap): also removes a partial secret at the very end, the longest
+    /// suffix of at least 4 bytes that begins a known secret (ASCII case
+    /// ignored), as written or escaped (CAP-1, REDACT-1). Any cut this
+    /// program makes itself must come after [`Redactor::redact`] instead.
+    pub fn redact_cut_tail<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let redacted = self.redact(text);
+        let Mode::Search(engine) = &self.mode else {
+            return redacted;
+        };
+        match engine.cut_tail_start(redacted.as_bytes()) {
+            None => redacted,
+            Some(mut start) => {
+                while !redacted.is_char_boundary(start) {
+                    start -= 1;
+                }
+                Cow::Owned(format!("{}{REDACTED}", &redacted[..start]))
+            }
+        }
+    }
+
     /// Byte version of [`Redactor::redact`], for output that may not be UTF-8.
     pub fn redact_bytes<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {
         let mut state = ScanState::default();
         if let Mode::Search(engine) = &self.mode {
-            engine.collect_spans(bytes, &mut state.spans, false);
+            engine.collect(bytes, &mut state.spans);
             if state.spans.is_empty() {
                 return Cow::Borrowed(bytes);
             }
@@ -561,7 +378,7 @@ impl Redactor {
             let emit_end = if at_eof {
                 filled
             } else {
-                filled.saturating_sub(keep_back)
+                self.stream_cut(&buf[..filled], filled.saturating_sub(keep_back))
             };
             // Small reads (pipes) accumulate until a scan is worth its carry.
             if !at_eof && emit_end == 0 {
@@ -579,6 +396,16 @@ impl Redactor {
             if at_eof {
                 return Ok(total);
             }
+        }
+    }
+
+    /// Where a stream ends this window's output, at or before `at`: never
+    /// inside an escape unit, so the next window decodes as the whole text
+    /// would (views).
+    fn stream_cut(&self, window: &[u8], at: usize) -> usize {
+        match &self.mode {
+            Mode::Search(engine) => engine.safe_cut(window, at),
+            Mode::Empty | Mode::RedactAll { .. } => at,
         }
     }
 
@@ -615,9 +442,11 @@ impl Redactor {
             Mode::Search(engine) => engine,
         };
         if !std::mem::take(&mut state.spans_ready) {
-            engine.collect_spans(window, &mut state.spans, false);
+            engine.collect(window, &mut state.spans);
         }
-        state.spans.sort_unstable();
+        state
+            .spans
+            .sort_unstable_by_key(|found| (found.start, found.end));
 
         // `cursor`: bytes before it are already emitted or covered by the
         // marker written last (when `in_marker`).
@@ -625,7 +454,7 @@ impl Redactor {
             Some(end) => (end, true),
             None => (0, false),
         };
-        for &(start, end) in &state.spans {
+        for &Found { start, end, .. } in &state.spans {
             if in_marker && start <= cursor {
                 cursor = cursor.max(end);
                 continue;
@@ -654,7 +483,7 @@ struct ScanState {
     /// The last marker covers the next window up to this offset.
     open_end: Option<usize>,
     /// Scratch space for spans, reused between windows.
-    spans: Vec<(usize, usize)>,
+    spans: Vec<Found>,
     /// For the fail-closed mode: the single marker was written.
     redact_all_emitted: bool,
     /// `spans` already hold this window's spans (one-shot path).
@@ -693,7 +522,9 @@ impl StreamRedactor {
         if self.pending.len() < keep_back + Self::MIN_SCAN {
             return;
         }
-        let emit_end = self.pending.len() - keep_back;
+        let emit_end = self
+            .redactor
+            .stream_cut(&self.pending, self.pending.len() - keep_back);
         let _: Result<(), std::convert::Infallible> = self.redactor.scan(
             &self.pending,
             emit_end,

@@ -155,3 +155,39 @@ proptest! {
         prop_assert!(budget.used() <= max);
     }
 }
+
+// proves: CAP-1, REDACT-1 (issue 14 item 5: a cut forced before redaction,
+// such as a download stopped at its cap, leaves no partial secret at the
+// end, at every cut position, plain or escaped)
+#[test]
+fn a_forced_cut_inside_a_secret_leaves_no_part_of_it() {
+    use ploy_secrets::{REDACTED, Redactor};
+    let secret = "tvly-Zx9CutTail2718";
+    let (redactor, _) = Redactor::new([secret]);
+    let percent: String = secret.bytes().map(|b| format!("%{b:02x}")).collect();
+    for encoded in [secret.to_owned(), secret.to_uppercase(), percent] {
+        let text = format!("page text before {encoded} and after");
+        let start = text.find(&encoded).expect("planted");
+        for cut in start..start + encoded.len() {
+            let out = redactor.redact_cut_tail(&text[..cut]);
+            let kept = out.strip_suffix(REDACTED).unwrap_or(&out);
+            let kept_part = &kept[kept.len().min(start)..];
+            // At most 3 bytes of the secret's start may stay ("tvl"), once
+            // escapes are undone.
+            let decoded = ploy_secrets::unescape(kept_part);
+            let leaked = decoded
+                .bytes()
+                .zip(secret.bytes())
+                .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+                .count();
+            assert!(
+                leaked <= 3,
+                "cut at {cut}: kept {kept_part:?} of {encoded:?}"
+            );
+            assert!(out.starts_with("page text before "), "{out:?}");
+        }
+    }
+    // Text that ends in ordinary words is left alone.
+    assert_eq!(redactor.redact_cut_tail("ordinary words"), "ordinary words");
+    assert_eq!(redactor.redact_cut_tail("ends with tvl"), "ends with tvl");
+}

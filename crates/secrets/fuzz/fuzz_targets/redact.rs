@@ -1,4 +1,4 @@
-//! Fuzz the redactor (REDACT-1) and the cap (CAP-1): secrets and text come
+//! Fuzz the redactor (REDACT-1), its detection API (BEYOND-6) and the cap (CAP-1): secrets and text come
 //! from the fuzzer; no secret may survive, the stream must equal the one-shot
 //! result for the fuzzer's chunking, and caps must stay on code points.
 #![no_main]
@@ -30,6 +30,13 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     assert_eq!(rejected.len(), secrets.iter().filter(|s| s.len() < 8).count());
+    // The detection API (BEYOND-6) sees exactly what the redactor removes,
+    // through every decoded view of the fuzzer's bytes.
+    assert_eq!(
+        redactor.find_secret(&text).is_some(),
+        one_shot.as_slice() != text.as_slice(),
+        "find_secret and redact disagree"
+    );
 
     let mut streamed = Vec::new();
     let mut stream = redactor.stream();
