@@ -1,13 +1,20 @@
 //! The search-phrase scrubber (SCRUB-1, SCRUB-2) and the [`SearchPlan`]
 //! (RESEARCH-1). A phrase leaves this machine only as a [`SearchPhrase`],
 //! which only [`Scrubbed::into_phrase`] makes.
+//!
+//! The phrase is first normalised (`normalize.rs`: escapes undone,
+//! invisible characters removed, NFKC, Cyrillic/Greek look-alikes folded in
+//! mixed words), then every rule of [`scrub`] runs on the normalised text.
+
+mod normalize;
 
 use std::{
+    borrow::Cow,
     net::{Ipv4Addr, Ipv6Addr},
     sync::LazyLock,
 };
 
-use ploy_secrets::{REDACTED, Redactor};
+use ploy_secrets::{REDACTED, Redactor, shape::entropy};
 use regex::Regex;
 
 /// The longest phrase sent, in characters (SCRUB-2).
@@ -39,6 +46,8 @@ pub enum ScrubClass {
     Ipv4,
     /// An IBAN-like code.
     Iban,
+    /// A national identity number (US SSN `123-45-6789`).
+    NationalId,
     /// A card-like number (13–19 digits).
     Card,
     /// A phone-like number.
@@ -59,6 +68,7 @@ impl ScrubClass {
             ScrubClass::Ipv6 => "ipv6",
             ScrubClass::Ipv4 => "ipv4",
             ScrubClass::Iban => "iban",
+            ScrubClass::NationalId => "national_id",
             ScrubClass::Card => "card",
             ScrubClass::Phone => "phone",
             ScrubClass::KeyLike => "key_like",
@@ -128,16 +138,28 @@ struct Rules {
     path_windows: Regex,
     path_unix: Regex,
     path_relative_file: Regex,
+    path_home: Regex,
+    password_phrase: Regex,
     ipv4: Regex,
+    ipv4_alt: Regex,
+    ssn: Regex,
     uuid: Regex,
     iban: Regex,
     card: Regex,
+    card_any_separator: Regex,
     phones_international: Vec<Regex>,
     phones_local: Vec<Regex>,
     token: Regex,
 }
 
-const SECRET_KEYWORDS: &str = r"(?:password|passwd|passwort|kennwort|passphrase|pwd|mot[ _-]de[ _-]passe|mdp|contrase(?:ñ|n)a|senha|пароль|パスワード|密码|密碼|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?id|credentials?)";
+const SECRET_KEYWORDS: &str = r"(?:password|passwd|passwort|kennwort|passphrase|pass|pwd|pw|mot[ _-]de[ _-]passe|mdp|contrase(?:ñ|n)a|senha|пароль|パスワード|密码|密碼|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?id|credentials?)";
+
+/// Words that name a password, in the seven languages of the phrase rule.
+const PASSWORD_WORDS: &str = r"password|passwd|passphrase|passcode|pass|pwd|pw|passwort|kennwort|senha|palavra-passe|contraseña|contrasena|clave|mot de passe|mdp|пароль|mật khẩu|mat khau";
+
+/// Words that may stand between a password word and the value ("password
+/// is …", "Kennwort ist …", "senha é …", "пароль это …", "mật khẩu là …").
+const LINKING_WORDS: &str = r"is|was|ist|lautet|war|é|e|es|est|era|это|—|-|là|la|của|tôi|my|mein|meine|mon|ma|mi|minha|meu|мой";
 
 fn build_rules() -> Result<Rules, regex::Error> {
     Ok(Rules {
@@ -156,13 +178,29 @@ fn build_rules() -> Result<Rules, regex::Error> {
         )?,
         url: Regex::new(r"(?i)(?-u:\b)(?:[a-z][a-z0-9+.-]*://|www\.|file:|mailto:|data:)\S*")?,
         url_bare: Regex::new(r"(?i)(?-u:\b)(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/\S*")?,
-        email: Regex::new(r"(?i)[\w.+%-]+@[\w-]+(?:\.[\w-]+)+")?,
+        // Any host: also single-label (`alice@prod-server-01`, `user@localhost`);
+        // `is_email` leaves package versions (`react@18.2.0`, `pkg@latest`).
+        email: Regex::new(r"(?i)[\w.+%-]+@[\w-]+(?:\.[\w-]+)*")?,
         path_windows: Regex::new(
             r"(?i)(?:(?-u:\b)[a-z]:[\\/]\S*|\\\\\S+|%[a-z_]+%[\\/]?\S*|\S*\\\S*)",
         )?,
         path_unix: Regex::new(r"(?:^|[\s(\[=:'\x22])((?:~[\w.-]*|\.{1,2})?/[^\s/]\S*)")?,
         path_relative_file: Regex::new(r"(?-u:\b)[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}(?-u:\b)")?,
+        // Relative paths shaped like a home folder: `home/alice/notes`.
+        path_home: Regex::new(r"(?i)(?:^|[\s(\[=:'\x22])((?:home|users|root)/[^\s/]+\S*)")?,
+        // A password named without `=` or `:`, in English, Portuguese,
+        // Spanish, French, German, Russian and Vietnamese: keyword, optional
+        // linking words, then the value (group 1; `is_password_value` decides).
+        password_phrase: Regex::new(&format!(
+            r"(?i)(?:^|[^\p{{L}}])({PASSWORD_WORDS})(?:\s+(?:{LINKING_WORDS}))*\s+(\S+)"
+        ))?,
         ipv4: Regex::new(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?::\d{1,5})?(?:/\d{1,2})?")?,
+        // Dotted forms with hex or octal parts (`0x0a.0.0.1`, `012.0.0.1`):
+        // `is_ipv4_alt_form` checks them as inet_aton would.
+        ipv4_alt: Regex::new(
+            r"(?i)(?-u:\b)(?:0x[0-9a-f]+|\d+)(?:\.(?:0x[0-9a-f]+|\d+)){1,3}(?-u:\b)",
+        )?,
+        ssn: Regex::new(r"(?-u:\b)\d{3}[- ]\d{2}[- ]\d{4}(?-u:\b)")?,
         uuid: Regex::new(
             r"(?i)(?-u:\b)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?-u:\b)",
         )?,
@@ -170,6 +208,9 @@ fn build_rules() -> Result<Rules, regex::Error> {
             r"(?i)(?-u:\b)[a-z]{2}\d{2}(?:[ -]?[a-z0-9]{4}){2,7}(?:[ -]?[a-z0-9]{1,4})?(?-u:\b)",
         )?,
         card: Regex::new(r"\d(?:[ -]?\d){12,18}")?,
+        // Any separator between digit groups (`_`, `/`, `,`, `.`, ` - `):
+        // taken only when the digits pass the Luhn check.
+        card_any_separator: Regex::new(r"\d(?:(?:\s*[-_/,.]\s*|\s+)?\d){12,18}")?,
         // International: +CC or 00CC then digits with common separators
         // (before cards, which would also match some of these).
         phones_international: vec![
@@ -182,6 +223,9 @@ fn build_rules() -> Result<Rules, regex::Error> {
             Regex::new(r"\d{2,5}[\s.-]\d{3,4}[\s.-]\d{3,5}")?,
             Regex::new(r"0\d(?:[\s.-]\d{2}){4}")?,
             Regex::new(r"\d{3}-\d{4}")?,
+            // `555 1234`, `555.1234`; `030/12345678` (area code, slash).
+            Regex::new(r"(?-u:\b)\d{3}[ .]\d{4}(?-u:\b)")?,
+            Regex::new(r"(?-u:\b)0\d{1,4}\s?/\s?\d{4,10}(?-u:\b)")?,
             Regex::new(r"\d{9,12}")?,
         ],
         token: Regex::new(r"[^\s,;()<>\x22'`]+")?,
@@ -209,12 +253,12 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
     let mut removed = Vec::new();
     let mut text = phrase.to_owned();
 
-    // Known values first, as written; then fold full-width forms to ASCII
-    // (so `４１１１` and `＠` meet the same rules as `4111` and `@`) and look
-    // for known values again in the folded text.
+    // Known values first, as written (the redactor sees through escapes and
+    // case); then normalise (escapes undone, invisible characters removed,
+    // NFKC, look-alikes folded) and look for known values again.
     remove_known(&mut text, redactor, &mut removed);
-    if text.chars().any(is_full_width) {
-        text = text.chars().map(fold_full_width).collect();
+    if let Cow::Owned(normal) = normalize::normalize(&text) {
+        text = normal;
         remove_known(&mut text, redactor, &mut removed);
     }
 
@@ -230,6 +274,9 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
     if hints.has(&['=', ':', '\u{ff1a}']) {
         replace(t, &rules.assignment, ScrubClass::SecretForm, r);
     }
+    if hints.names_password() {
+        remove_password_values(t, &rules.password_phrase, r);
+    }
     if hints.lower.contains("://") && hints.has(&['@']) {
         replace(t, &rules.connection_string, ScrubClass::SecretForm, r);
     }
@@ -238,7 +285,7 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
         replace(t, &rules.private_key, ScrubClass::SecretForm, r);
     }
     if hints.has(&['@']) {
-        replace(t, &rules.email, ScrubClass::Email, r);
+        replace_checked(t, &rules.email, ScrubClass::Email, r, is_email);
     }
     if hints.has(&[':']) || hints.lower.contains("www.") {
         replace(t, &rules.url, ScrubClass::Url, r);
@@ -255,9 +302,16 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
     if hints.has(&['/']) {
         replace_group(t, &rules.path_unix, ScrubClass::Path, r);
         replace(t, &rules.path_relative_file, ScrubClass::Path, r);
+        replace_group(t, &rules.path_home, ScrubClass::Path, r);
     }
     if hints.digits >= 4 && hints.has(&['.']) {
         replace_checked(t, &rules.ipv4, ScrubClass::Ipv4, r, is_ipv4_text);
+    }
+    if hints.digits >= 2 && hints.has(&['.']) {
+        replace_checked(t, &rules.ipv4_alt, ScrubClass::Ipv4, r, is_ipv4_alt_form);
+    }
+    if hints.digits >= 9 {
+        replace(t, &rules.ssn, ScrubClass::NationalId, r);
     }
     if hints.dashes >= 4 {
         replace(t, &rules.uuid, ScrubClass::KeyLike, r);
@@ -272,6 +326,13 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
     }
     if hints.digits >= 13 {
         replace(t, &rules.card, ScrubClass::Card, r);
+        replace_checked(
+            t,
+            &rules.card_any_separator,
+            ScrubClass::Card,
+            r,
+            passes_luhn,
+        );
     }
     if hints.digits >= 7 {
         for rule in &rules.phones_local {
@@ -294,20 +355,6 @@ fn remove_known(text: &mut String, redactor: &Redactor, removed: &mut Vec<ScrubC
         let cleaned = redacted.replace(REDACTED, " ");
         note(removed, ScrubClass::KnownSecret);
         *text = cleaned;
-    }
-}
-
-fn is_full_width(c: char) -> bool {
-    matches!(c, '\u{ff01}'..='\u{ff5e}' | '\u{3000}')
-}
-
-/// Full-width ASCII variants (U+FF01..U+FF5E) to ASCII, ideographic space
-/// to a space; everything else unchanged.
-fn fold_full_width(c: char) -> char {
-    match c {
-        '\u{3000}' => ' ',
-        '\u{ff01}'..='\u{ff5e}' => char::from_u32(u32::from(c) - 0xfee0).unwrap_or(c),
-        _ => c,
     }
 }
 
@@ -351,6 +398,26 @@ impl Hints {
 
     fn has(&self, any: &[char]) -> bool {
         self.lower.contains(any)
+    }
+
+    /// Whether a password word of any of the phrase rule's languages may
+    /// be present (a cheap test before the rule's regex).
+    fn names_password(&self) -> bool {
+        [
+            "pass",
+            "pw",
+            "kennwort",
+            "senha",
+            "contrase",
+            "clave",
+            "mot de",
+            "mdp",
+            "пароль",
+            "khẩu",
+            "khau",
+        ]
+        .iter()
+        .any(|word| self.lower.contains(word))
     }
 }
 
@@ -419,6 +486,132 @@ fn replace_group(
     *text = out;
 }
 
+/// Removes the value (group 2) after a password word (group 1) when
+/// [`is_password_value`] says it is one.
+fn remove_password_values(text: &mut String, rule: &Regex, removed: &mut Vec<ScrubClass>) {
+    let mut out: Option<String> = None;
+    let mut last = 0;
+    for caps in rule.captures_iter(text) {
+        if let (Some(word), Some(value)) = (caps.get(1), caps.get(2))
+            && is_password_value(word.as_str(), value.as_str())
+        {
+            let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            buf.push_str(&text[last..value.start()]);
+            buf.push(' ');
+            last = value.end();
+        }
+    }
+    if let Some(mut buf) = out {
+        buf.push_str(&text[last..]);
+        note(removed, ScrubClass::SecretForm);
+        *text = buf;
+    }
+}
+
+/// Whether the word after a password word is a password rather than an
+/// ordinary word ("password hashing", "password reset", "pass --release"):
+/// at least 4 characters, holding a letter and a digit, a symbol inside it,
+/// or a capital after its first letter; after an unambiguous password word
+/// (not the English verb "pass"), 4 or more digits alone are a PIN-like
+/// password too.
+fn is_password_value(word: &str, value: &str) -> bool {
+    let value = trim_token(value).trim_start_matches('-');
+    if value.chars().count() < 4 {
+        return false;
+    }
+    let has_letter = value.chars().any(char::is_alphabetic);
+    let has_digit = value.chars().any(char::is_numeric);
+    let has_symbol = value.chars().any(|c| !c.is_alphanumeric());
+    let inner_capital = value.chars().skip(1).any(char::is_uppercase);
+    if has_letter {
+        return has_digit || has_symbol || inner_capital;
+    }
+    has_digit && !has_symbol && !word.eq_ignore_ascii_case("pass")
+}
+
+/// npm dist-tags and similar words after `@` in package specs
+/// (`typescript@latest`): not mail hosts.
+const PACKAGE_TAGS: &[&str] = &[
+    "latest",
+    "next",
+    "beta",
+    "alpha",
+    "canary",
+    "rc",
+    "stable",
+    "dev",
+    "lts",
+    "nightly",
+    "experimental",
+    "insiders",
+    "legacy",
+    "edge",
+];
+
+/// An e-mail address unless the part after `@` is a version (`react@18.2.0`,
+/// `vue@3`) or a package tag (`pkg@latest`).
+fn is_email(text: &str) -> bool {
+    let Some((_, host)) = text.rsplit_once('@') else {
+        return false;
+    };
+    let version = host.chars().all(|c| c.is_ascii_digit() || c == '.');
+    let tag = PACKAGE_TAGS
+        .iter()
+        .any(|tag| tag.eq_ignore_ascii_case(host));
+    !host.is_empty() && !version && !tag
+}
+
+/// A dotted IPv4 form that inet_aton accepts and that is not a plain
+/// version number: at least one hex part (`0x0a.0.0.1`, `0x7f.1`), or three
+/// or more parts with an octal one (`012.0.0.1`). Every part must fit what
+/// is left of the 32 bits.
+fn is_ipv4_alt_form(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    let parse = |part: &str| -> Option<(u64, bool, bool)> {
+        let lower = part.to_ascii_lowercase();
+        if let Some(hex) = lower.strip_prefix("0x") {
+            return Some((u64::from_str_radix(hex, 16).ok()?, true, false));
+        }
+        if part.len() > 1 && part.starts_with('0') {
+            return Some((u64::from_str_radix(part, 8).ok()?, false, true));
+        }
+        Some((part.parse().ok()?, false, false))
+    };
+    let Some(values) = parts.iter().map(|p| parse(p)).collect::<Option<Vec<_>>>() else {
+        return false;
+    };
+    let any_hex = values.iter().any(|v| v.1);
+    let any_octal = values.iter().any(|v| v.2);
+    if !(any_hex || (any_octal && values.len() >= 3)) {
+        return false;
+    }
+    let (last, head) = values.split_last().map_or((0, &[][..]), |(l, h)| (l.0, h));
+    let last_bits = 8 * (5 - values.len()) as u32;
+    head.iter().all(|v| v.0 <= 255) && last < (1u64 << last_bits)
+}
+
+/// Whether the digits of `text` pass the Luhn check (card numbers).
+fn passes_luhn(text: &str) -> bool {
+    let digits: Vec<u32> = text.chars().filter_map(|c| c.to_digit(10)).collect();
+    if !(13..=19).contains(&digits.len()) {
+        return false;
+    }
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| {
+            if i % 2 == 1 {
+                let doubled = d * 2;
+                if doubled > 9 { doubled - 9 } else { doubled }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
 fn trim_token(token: &str) -> &str {
     token.trim_matches(|c: char| matches!(c, '.' | ',' | ';' | '!' | '?' | '[' | ']' | '{' | '}'))
 }
@@ -472,29 +665,7 @@ fn is_key_like(token: &str) -> bool {
             && entropy(segment) >= 3.0
     });
     let long_blob = token.len() >= 32 && entropy(token) >= 4.0;
-    long_segment || long_blob
-}
-
-/// Shannon entropy in bits per character.
-fn entropy(text: &str) -> f64 {
-    let mut counts = [0u32; 128];
-    let mut total = 0u32;
-    for byte in text.bytes().filter(u8::is_ascii) {
-        counts[usize::from(byte)] += 1;
-        total += 1;
-    }
-    if total == 0 {
-        return 0.0;
-    }
-    let total = f64::from(total);
-    counts
-        .iter()
-        .filter(|&&count| count > 0)
-        .map(|&count| {
-            let p = f64::from(count) / total;
-            -p * p.log2()
-        })
-        .sum()
+    long_segment || long_blob || ploy_secrets::token_shape(token).is_some()
 }
 
 /// Collapses white space and cuts to [`MAX_PHRASE_CHARS`] characters, at
