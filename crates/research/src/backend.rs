@@ -54,7 +54,9 @@ pub struct SearchHit {
     pub title: String,
     /// The result's link.
     pub url: String,
-    /// The backend's snippet (web text).
+    /// The backend's snippet (web text). Empty when the backend has only
+    /// full text: the engine then takes the snippet from the redacted full
+    /// text, since a backend must not cut web text before it is redacted.
     pub snippet: String,
     /// The page text, when the backend already returned it (Wikipedia
     /// extracts); such a hit is not fetched again.
@@ -374,7 +376,9 @@ pub fn parse_wikipedia(body: &str) -> Result<Vec<SearchHit>, Failure> {
             Some(SearchHit {
                 title: clean(&page.title),
                 url: url.to_string(),
-                snippet: text.chars().take(300).collect(),
+                // The engine takes the snippet from the text after redacting
+                // it (a cut here could leave the start of a secret).
+                snippet: String::new(),
                 full_text: Some(text),
                 backend: "wikipedia",
             })

@@ -160,6 +160,15 @@ pub fn fetch(args: FetchArgs) -> ExitCode {
         }
         Err(err) => return setup_failed(&err),
     };
+    // A page cut at the size cap may end inside a secret whose rest never
+    // arrived: that partial secret is removed too (REDACT-1, CAP-1).
+    let outcome = match outcome {
+        FetchOutcome::Page(mut page) if page.truncated => {
+            page.text = redactor.redact_cut_tail(&page.text).into_owned();
+            FetchOutcome::Page(page)
+        }
+        other => other,
+    };
     if args.json {
         match serde_json::to_string_pretty(&outcome) {
             Ok(text) => println!("{}", redactor.redact(&text)),
