@@ -13,7 +13,8 @@
 //!   Shannon entropy of at least [`MIN_SEGMENT_ENTROPY`] bits per character;
 //!   or
 //! * the whole token is at least [`MIN_KEY_BLOB_CHARS`] long with an entropy of
-//!   at least [`MIN_BLOB_ENTROPY`] bits per character.
+//!   at least [`MIN_BLOB_ENTROPY`] bits per character, and does not start
+//!   like a path (`/`, `~`, `.`): paths are judged by their segments only.
 //!
 //! Random base62 keys of 16+ characters score about 3.6-4.5 bits per
 //! character; words, identifiers and target triples (`x86_64-unknown-linux-gnu`,
@@ -202,7 +203,11 @@ fn is_high_entropy(token: &str) -> bool {
                 && segment.bytes().any(|c| c.is_ascii_alphabetic())
                 && entropy(segment) >= MIN_SEGMENT_ENTROPY
         });
-    long_segment || (token.len() >= MIN_KEY_BLOB_CHARS && entropy(token) >= MIN_BLOB_ENTROPY)
+    // A path (`/tmp/ploy-cli-sandbox-24838-0/home`) mixes many characters
+    // without being random: only its segments are judged.
+    let path_like = token.starts_with(['/', '~', '.']);
+    long_segment
+        || (!path_like && token.len() >= MIN_KEY_BLOB_CHARS && entropy(token) >= MIN_BLOB_ENTROPY)
 }
 
 /// Shannon entropy of `text`'s bytes, in bits per byte.
@@ -314,6 +319,9 @@ mod tests {
             "3f786850e387550fdab836ed7e6dc881de23001b",
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
             "/home/alice/projects/ploy",
+            "/tmp/ploy-cli-sandbox-24838-0/home",
+            "/tmp/ploy-cli-sandbox-24838-0/home/proj",
+            "~/.cache/ploy/research-2026-11-30/index",
             "hello world this is a sentence",
             "sk-short",
             "Europe/Berlin",
