@@ -92,12 +92,12 @@ async fn fetch(research: &Research, path: &str, id: &str, marker: &StoreMarker) 
 // cap and the download cap never leave the start of a secret)
 #[tokio::test]
 async fn a_secret_across_any_page_cut_leaves_no_part() {
-    let pages = Fixture::start(|r| {
+    let pages = WebServer::start(|r| {
         let n = r
             .query("n")
             .and_then(|n| n.parse().ok())
             .expect("n parameter");
-        page_for(&r.path, n)
+        page_for(r.path(), n)
     })
     .await;
     let world = World::new(&[(PAGES_IP, &pages)], Duration::from_secs(20));
@@ -133,7 +133,7 @@ async fn a_secret_across_any_page_cut_leaves_no_part() {
 async fn a_secret_across_the_snippet_cut_leaves_no_part() {
     for n in [1, 4, 9, 15, SECRET.len() - 1] {
         let extract = format!("{}{SECRET} and more text.", "w".repeat(300 - n));
-        let wiki = Fixture::start(move |_| Reply::json(wiki_json(&[("Cut", &extract)]))).await;
+        let wiki = WebServer::start(move |_| Reply::json(wiki_json(&[("Cut", &extract)]))).await;
         let world = World::new(&[(WIKI_IP, &wiki)], Duration::from_secs(5));
         let research = Research::new(
             world.fetcher.clone(),
