@@ -1326,7 +1326,8 @@ fn git_config_and_hooks_stay_read_only_even_in_a_writable_project() {
         mv vendor vendor-old
         mv src/../.claude .claude-old
         ln -sf /tmp/x .git/hooks/post-checkout
-        touch .git/index.lock && echo index-ok
+        echo ../evil > .git/commondir
+        touch .git/index.lock || echo git-folder-read-only
         echo code > src/main.rs && echo src-ok
         true";
     for options in [&["--writable-project"][..], &[][..]] {
@@ -1334,7 +1335,7 @@ fn git_config_and_hooks_stay_read_only_even_in_a_writable_project() {
         assert_eq!(exit_code(&result), 0, "{result}");
         let text = stdout(&result);
         assert!(
-            text.contains("index-ok") && text.contains("src-ok"),
+            text.contains("git-folder-read-only") && text.contains("src-ok"),
             "{result}"
         );
         for (file, text) in [
@@ -1355,7 +1356,14 @@ fn git_config_and_hooks_stay_read_only_even_in_a_writable_project() {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(hooks, ["pre-commit.sample"], "{options:?}");
-        for moved in [".git-old", ".git/hooks-old", "vendor-old", ".claude-old"] {
+        for moved in [
+            ".git-old",
+            ".git/hooks-old",
+            ".git/commondir",
+            ".git/index.lock",
+            "vendor-old",
+            ".claude-old",
+        ] {
             assert!(!world.project.join(moved).exists(), "{moved} ({options:?})");
         }
     }
@@ -1367,20 +1375,32 @@ fn git_config_and_hooks_stay_read_only_even_in_a_writable_project() {
 }
 
 // A PERM-7 path that did not exist when the run started cannot be locked in
-// a writable project; the run says so, so the person can review it.
+// a writable project: once the run is over it is moved aside (nothing is
+// deleted) and reported. A `.git` made in a sub-folder would otherwise run
+// its configuration at the next `git status`, e.g. from a shell prompt.
 // proves: SBX-6
 #[test]
-fn a_protected_path_created_in_a_writable_project_is_reported() {
+fn a_protected_path_created_in_a_writable_project_is_moved_aside_and_reported() {
     let world = World::new();
     let result = world.sh(
         &["--writable-project"],
-        "echo '{}' > .mcp.json; mkdir -p .vscode && echo '{}' > .vscode/tasks.json",
+        "echo '{}' > .mcp.json; mkdir -p .vscode && echo '{}' > .vscode/tasks.json; \
+         mkdir -p sub/.git/hooks && printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > sub/.git/config; \
+         echo keep > sub/file.txt",
     );
     let notes = result["notes"].to_string();
-    assert!(
-        notes.contains("SBX-6") && notes.contains(".mcp.json") && notes.contains(".vscode"),
-        "{result}"
-    );
+    for created in [".mcp.json", ".vscode", "sub/.git"] {
+        assert!(notes.contains(created), "{created}: {result}");
+        assert!(!world.project.join(created).exists(), "{created} stayed");
+        let moved = world.project.join(format!("{created}.ploy-blocked"));
+        assert!(moved.exists(), "{} missing: {result}", moved.display());
+    }
+    assert!(notes.contains("SBX-6"), "{result}");
+    // Nothing else is touched.
+    assert!(world.project.join("sub/file.txt").exists());
+    // A second run that makes the same names again does not clobber the first.
+    world.sh(&["--writable-project"], "echo '{}' > .mcp.json");
+    assert!(world.project.join(".mcp.json.ploy-blocked-2").exists());
 }
 
 // A unix socket (or named pipe) in the project leads to a process outside

@@ -432,23 +432,38 @@ fn copy_up_failure(project: &Path, output: &RunOutput) -> Option<String> {
     ))
 }
 
-/// PERM-7 paths that exist now but did not when the run started: in a
-/// writable project the sandbox can only lock what exists, so each is
-/// reported (SBX-6) for the person to review.
+/// PERM-7 paths that exist now but did not when the run started. A writable
+/// run can only lock paths that exist when it starts (SBX-6), so each new
+/// one is moved aside, under a name no tool reads (`NAME.ploy-blocked`), and
+/// reported: a `.git` folder made in a sub-folder would otherwise run its
+/// configuration at the next `git status`, which many shell prompts run on
+/// entering the folder. Every process of the run is dead by now, so nothing
+/// races the move; nothing is deleted.
 fn created_protected_paths(project: &Path, before: &view::ProjectScan) -> Vec<String> {
     let after = view::scan_project(project);
-    after
-        .described
-        .iter()
-        .filter(|(path, _)| !before.described.iter().any(|(old, _)| old == path))
-        .map(|(path, what)| {
-            format!(
-                "SBX-6: the program created {} ({what}) in the project; it could not be locked \
-                 before it existed: review it before trusting the folder",
-                path.strip_prefix(project).unwrap_or(path).display()
-            )
-        })
-        .collect()
+    let mut notes = Vec::new();
+    for (path, what) in &after.described {
+        if before.described.iter().any(|(old, _)| old == path) {
+            continue;
+        }
+        let shown = path
+            .strip_prefix(project)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        notes.push(match view::quarantine(path) {
+            Ok(moved) => format!(
+                "SBX-6: the program created {shown} ({what}); it was moved aside to {} so \
+                 nothing runs it. Review it; rename it back only if you made it yourself",
+                moved.strip_prefix(project).unwrap_or(&moved).display()
+            ),
+            Err(err) => format!(
+                "SBX-6: the program created {shown} ({what}) and it could not be moved aside \
+                 ({err}): review it before any tool reads it"
+            ),
+        });
+    }
+    notes
 }
 
 /// Probes every layer with the dedicated init next to the running

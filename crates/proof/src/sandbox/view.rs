@@ -20,41 +20,32 @@ pub(super) struct ProjectScan {
     /// PERM-7 paths (files or whole folders) to bind read-only onto themselves.
     pub protected: Vec<PathBuf>,
     /// Folders to bind onto themselves (writable) so that they cannot be
-    /// renamed or replaced: every `.git` folder and every folder between the
-    /// project root and a protected path. Parents come before children.
+    /// renamed or replaced: every folder between the project root and a
+    /// protected path. Parents come before children.
     pub pinned: Vec<PathBuf>,
     /// Socket files and named pipes: channels to a process outside.
     pub sockets: Vec<PathBuf>,
-    /// Protected paths as `protects` describes them, for reports.
+    /// Every protected entry found (a link itself, not its target), with
+    /// what `protects` says it is.
     pub described: Vec<(PathBuf, String)>,
 }
 
-/// Where the walk is: an ordinary folder, a git folder (only its `modules`
-/// and `worktrees` are entered), or inside those (each sub-folder is a
-/// nested git folder when it holds a `HEAD`, else more path).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Place {
-    Tree,
-    GitDir,
-    GitContainer,
-}
-
 /// Walks the project once, without following symbolic links, and collects
-/// the PERM-7 paths (through the one PERM-7 function), the folders to pin and
-/// the socket files. Objects and refs of a git folder are never entered
-/// (nothing there is protected); its `modules` and `worktrees` are, since
-/// nested git folders keep their own hooks and configuration there.
+/// the PERM-7 paths (through the one PERM-7 function) and the socket files.
+/// A protected folder is locked whole and not entered: a `.git` folder
+/// included (`protects` names it: it holds git's hooks and configuration),
+/// because git reads more of it than a list could name (a `commondir` file
+/// makes git take its configuration from another folder).
 pub(super) fn scan_project(project: &Path) -> ProjectScan {
     let protected_paths = ProtectedPaths::names_only(project);
     let mut scan = ProjectScan::default();
-    // (absolute folder, its path relative to the project, where it is)
-    let mut stack: Vec<(PathBuf, String, Place)> =
-        vec![(project.to_path_buf(), String::new(), Place::Tree)];
-    while let Some((dir, rel_dir, place)) = stack.pop() {
+    // (absolute folder, its path relative to the project)
+    let mut stack: Vec<(PathBuf, String)> = vec![(project.to_path_buf(), String::new())];
+    while let Some((dir, rel_dir)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        let mut children: Vec<(PathBuf, String, Place)> = Vec::new();
+        let mut children: Vec<(PathBuf, String)> = Vec::new();
         for entry in entries.flatten() {
             let Ok(kind) = entry.file_type() else {
                 continue;
@@ -73,14 +64,6 @@ pub(super) fn scan_project(project: &Path) -> ProjectScan {
                 scan.sockets.push(path);
                 continue;
             }
-            let nested_git = kind.is_dir()
-                && (name.eq_ignore_ascii_case(".git")
-                    || (place == Place::GitContainer && path.join("HEAD").is_file()));
-            if nested_git {
-                scan.pinned.push(path.clone());
-                children.push((path, rel, Place::GitDir));
-                continue;
-            }
             if let Some(hit) = protected_paths.protects(&rel) {
                 if kind.is_symlink() {
                     // Writes through the link land on its target: protect
@@ -90,25 +73,16 @@ pub(super) fn scan_project(project: &Path) -> ProjectScan {
                         && target.starts_with(project)
                         && target != project
                     {
-                        scan.described.push((target.clone(), hit.what.clone()));
                         scan.protected.push(target);
                     }
                 } else {
-                    scan.described.push((path.clone(), hit.what.clone()));
-                    scan.protected.push(path);
+                    scan.protected.push(path.clone());
                 }
+                scan.described.push((path, hit.what));
                 continue;
             }
-            if !kind.is_dir() {
-                continue;
-            }
-            match place {
-                Place::Tree => children.push((path, rel, Place::Tree)),
-                Place::GitDir if matches!(&*name, "modules" | "worktrees") => {
-                    children.push((path, rel, Place::GitContainer));
-                }
-                Place::GitDir => {}
-                Place::GitContainer => children.push((path, rel, Place::GitContainer)),
+            if kind.is_dir() {
+                children.push((path, rel));
             }
         }
         // Depth-first in name order, so the result does not depend on the
@@ -143,6 +117,36 @@ fn ancestors_to_pin(project: &Path, protected: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Moves `path` aside to `path.ploy-blocked` (or `-2`, `-3`, ...), never
+/// over an existing name, and returns where it went.
+pub(super) fn quarantine(path: &Path) -> std::io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    for n in 1..100 {
+        let suffix = if n == 1 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let target = path.with_file_name(format!("{name}.ploy-blocked{suffix}"));
+        match rustix::fs::renameat_with(
+            rustix::fs::CWD,
+            path,
+            rustix::fs::CWD,
+            &target,
+            rustix::fs::RenameFlags::NOREPLACE,
+        ) {
+            Ok(()) => return Ok(target),
+            Err(rustix::io::Errno::EXIST) => continue,
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Err(std::io::Error::other("no free name to move it to"))
 }
 
 /// Paths inside the project to hide: sensitive paths under it, and top-level
@@ -279,7 +283,7 @@ mod tests {
 
     // proves: SBX-6
     #[test]
-    fn the_scan_finds_perm7_paths_pins_their_folders_and_finds_sockets() {
+    fn the_scan_finds_perm7_paths_pins_the_folders_above_them_and_finds_sockets() {
         let root = project("scan");
         for dir in [
             ".git/hooks",
@@ -317,27 +321,12 @@ mod tests {
             [
                 ".claude",
                 ".envrc",
-                ".git/config",
-                ".git/hooks",
-                ".git/modules/sub/config",
-                ".git/modules/sub/hooks",
-                "src/.mcp.json",
-                "vendor/lib/.git/config",
-                "vendor/lib/.git/hooks",
-            ]
-        );
-        assert_eq!(
-            rel(&scan.pinned),
-            [
                 ".git",
-                ".git/modules",
-                ".git/modules/sub",
-                "src",
-                "vendor",
-                "vendor/lib",
+                "src/.mcp.json",
                 "vendor/lib/.git",
             ]
         );
+        assert_eq!(rel(&scan.pinned), ["src", "vendor", "vendor/lib"]);
         assert_eq!(rel(&scan.sockets), ["src/app.sock"]);
         std::fs::remove_dir_all(&root).unwrap();
     }

@@ -67,14 +67,14 @@ impl MemoryGuard {
 impl Watch for MemoryGuard {
     fn tick(&mut self) -> Duration {
         if self.tripped.is_some() {
-            return Duration::from_millis(20);
+            // Again at every check until the run ends: a process forked while
+            // the first kill went through the namespace dies too.
+            kill_everything_else();
+            return Duration::from_millis(5);
         }
         let total = self.total();
         if total > self.cap {
-            // kill(-1) from PID 1: every other process of the namespace at
-            // once (rustix has no call for it).
-            // SAFETY: kill with constant arguments.
-            unsafe { libc::kill(-1, libc::SIGKILL) };
+            kill_everything_else();
             self.tripped = Some(total);
             return Duration::from_millis(5);
         }
@@ -90,6 +90,13 @@ impl Watch for MemoryGuard {
             )
         })
     }
+}
+
+/// kill(-1) from PID 1: every other process of the namespace at once
+/// (rustix has no call for it).
+fn kill_everything_else() {
+    // SAFETY: kill with constant arguments.
+    unsafe { libc::kill(-1, libc::SIGKILL) };
 }
 
 /// How long until the next check: rarely while far below the cap, every
