@@ -9,7 +9,8 @@
 //! encodings such as `%252D` or a percent-encoded `&#116;`:
 //! * percent: `%XX` (any case) and `%uXXXX` (JavaScript `escape`);
 //! * backslash escapes (JSON, JavaScript, Python, Rust): `\uXXXX` (with
-//!   surrogate pairs), `\u{X…}`, `\UXXXXXXXX`, `\xXX` (the byte), `\/`,
+//!   surrogate pairs), `\u{X…}`, `\UXXXXXXXX`, `\xXX` (the byte), octal
+//!   `\NNN` (the byte, first digit 0-3), `\/`,
 //!   `\\`, `\"`, `\'`, `\n`, `\r`, `\t`, `\b`, `\f`;
 //! * HTML character references: decimal `&#116;` and hex `&#x74;` (any
 //!   case, up to 7 digits, `;` optional) and every named reference of the
@@ -168,6 +169,15 @@ fn backslash_unit(bytes: &[u8], at: usize) -> Option<Unit> {
             4,
             KIND_BACKSLASH,
         )),
+        // C, Python, JavaScript (legacy) and shell octal: `\164` is `t`.
+        first @ b'0'..=b'3' => {
+            let digits = bytes.get(at + 2..at + 4)?;
+            if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+                return None;
+            }
+            let value = (first - b'0') * 64 + (digits[0] - b'0') * 8 + (digits[1] - b'0');
+            Some(Unit::Byte(value, 4, KIND_BACKSLASH))
+        }
         b'/' => simple(b'/'),
         b'\\' => simple(b'\\'),
         b'"' => simple(b'"'),
@@ -364,6 +374,7 @@ mod tests {
             ("\\u{74}\\u{1F600}", "t😀"),
             ("\\U00000074", "t"),
             ("\\x74\\x76", "tv"),
+            ("\\164\\166\\154\\171", "tvly"),
             ("a\\/b\\\\c\\\"d", "a/b\\c\"d"),
             ("&#116;&#x76;&#X6C;&#121", "tvly"),
             ("&#0000116;", "t"),

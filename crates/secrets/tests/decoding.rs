@@ -158,6 +158,7 @@ enum CharForm {
     HtmlHex,
     HtmlZeroPadded,
     BackslashX,
+    BackslashOctal,
 }
 
 fn char_form() -> impl Strategy<Value = CharForm> {
@@ -172,6 +173,7 @@ fn char_form() -> impl Strategy<Value = CharForm> {
         Just(CharForm::HtmlHex),
         Just(CharForm::HtmlZeroPadded),
         Just(CharForm::BackslashX),
+        Just(CharForm::BackslashOctal),
     ]
 }
 
@@ -201,6 +203,7 @@ fn escape_mixed(secret: &str, forms: &[CharForm]) -> String {
             CharForm::HtmlHex => out += &format!("&#x{:X};", u32::from(ch)),
             CharForm::HtmlZeroPadded => out += &format!("&#{:07};", u32::from(ch)),
             CharForm::BackslashX => bytes.iter().for_each(|b| out += &format!("\\x{b:02x}")),
+            CharForm::BackslashOctal => bytes.iter().for_each(|b| out += &format!("\\{b:03o}")),
         }
     }
     out
