@@ -110,6 +110,7 @@ impl Policy {
                 reason: "the permission state is unusable (a lock was poisoned); nothing runs"
                     .into(),
                 requirement: "PERM-1",
+                asked_kinds: ploy_policy::KindSet::EMPTY,
             };
         };
         Permission::assert(action, &conversation, &self.rules, &approvals)

@@ -53,6 +53,9 @@ enum Command {
     Research(cmd::research::ResearchArgs),
     /// Manage the running service's search API keys through its key panel.
     Keys(cmd::keys::KeysArgs),
+    /// ploy's rules for another agent: the Claude Code hook, a generic check, install.
+    #[command(subcommand)]
+    Hook(cmd::hook::HookCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -156,5 +159,6 @@ fn main() -> ExitCode {
         Command::Exec(args) => cmd::service::exec(args),
         Command::Research(args) => cmd::research::run(args),
         Command::Keys(args) => cmd::keys::run(args),
+        Command::Hook(command) => cmd::hook::run(command),
     }
 }

@@ -81,6 +81,12 @@ pub struct Decision {
     pub reason: String,
     /// The requirement ID this decision enforces (`PERM-3`, ...).
     pub requirement: &'static str,
+    /// For `Ask`: the kinds of what the person is asked about (the units no
+    /// rule or approval allowed, the kinds a mark guards, the protected
+    /// edits). Empty for `Allow` and `Deny`. A caller that shows the person
+    /// only part of an action (a hook in front of another agent) uses it to
+    /// tell whether the question is about something that part shows.
+    pub asked_kinds: KindSet,
 }
 
 impl Decision {

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use globset::Candidate;
 
-use crate::action::{Action, MatchUnit};
+use crate::action::{Action, KindSet, MatchUnit};
 use crate::approvals::{ApprovalId, ApprovalScope, Approvals};
 use crate::conversation::ConversationRules;
 use crate::decision::{AskOption, Basis, Decision, Verdict};
@@ -84,6 +84,7 @@ impl Permission {
                         unit.label()
                     ),
                     requirement: "PERM-2",
+                    asked_kinds: KindSet::EMPTY,
                 };
             }
         }
@@ -109,6 +110,12 @@ impl Permission {
                 },
                 reason,
                 requirement: "PERM-7",
+                asked_kinds: action
+                    .units()
+                    .iter()
+                    .filter(|u| u.protected.is_some())
+                    .map(|u| u.kind)
+                    .collect(),
             };
         }
 
@@ -128,6 +135,11 @@ impl Permission {
                         mark.reason, mark.source
                     ),
                     requirement: "PERM-3",
+                    asked_kinds: action
+                        .kinds()
+                        .iter()
+                        .filter(|k| k.guarded_by_taint())
+                        .collect(),
                 };
             }
         }
@@ -165,6 +177,7 @@ impl Permission {
                     } else {
                         "PERM-2"
                     },
+                    asked_kinds: KindSet::EMPTY,
                 };
             }
         }
@@ -238,6 +251,7 @@ impl Permission {
             } else {
                 "PERM-1"
             },
+            asked_kinds: uncovered.iter().map(|u| u.kind).collect(),
         }
     }
 }
@@ -331,5 +345,6 @@ fn approval_decision(id: ApprovalId, scope: ApprovalScope, what: &str) -> Decisi
             }
         ),
         requirement: "PERM-5",
+        asked_kinds: KindSet::EMPTY,
     }
 }

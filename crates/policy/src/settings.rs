@@ -12,7 +12,8 @@
 //!   },
 //!   "default_project_trust": "ask",
 //!   "extensions": [{ "command": "/abs/path/prog", "args": [], "timeout_ms": 5000 }],
-//!   "service": { "listen": "127.0.0.1:8377" }
+//!   "service": { "listen": "127.0.0.1:8377" },
+//!   "hook": { "answer_allow": false, "sandbox_bash": false }
 //! }
 //! ```
 //!
@@ -33,6 +34,11 @@
 //!   `context_chars`) and limits (`max_turns`, ...). Here each must be a JSON
 //!   object (CONFIG-1); ploy-agent validates the keys (`AgentConfig`) and
 //!   refuses unknown ones.
+//! * `hook`: the settings of `ploy hook` (the Claude Code adapter and the
+//!   generic check). Here it must be a JSON object (CONFIG-1); its keys are
+//!   validated by ploy-hook (`HookSettings::from_value`), which refuses
+//!   unknown ones. Read from the user's settings only: a project must not
+//!   be able to widen what the hook lets through.
 //! * `proof`: no keys any more. `proof.writable_dirs` (project folders a
 //!   proof could write to for real) was removed: build output now goes to a
 //!   per-project build cache outside the project, and the whole project,
@@ -63,6 +69,8 @@ struct RawSettings {
     model: Option<serde_json::Value>,
     #[serde(default)]
     agent: Option<serde_json::Value>,
+    #[serde(default)]
+    hook: Option<serde_json::Value>,
     #[serde(default)]
     proof: Option<RawProof>,
 }
@@ -158,6 +166,7 @@ pub struct Settings {
     service: Option<serde_json::Value>,
     model: Option<serde_json::Value>,
     agent: Option<serde_json::Value>,
+    hook: Option<serde_json::Value>,
 }
 
 impl Default for Settings {
@@ -172,6 +181,7 @@ impl Default for Settings {
             service: None,
             model: None,
             agent: None,
+            hook: None,
         }
     }
 }
@@ -200,6 +210,8 @@ struct SettingsView<'a> {
     model: Option<&'a serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     agent: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hook: Option<&'a serde_json::Value>,
 }
 
 impl Serialize for Settings {
@@ -230,6 +242,7 @@ impl Serialize for Settings {
             service: self.service.as_ref(),
             model: self.model.as_ref(),
             agent: self.agent.as_ref(),
+            hook: self.hook.as_ref(),
         }
         .serialize(serializer)
     }
@@ -369,6 +382,7 @@ fn check_objects(text: &str, origin: &str) -> Result<(), SettingsError> {
         "service",
         "model",
         "agent",
+        "hook",
         "proof",
     ] {
         if let Some(v) = top.get(section)
@@ -525,6 +539,7 @@ impl Settings {
             service: raw.service,
             model: raw.model,
             agent: raw.agent,
+            hook: raw.hook,
         })
     }
 
@@ -575,6 +590,12 @@ impl Settings {
     /// by ploy-agent.
     pub fn agent(&self) -> Option<&serde_json::Value> {
         self.agent.as_ref()
+    }
+
+    /// The `hook` section as the file gives it (a JSON object), for
+    /// ploy-hook's `HookSettings::from_value`, which validates its keys.
+    pub fn hook(&self) -> Option<&serde_json::Value> {
+        self.hook.as_ref()
     }
 
     /// The `service` section as the file gives it (a JSON object), for

@@ -540,3 +540,26 @@ fn the_one_function_answers_for_the_sandbox_and_the_hook() {
     );
     assert!(names.protects(".mcp.json").is_some());
 }
+
+// proves: PERM-1 (a decision names the kinds it asks about)
+#[test]
+fn asked_kinds_are_what_no_rule_allowed() {
+    let r = root();
+    let layer = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Shell, Effect::Allow, "*")],
+    )
+    .unwrap();
+    let rules = Rules::builtin().with_layer(layer, ProjectTrust::Untrusted);
+    let conversation = ConversationRules::new();
+    let kinds = |line: &str| {
+        let action = Action::shell("bash", line, &r);
+        Permission::assert(&action, &conversation, &rules, &Approvals::new()).asked_kinds
+    };
+    let asked = kinds("echo x > ../out");
+    assert!(asked.contains(ActionKind::Edit) && asked.contains(ActionKind::ExternalDirectory));
+    assert!(!asked.contains(ActionKind::Shell), "{asked}");
+    assert!(kinds("cargo test").is_empty(), "allowed: nothing asked");
+    let protected = kinds("echo x > .git/hooks/pre-commit");
+    assert_eq!(protected.iter().collect::<Vec<_>>(), vec![ActionKind::Edit]);
+}

@@ -108,6 +108,23 @@ pub const MIGRATIONS: &[&str] = &[
      CREATE TRIGGER taint_marks_never_deleted BEFORE DELETE ON taint_marks
      WHEN EXISTS (SELECT 1 FROM conversations WHERE id = OLD.conversation_id)
      BEGIN SELECT RAISE(ABORT, 'TAINT-2: taint marks are never removed'); END;",
+    // v4: another agent's sessions (a Claude Code `session_id`, a generic
+    // hook's `session`), each bound for good to one ploy conversation, so its
+    // marks persist across hook processes (TAINT-2). A binding is never
+    // changed or removed: pointing a session at a fresh conversation would
+    // drop its marks. The foreign key (no cascade) also keeps a bound
+    // conversation from being deleted.
+    "CREATE TABLE external_sessions (
+         agent TEXT NOT NULL,
+         session TEXT NOT NULL,
+         conversation_id TEXT NOT NULL REFERENCES conversations(id),
+         created_at INTEGER NOT NULL,
+         PRIMARY KEY (agent, session)
+     );
+     CREATE TRIGGER external_sessions_never_deleted BEFORE DELETE ON external_sessions
+     BEGIN SELECT RAISE(ABORT, 'TAINT-2: a session keeps its conversation'); END;
+     CREATE TRIGGER external_sessions_never_changed BEFORE UPDATE ON external_sessions
+     BEGIN SELECT RAISE(ABORT, 'TAINT-2: a session keeps its conversation'); END;",
 ];
 
 /// The schema version this build writes.
@@ -871,6 +888,64 @@ impl Store {
         .map_err(|e| classify(&path, e, true))?;
         tx.commit().map_err(|e| classify(&path, e, true))?;
         Ok(())
+    }
+
+    /// The conversation bound to another agent's session (`agent` names the
+    /// adapter, e.g. `claude-code`), if there is one. Reads only.
+    pub fn session_conversation(
+        &self,
+        agent: &str,
+        session: &str,
+    ) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT conversation_id FROM external_sessions WHERE agent = ?1 AND session = ?2",
+                params![agent, session],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| classify(&self.path, e, false))
+    }
+
+    /// The conversation bound to another agent's session, created and bound
+    /// in one transaction when there is none (TAINT-2: the binding is never
+    /// changed afterwards, so the session's marks stay with it).
+    pub fn session_conversation_or_create(
+        &mut self,
+        agent: &str,
+        session: &str,
+        title: &str,
+    ) -> Result<String, StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        let existing: Option<String> = tx
+            .query_row(
+                "SELECT conversation_id FROM external_sessions WHERE agent = ?1 AND session = ?2",
+                params![agent, session],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| classify(&path, e, true))?;
+        if let Some(id) = existing {
+            return Ok(id);
+        }
+        let id: String = tx
+            .query_row(
+                "INSERT INTO conversations (id, title, created_at)
+                 VALUES (lower(hex(randomblob(12))), ?1, unixepoch())
+                 RETURNING id",
+                params![title],
+                |row| row.get(0),
+            )
+            .map_err(|e| classify(&path, e, true))?;
+        tx.execute(
+            "INSERT INTO external_sessions (agent, session, conversation_id, created_at)
+             VALUES (?1, ?2, ?3, unixepoch())",
+            params![agent, session, id],
+        )
+        .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(id)
     }
 
     /// The conversation's marks, oldest first.

@@ -125,7 +125,61 @@ fn migrates_from_an_empty_file_and_from_every_earlier_version() {
         // Every table of the newest schema works after the upgrade.
         store.add_memory(Some("old"), "remember this").unwrap();
         assert_eq!(store.memory_entries().unwrap().len(), 1);
+        let bound = store
+            .session_conversation_or_create("claude-code", "s-1", "session s-1")
+            .unwrap();
+        assert_eq!(
+            store.session_conversation("claude-code", "s-1").unwrap(),
+            Some(bound)
+        );
         store.integrity_check().unwrap();
+    }
+}
+
+// proves: TAINT-2 (a session keeps its conversation, and so its marks, for good)
+#[test]
+fn a_session_is_bound_once_and_the_binding_cannot_be_changed_or_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(
+        store.session_conversation("claude-code", "abc").unwrap(),
+        None
+    );
+    let id = store
+        .session_conversation_or_create("claude-code", "abc", "claude-code abc")
+        .unwrap();
+    store.mark_tainted(&id, &mark(1)).unwrap();
+    // The same session again: the same conversation; another agent's
+    // session of the same name: another one.
+    assert_eq!(
+        store
+            .session_conversation_or_create("claude-code", "abc", "again")
+            .unwrap(),
+        id
+    );
+    let other = store
+        .session_conversation_or_create("check", "abc", "check abc")
+        .unwrap();
+    assert_ne!(other, id);
+    drop(store);
+    // A new process (a reopened store) sees the binding and the mark.
+    let store = Store::open(&path).unwrap();
+    let found = store
+        .session_conversation("claude-code", "abc")
+        .unwrap()
+        .unwrap();
+    assert_eq!(found, id);
+    assert_eq!(store.marks(&found).unwrap(), vec![mark(1)]);
+    drop(store);
+    // Rebinding or unbinding through SQL is refused by the schema.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    for sql in [
+        "UPDATE external_sessions SET conversation_id = 'x'",
+        "DELETE FROM external_sessions",
+    ] {
+        let err = conn.execute(sql, []).unwrap_err().to_string();
+        assert!(err.contains("TAINT-2"), "{sql}: {err}");
     }
 }
 

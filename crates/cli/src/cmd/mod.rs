@@ -3,6 +3,7 @@
 pub mod check_proof;
 pub mod config_check;
 pub mod config_show;
+pub mod hook;
 pub mod keys;
 pub mod redact;
 pub mod research;

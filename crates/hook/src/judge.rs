@@ -1,0 +1,392 @@
+//! Judging one host tool call with ploy's rules: the settings and rule
+//! layers read once per process ([`Context::load`]), the session's marks
+//! from the store ([`crate::session`]), the one decision function
+//! (`ploy_policy::Permission::assert`), and what ploy answers the host.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use ploy_dirs::PloyDirs;
+use ploy_policy::{
+    Action, Basis, Decision, KindSet, PloyFolders, ProjectRoot, ProjectTrust, Rules, Settings,
+    TaintMark, Verdict as PolicyVerdict,
+};
+use ploy_secrets::Redactor;
+use ploy_trust::{
+    DetectOptions, ResourceKind, ScriptedPrompt, TrustRequest, TrustStore, Ui, UiMode, detect,
+    load_user_settings, resolve,
+};
+
+use crate::config::HookSettings;
+use crate::session::Sessions;
+
+/// A refusal to judge: the call is denied with this reason (fail closed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// The requirement the refusal enforces.
+    pub requirement: &'static str,
+    /// What went wrong, for a person.
+    pub reason: String,
+}
+
+impl Refused {
+    /// A refusal.
+    pub fn new(requirement: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            requirement,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// What ploy answers the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// ploy has nothing to add: the host's own rules decide.
+    NoDecision,
+    /// ploy's rules allow it (said only with `hook.answer_allow`).
+    Allow {
+        /// Why.
+        reason: String,
+    },
+    /// A person must say yes.
+    Ask {
+        /// Why.
+        reason: String,
+        /// The requirement that asks.
+        requirement: &'static str,
+    },
+    /// Refused.
+    Deny {
+        /// Why.
+        reason: String,
+        /// The requirement that refuses.
+        requirement: &'static str,
+    },
+}
+
+impl Answer {
+    pub(crate) fn from_refused(refused: Refused) -> Self {
+        Answer::Deny {
+            reason: refused.reason,
+            requirement: refused.requirement,
+        }
+    }
+}
+
+/// A host tool call, classified.
+#[derive(Debug, Clone)]
+pub enum Call {
+    /// Judge these actions. `native` is what the host itself shows the
+    /// person for this tool (`shell` for Bash, `edit` for Write, …): when
+    /// ploy asks only by default, about nothing more than that, the host's
+    /// own rules decide.
+    Actions {
+        /// The actions.
+        actions: Vec<Action>,
+        /// The host tool's own kind.
+        native: KindSet,
+    },
+    /// A tool that brings web text in: judged, checked for known secrets
+    /// (BEYOND-6), and the session is marked before it runs (TAINT-1, TAINT-3).
+    Web {
+        /// The action (rules match its URL, or the search service's).
+        action: Action,
+        /// What the call sends out (URL, query), checked for secrets.
+        outgoing: String,
+        /// The mark stored before the call runs.
+        mark: TaintMark,
+    },
+    /// ploy has nothing to say about this tool.
+    Pass,
+}
+
+/// Everything read from the machine to judge calls in one working folder.
+#[derive(Debug)]
+pub struct Context {
+    /// The `hook` section of the user's settings.
+    pub hook: HookSettings,
+    /// The rule layers: defaults < user < project (when trusted).
+    pub rules: Rules,
+    /// The working folder as the project root, with ploy's folders in its
+    /// PERM-7 list.
+    pub root: ProjectRoot,
+    /// The working folder.
+    pub cwd: PathBuf,
+    /// ploy's state folder.
+    pub state_dir: PathBuf,
+    redactor: OnceLock<Redactor>,
+}
+
+impl Context {
+    /// Read the user's settings, the trust decision for `cwd` (saved
+    /// decisions and `default_project_trust` only: extensions are not run
+    /// on every tool call, and nothing is saved), the project's settings
+    /// when trusted, and build the rule layers. Any failure is a refusal
+    /// naming its requirement (PROFILE-2 without settings, CONFIG-1 for a
+    /// bad file).
+    pub fn load(dirs: &PloyDirs, cwd: &Path) -> Result<Self, Refused> {
+        if !cwd.is_absolute() {
+            return Err(Refused::new(
+                "PERM-1",
+                format!(
+                    "the working folder `{}` is not an absolute path",
+                    cwd.display()
+                ),
+            ));
+        }
+        let user = load_user_settings(dirs).map_err(|e| Refused::new("CONFIG-1", e.to_string()))?;
+        let origin = user.path.display().to_string();
+        let hook =
+            HookSettings::from_value(user.settings.as_ref().and_then(Settings::hook), &origin)
+                .map_err(|e| Refused::new("CONFIG-1", e.to_string()))?;
+        let home = DetectOptions::for_current_user().home;
+        // The canonical folder is the root: resolved paths (symbolic links
+        // followed) are placed against it.
+        let canonical = std::fs::canonicalize(cwd).ok().filter(|c| c.is_dir());
+        let project = match &canonical {
+            Some(canonical) => Some(project_settings(
+                dirs,
+                canonical,
+                home.clone(),
+                user.default_project_trust,
+            )?),
+            // A folder that does not exist (or is not one) has no project
+            // settings; the call is judged with the user's alone.
+            None => None,
+        };
+        let cwd = canonical.as_deref().unwrap_or(cwd);
+        let (project_settings, trust) = project.unwrap_or((None, ProjectTrust::Untrusted));
+        let resolved =
+            ploy_policy::resolve(user.settings.as_ref(), project_settings.as_ref(), trust)
+                .map_err(|e| Refused::new(e.requirement(), e.to_string()))?;
+        let folders = PloyFolders {
+            config_dir: Some(dirs.config.clone()),
+            state_dir: Some(dirs.state.clone()),
+            trust_file: Some(dirs.trust_file()),
+            home,
+        };
+        let root = ProjectRoot::new(cwd)
+            .map_err(|e| Refused::new("PERM-1", e.to_string()))?
+            .with_ploy_folders(&folders);
+        Ok(Self {
+            hook,
+            rules: resolved.rules,
+            root,
+            cwd: cwd.to_path_buf(),
+            state_dir: dirs.state.clone(),
+            redactor: OnceLock::new(),
+        })
+    }
+
+    /// The process redactor (every secret the environment holds), built on
+    /// first use: only calls that send something out or print a reason pay
+    /// for reading the environment.
+    pub fn redactor(&self) -> &Redactor {
+        self.redactor.get_or_init(|| Redactor::from_process_env().0)
+    }
+
+    /// Where a written path really lands (symbolic links followed), for
+    /// PERM-7 and placement.
+    pub fn resolve(&self, path: &str) -> Option<String> {
+        ploy_dirs::resolve_links(&self.cwd, path).map(|p| p.to_string_lossy().into_owned())
+    }
+
+    /// Judge `call` for `session`.
+    pub fn judge(&self, sessions: &Sessions, session: &str, call: &Call) -> Answer {
+        match call {
+            Call::Pass => Answer::NoDecision,
+            Call::Actions { actions, native } => {
+                let state = match sessions.state(session) {
+                    Ok(state) => state,
+                    Err(err) => {
+                        return Answer::Deny {
+                            reason: format!(
+                                "the session's marks cannot be read ({err}); refusing rather than \
+                                 judging it as clean"
+                            ),
+                            requirement: "TAINT-3",
+                        };
+                    }
+                };
+                let mut answer = Answer::NoDecision;
+                for action in actions {
+                    let decision = ploy_policy::Permission::assert(
+                        action,
+                        &state.conversation,
+                        &self.rules,
+                        &state.approvals,
+                    );
+                    let next = self.answer(action, &decision, *native);
+                    answer = stricter(answer, next);
+                    if matches!(answer, Answer::Deny { .. }) {
+                        break;
+                    }
+                }
+                answer
+            }
+            Call::Web {
+                action,
+                outgoing,
+                mark,
+            } => {
+                let state = match sessions.state(session) {
+                    Ok(state) => state,
+                    Err(err) => {
+                        return Answer::Deny {
+                            reason: format!("the session cannot be read ({err})"),
+                            requirement: "TAINT-3",
+                        };
+                    }
+                };
+                let decision = ploy_policy::Permission::assert(
+                    action,
+                    &state.conversation,
+                    &self.rules,
+                    &state.approvals,
+                );
+                if decision.is_deny() {
+                    return Answer::Deny {
+                        reason: decision.reason,
+                        requirement: decision.requirement,
+                    };
+                }
+                // BEYOND-6: a secret this process knows never leaves in a URL
+                // or a search phrase, whatever the rules say.
+                if let Some(found) = self.redactor().find_secret(outgoing.as_bytes()) {
+                    return Answer::Deny {
+                        reason: format!(
+                            "the {} carries a secret ploy knows ({found}); it would leave the \
+                             machine",
+                            action.tool()
+                        ),
+                        requirement: "BEYOND-6",
+                    };
+                }
+                // TAINT-1 / TAINT-3: marked before the page is read, or not read.
+                if let Err(err) = sessions.mark(session, mark) {
+                    return Answer::Deny {
+                        reason: format!(
+                            "the session cannot be marked before web text enters it ({err}); \
+                             the web tool does not run"
+                        ),
+                        requirement: "TAINT-3",
+                    };
+                }
+                let mut native = KindSet::EMPTY;
+                native.insert(ploy_policy::ActionKind::Web);
+                self.answer(action, &decision, native)
+            }
+        }
+    }
+
+    /// Mark the session after a web tool ran (PostToolUse, a hook installed
+    /// late): `Err` when it could not be marked.
+    pub fn mark_after(
+        &self,
+        sessions: &Sessions,
+        session: &str,
+        call: &Call,
+    ) -> Result<(), String> {
+        if let Call::Web { mark, .. } = call {
+            sessions.mark(session, mark)?;
+        }
+        Ok(())
+    }
+
+    /// ploy's decision as an answer to the host (see the crate docs).
+    fn answer(&self, action: &Action, decision: &Decision, native: KindSet) -> Answer {
+        match &decision.verdict {
+            PolicyVerdict::Deny => Answer::Deny {
+                reason: decision.reason.clone(),
+                requirement: decision.requirement,
+            },
+            PolicyVerdict::Allow if self.hook.answer_allow => Answer::Allow {
+                reason: decision.reason.clone(),
+            },
+            PolicyVerdict::Allow => Answer::NoDecision,
+            PolicyVerdict::Ask { .. } => {
+                // ploy knows something the host does not: a mark, a protected
+                // path, an ask rule, a unit no allow rule can cover, or kinds
+                // the host tool does not show (a redirect's edit, a path
+                // outside the folder).
+                let ploy_specific = !matches!(decision.basis, Basis::Default)
+                    || action.units().iter().any(|u| u.allow_blocker.is_some())
+                    || !decision.asked_kinds.is_subset(native);
+                if ploy_specific || self.hook.answer_allow {
+                    Answer::Ask {
+                        reason: decision.reason.clone(),
+                        requirement: decision.requirement,
+                    }
+                } else {
+                    Answer::NoDecision
+                }
+            }
+        }
+    }
+}
+
+/// The stricter of two answers: deny > ask > allow > no decision.
+fn stricter(a: Answer, b: Answer) -> Answer {
+    fn rank(a: &Answer) -> u8 {
+        match a {
+            Answer::NoDecision => 0,
+            Answer::Allow { .. } => 1,
+            Answer::Ask { .. } => 2,
+            Answer::Deny { .. } => 3,
+        }
+    }
+    if rank(&b) > rank(&a) { b } else { a }
+}
+
+/// The project's settings and trust for a canonical folder: saved decisions
+/// and `default_project_trust` decide (never a question, never an
+/// extension, never a save).
+fn project_settings(
+    dirs: &PloyDirs,
+    canonical: &Path,
+    home: Option<PathBuf>,
+    default: ploy_policy::DefaultProjectTrust,
+) -> Result<(Option<Settings>, ProjectTrust), Refused> {
+    let resources = detect(canonical, &DetectOptions { home });
+    let store =
+        TrustStore::load(&dirs.trust_file()).map_err(|e| Refused::new("TRUST-3", e.to_string()))?;
+    let mut prompt = ScriptedPrompt::failing("the hook never asks about trust");
+    let request = TrustRequest {
+        cwd: canonical,
+        resources: &resources,
+        flag: None,
+        extensions: &[],
+        store: &store,
+        default,
+    };
+    let resolution = resolve(&request, Ui::for_mode(UiMode::Json, false, &mut prompt));
+    if !resolution.is_trusted() {
+        return Ok((None, ProjectTrust::Untrusted));
+    }
+    let Some(resource) = resources.iter().find(|r| r.kind == ResourceKind::Settings) else {
+        return Ok((None, ProjectTrust::Trusted));
+    };
+    let text = std::fs::read_to_string(&resource.path).map_err(|e| {
+        Refused::new(
+            "CONFIG-1",
+            format!("{}: cannot read it: {e}", resource.path.display()),
+        )
+    })?;
+    let settings = Settings::parse(&text, &resource.path.display().to_string())
+        .map_err(|e| Refused::new("CONFIG-1", e.to_string()))?;
+    Ok((Some(settings), ProjectTrust::Trusted))
+}
+
+/// A web action's mark: what entered the session and from where.
+pub fn web_mark(tool: &str, source: ploy_policy::TaintSource) -> TaintMark {
+    TaintMark {
+        reason: format!("{tool} brings web text into this session"),
+        source,
+    }
+}
+
+/// The kinds of one action, as a set (for `native`).
+pub fn kinds(list: &[ploy_policy::ActionKind]) -> KindSet {
+    list.iter().copied().collect()
+}
