@@ -91,6 +91,16 @@ fn every_printing_command_exits_quietly_into_a_closed_pipe() {
             args: vec!["redact".into()],
             stdin: Some("a line to copy\n"),
         },
+        case(&["hook", "status"]),
+        case(&["hook", "status", "--json"]),
+        Case {
+            args: vec!["hook".into(), "check".into(), "--json".into()],
+            stdin: Some("{}"),
+        },
+        Case {
+            args: vec!["hook".into(), "claude-code".into()],
+            stdin: Some("not json"),
+        },
         case(&["doctor"]),
         case(&["doctor", "--json"]),
         case(&["trust", "status"]),
