@@ -889,3 +889,166 @@ async fn a_start_key_that_cannot_be_kept_stops_the_start_naming_its_mask_only() 
     );
     assert!(!err.contains("tvly short"), "{err}");
 }
+
+// An outsider's header tricks, each tried with the right token: duplicated
+// or malformed Origin, Host and Authorization headers, a cross-site fetch
+// marker, look-alike hosts. Every one gets the one denial; only the tricks
+// that pass Origin and Host and present a bearer may count towards the lockout.
+// proves: ADMIN-1, ADMIN-2, ADMIN-8, ADMIN-9
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn header_tricks_with_the_right_token_get_the_one_denial() {
+    let panel = PanelHarness::start().await;
+    let denial = panel.denial().await;
+    let host = panel.host();
+    let origin = panel.origin();
+    let port = panel.addr.port();
+    let bearer = format!("Bearer {}", panel.token);
+    let localhost_origin = format!("http://localhost:{port}");
+    let slash_origin = format!("{origin}/");
+    let https_origin = format!("https://{host}");
+    let dotted_host = format!("127.0.0.1.:{port}");
+    let decimal_host = format!("2130706433:{port}");
+    let spaced = format!("Bearer  {}", panel.token);
+    let lower = format!("bearer {}", panel.token);
+    let basic = format!("Basic {}", panel.token);
+    // (A trailing space is not a trick: HTTP strips a field value's
+    // surrounding white space before anyone sees it, RFC 9110 §5.5.)
+    let body = r#"{"provider":"tavily","key":"tvly-trick-000000000000000"}"#;
+    let tricks: Vec<(&str, Vec<(&str, &str)>)> = vec![
+        (
+            "two origins",
+            vec![
+                ("host", &host),
+                ("origin", &origin),
+                ("origin", "http://evil.example"),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "origin null",
+            vec![
+                ("host", &host),
+                ("origin", "null"),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "origin with a slash",
+            vec![
+                ("host", &host),
+                ("origin", &slash_origin),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "https origin",
+            vec![
+                ("host", &host),
+                ("origin", &https_origin),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "other own origin",
+            vec![
+                ("host", &host),
+                ("origin", &localhost_origin),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "cross-site marker",
+            vec![
+                ("host", &host),
+                ("origin", &origin),
+                ("sec-fetch-site", "cross-site"),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "same-site marker",
+            vec![
+                ("host", &host),
+                ("origin", &origin),
+                ("sec-fetch-site", "same-site"),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "trailing-dot host",
+            vec![
+                ("host", &dotted_host),
+                ("origin", &origin),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "decimal host",
+            vec![
+                ("host", &decimal_host),
+                ("origin", &origin),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "two hosts",
+            vec![
+                ("host", &host),
+                ("host", &host),
+                ("origin", &origin),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "two bearers",
+            vec![
+                ("host", &host),
+                ("origin", &origin),
+                ("authorization", &bearer),
+                ("authorization", &bearer),
+            ],
+        ),
+        (
+            "two spaces",
+            vec![
+                ("host", &host),
+                ("origin", &origin),
+                ("authorization", &spaced),
+            ],
+        ),
+        (
+            "lower-case scheme",
+            vec![
+                ("host", &host),
+                ("origin", &origin),
+                ("authorization", &lower),
+            ],
+        ),
+        (
+            "basic scheme",
+            vec![
+                ("host", &host),
+                ("origin", &origin),
+                ("authorization", &basic),
+            ],
+        ),
+        (
+            "no origin on a change",
+            vec![("host", &host), ("authorization", &bearer)],
+        ),
+    ];
+    for (name, mut headers) in tricks {
+        headers.push(("content-type", "application/json"));
+        let answer = panel
+            .send(&request("POST", "/__keys/api/keys", &headers, Some(body)))
+            .await;
+        assert_eq!(without_date(&answer), denial, "{name}");
+    }
+    assert!(panel.service.keys().is_empty());
+    // Counted: only a trick that passed Origin and Host and presented a
+    // `Bearer ` credential (the two-space one). Another scheme, the scheme
+    // in lower case, or two Authorization headers present no bearer at all.
+    assert_eq!(panel.service.panel().unwrap().gate().failures(), 1);
+    // And the panel still works for the real page's requests.
+    assert_eq!(panel.add("tvly-after-tricks-00000000000").await.0, 201);
+}
