@@ -492,14 +492,8 @@ impl Panel {
     fn add(&self, origin: &str, request: AddRequest) -> Answer {
         let mask = ploy_secrets::mask(&request.key);
         let now = self.clock.unix_seconds();
-        let change = keys::validate_key(&request.key)
-            .and_then(|()| {
-                if teach(self.redactor.as_ref(), &request.key) {
-                    Ok(())
-                } else {
-                    Err(KeyError::NotRedactable)
-                }
-            })
+        let change = self
+            .acceptable(&request.key)
             .and_then(|()| self.keys.prepare_add(request.provider, &request.key, now));
         match change {
             Ok(change) => self.audit_and_commit("add", &mask, origin, change),
@@ -555,15 +549,45 @@ impl Panel {
             .redeem(nonce, action, mask, origin, self.clock.monotonic())
     }
 
-    fn remove(&self, origin: &str, request: &RemoveRequest) -> Answer {
-        if !keys::is_mask(&request.mask) {
-            self.audit_refusal("remove", audit_target(&request.mask), origin, "not a mask");
-            return not_a_mask();
+    /// The confirmation step of a removal or replacement (ADMIN-6): the mask
+    /// must be a mask's shape and the nonce good for this action, key and
+    /// origin. A refusal is audited and answered.
+    fn confirm(
+        &self,
+        action: NonceAction,
+        mask: &str,
+        nonce: &str,
+        origin: &str,
+    ) -> Result<(), Answer> {
+        let name = match action {
+            NonceAction::Remove => "remove",
+            NonceAction::Replace => "replace",
+        };
+        if !keys::is_mask(mask) {
+            self.audit_refusal(name, audit_target(mask), origin, "not a mask");
+            return Err(not_a_mask());
         }
-        if let Err(error) = self.redeem(&request.nonce, NonceAction::Remove, &request.mask, origin)
+        self.redeem(nonce, action, mask, origin).map_err(|error| {
+            self.audit_refusal(name, mask, origin, &error.to_string());
+            refused(StatusCode::BAD_REQUEST, "nonce_refused", &error.to_string())
+        })
+    }
+
+    /// A key's shape is acceptable and the log redactor holds it.
+    fn acceptable(&self, key: &str) -> Result<(), KeyError> {
+        keys::validate_key(key)?;
+        if teach(self.redactor.as_ref(), key) {
+            Ok(())
+        } else {
+            Err(KeyError::NotRedactable)
+        }
+    }
+
+    fn remove(&self, origin: &str, request: &RemoveRequest) -> Answer {
+        if let Err(answer) =
+            self.confirm(NonceAction::Remove, &request.mask, &request.nonce, origin)
         {
-            self.audit_refusal("remove", &request.mask, origin, &error.to_string());
-            return refused(StatusCode::BAD_REQUEST, "nonce_refused", &error.to_string());
+            return answer;
         }
         match self.keys.prepare_remove(&request.mask) {
             Ok(change) => self.audit_and_commit("remove", &request.mask, origin, change),
@@ -575,24 +599,14 @@ impl Panel {
     }
 
     fn replace(&self, origin: &str, request: &ReplaceRequest) -> Answer {
-        if !keys::is_mask(&request.mask) {
-            self.audit_refusal("replace", audit_target(&request.mask), origin, "not a mask");
-            return not_a_mask();
-        }
-        if let Err(error) = self.redeem(&request.nonce, NonceAction::Replace, &request.mask, origin)
+        if let Err(answer) =
+            self.confirm(NonceAction::Replace, &request.mask, &request.nonce, origin)
         {
-            self.audit_refusal("replace", &request.mask, origin, &error.to_string());
-            return refused(StatusCode::BAD_REQUEST, "nonce_refused", &error.to_string());
+            return answer;
         }
         let now = self.clock.unix_seconds();
-        let change = keys::validate_key(&request.key)
-            .and_then(|()| {
-                if teach(self.redactor.as_ref(), &request.key) {
-                    Ok(())
-                } else {
-                    Err(KeyError::NotRedactable)
-                }
-            })
+        let change = self
+            .acceptable(&request.key)
             .and_then(|()| self.keys.prepare_replace(&request.mask, &request.key, now));
         match change {
             Ok(change) => {
