@@ -25,7 +25,7 @@
 //! * **escapes, each character of `s` encoded or not, as the writer
 //!   pleases**, found by decoding views of the input (not by listing
 //!   encodings): percent (`%74`, `%2d`, `%u0074`), backslash (`\u0074` with
-//!   surrogate pairs, `\u{74}`, `\U00000074`, `\x74`, `\/`, `\\`, `\"`),
+//!   surrogate pairs, `\u{74}`, `\U00000074`, `\x74`, octal `\164`, `\/`, `\\`, `\"`),
 //!   HTML references (`&#116;`, `&#x74;`, zero-padded, `;` optional;
 //!   every named reference of the HTML standard, `&lowbar;`), mixed
 //!   freely and stacked up to 3 layers (`%252D`, a percent-encoded `&#45;`).
