@@ -436,6 +436,29 @@ fn replace(text: &mut String, rule: &Regex, class: ScrubClass, removed: &mut Vec
     }
 }
 
+/// Replaces each of `spans` (in order, not overlapping) with a space and
+/// notes `class`; leaves `text` untouched when there is none.
+fn replace_spans(
+    text: &mut String,
+    spans: impl IntoIterator<Item = std::ops::Range<usize>>,
+    class: ScrubClass,
+    removed: &mut Vec<ScrubClass>,
+) {
+    let mut out: Option<String> = None;
+    let mut last = 0;
+    for span in spans {
+        let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        buf.push_str(&text[last..span.start]);
+        buf.push(' ');
+        last = span.end;
+    }
+    if let Some(mut buf) = out {
+        buf.push_str(&text[last..]);
+        note(removed, class);
+        *text = buf;
+    }
+}
+
 /// Like [`replace`], but only for matches `is_sensitive` accepts. Builds a
 /// new string only when something is removed.
 fn replace_checked(
@@ -445,21 +468,12 @@ fn replace_checked(
     removed: &mut Vec<ScrubClass>,
     is_sensitive: fn(&str) -> bool,
 ) {
-    let mut out: Option<String> = None;
-    let mut last = 0;
-    for found in rule.find_iter(text) {
-        if is_sensitive(found.as_str()) {
-            let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
-            buf.push_str(&text[last..found.start()]);
-            buf.push(' ');
-            last = found.end();
-        }
-    }
-    if let Some(mut buf) = out {
-        buf.push_str(&text[last..]);
-        note(removed, class);
-        *text = buf;
-    }
+    let spans: Vec<_> = rule
+        .find_iter(text)
+        .filter(|found| is_sensitive(found.as_str()))
+        .map(|found| found.range())
+        .collect();
+    replace_spans(text, spans, class, removed);
 }
 
 /// Replaces capture group 1 only (the rule's context before it stays).
@@ -469,43 +483,24 @@ fn replace_group(
     class: ScrubClass,
     removed: &mut Vec<ScrubClass>,
 ) {
-    if !rule.is_match(text) {
-        return;
-    }
-    note(removed, class);
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for caps in rule.captures_iter(text) {
-        if let Some(group) = caps.get(1) {
-            out.push_str(&text[last..group.start()]);
-            out.push(' ');
-            last = group.end();
-        }
-    }
-    out.push_str(&text[last..]);
-    *text = out;
+    let spans: Vec<_> = rule
+        .captures_iter(text)
+        .filter_map(|caps| caps.get(1).map(|group| group.range()))
+        .collect();
+    replace_spans(text, spans, class, removed);
 }
 
 /// Removes the value (group 2) after a password word (group 1) when
 /// [`is_password_value`] says it is one.
 fn remove_password_values(text: &mut String, rule: &Regex, removed: &mut Vec<ScrubClass>) {
-    let mut out: Option<String> = None;
-    let mut last = 0;
-    for caps in rule.captures_iter(text) {
-        if let (Some(word), Some(value)) = (caps.get(1), caps.get(2))
-            && is_password_value(word.as_str(), value.as_str())
-        {
-            let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
-            buf.push_str(&text[last..value.start()]);
-            buf.push(' ');
-            last = value.end();
-        }
-    }
-    if let Some(mut buf) = out {
-        buf.push_str(&text[last..]);
-        note(removed, ScrubClass::SecretForm);
-        *text = buf;
-    }
+    let spans: Vec<_> = rule
+        .captures_iter(text)
+        .filter_map(|caps| {
+            let (word, value) = (caps.get(1)?, caps.get(2)?);
+            is_password_value(word.as_str(), value.as_str()).then(|| value.range())
+        })
+        .collect();
+    replace_spans(text, spans, ScrubClass::SecretForm, removed);
 }
 
 /// Whether the word after a password word is a password rather than an
