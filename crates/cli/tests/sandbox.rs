@@ -73,6 +73,11 @@ impl World {
         output_retrying(&mut command)
     }
 
+    /// `ploy sandbox run -- /bin/sh -c SCRIPT`.
+    fn sandbox_sh(&self, script: &str) -> Output {
+        self.ploy(&["sandbox", "run", "--", "/bin/sh", "-c", script])
+    }
+
     fn write_plan(&self, text: &str) {
         std::fs::create_dir_all(self.project.join(".ploy")).unwrap();
         std::fs::write(self.project.join(".ploy/plan.json"), text).unwrap();
@@ -129,14 +134,7 @@ fn doctor_reports_every_layer_and_that_proofs_can_run() {
 #[test]
 fn sandbox_run_passes_the_exit_status_runs_in_the_project_and_keeps_project_writes() {
     let world = World::new();
-    let out = world.ploy(&[
-        "sandbox",
-        "run",
-        "--",
-        "/bin/sh",
-        "-c",
-        "pwd; echo made > made.txt; echo x > /etc/x; exit 7",
-    ]);
+    let out = world.sandbox_sh("pwd; echo made > made.txt; echo x > /etc/x; exit 7");
     assert_eq!(out.status.code(), Some(7), "{out:?}");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
@@ -408,15 +406,10 @@ fn sandbox_run_keeps_git_config_and_hooks_read_only() {
     std::fs::create_dir_all(world.project.join(".git/hooks")).unwrap();
     std::fs::write(world.project.join(".git/config"), "[core]\n").unwrap();
     world.own_all();
-    let out = world.ploy(&[
-        "sandbox",
-        "run",
-        "--",
-        "/bin/sh",
-        "-c",
+    let out = world.sandbox_sh(
         "echo '[core] fsmonitor = x' >> .git/config; echo x > .git/hooks/pre-commit; \
          echo '{}' > .mcp.json; echo ok > made.txt",
-    ]);
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         std::fs::read_to_string(world.project.join(".git/config")).unwrap(),

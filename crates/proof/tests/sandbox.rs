@@ -871,6 +871,19 @@ fn one(argv: &[&str]) -> Pipeline {
     pipeline(false, vec![plain(argv)])
 }
 
+/// `sh -c 'echo out; echo err >&2' >STDOUT 2>&1 | tr a-z A-Z`.
+fn noisy_into_tr(stdout: StreamTarget) -> String {
+    let noisy = command(
+        &["sh", "-c", "echo out; echo err >&2"],
+        stdout,
+        StreamTarget::Stdout,
+    );
+    plan(
+        pipeline(false, vec![noisy, plain(&["tr", "a-z", "A-Z"])]),
+        vec![],
+    )
+}
+
 fn plan(first: Pipeline, rest: Vec<(Connector, Pipeline)>) -> String {
     serde_json::to_string(&ProofPlan { first, rest }).unwrap()
 }
@@ -950,42 +963,8 @@ fn a_plan_runs_pipelines_and_and_or_lists_as_posix_defines_them() {
             "$(id) ; | `x` *\n",
         ),
         // >/dev/null and 2>&1 into the pipe
-        (
-            plan(
-                pipeline(
-                    false,
-                    vec![
-                        command(
-                            &["sh", "-c", "echo out; echo err >&2"],
-                            StreamTarget::Null,
-                            StreamTarget::Stdout,
-                        ),
-                        plain(&["tr", "a-z", "A-Z"]),
-                    ],
-                ),
-                vec![],
-            ),
-            0,
-            "",
-        ),
-        (
-            plan(
-                pipeline(
-                    false,
-                    vec![
-                        command(
-                            &["sh", "-c", "echo out; echo err >&2"],
-                            StreamTarget::Inherit,
-                            StreamTarget::Stdout,
-                        ),
-                        plain(&["tr", "a-z", "A-Z"]),
-                    ],
-                ),
-                vec![],
-            ),
-            0,
-            "OUT\nERR\n",
-        ),
+        (noisy_into_tr(StreamTarget::Null), 0, ""),
+        (noisy_into_tr(StreamTarget::Inherit), 0, "OUT\nERR\n"),
         // a program that is not there: 127, as in a shell, and || goes on
         (
             plan(
@@ -1482,4 +1461,26 @@ fn editing_a_file_of_an_unmapped_group_fails_with_the_reason() {
         "{shown}"
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "shared\n");
+}
+
+// The program has no capability in any set, bounding set included, and
+// no_new_privs is on (a program mapped to uid 0 would have none either).
+// proves: SBX-2
+#[test]
+fn the_program_has_no_capabilities_and_no_new_privs() {
+    let world = World::new();
+    let result = world.sh(
+        &[],
+        "grep -E '^(Cap|NoNewPrivs|Seccomp:)' /proc/self/status",
+    );
+    let text = stdout(&result);
+    for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(set) && l.ends_with("0000000000000000")),
+            "{set}: {result}"
+        );
+    }
+    assert!(text.contains("NoNewPrivs:\t1"), "{result}");
+    assert!(text.contains("Seccomp:\t2"), "{result}");
 }

@@ -137,10 +137,13 @@ pub(super) fn apply_landlock(project: &Path, build_cache: bool) -> Result<String
 /// no_new_privs.
 pub(super) fn drop_capabilities() -> Result<(), String> {
     for bit in 0..64 {
-        // EINVAL for capabilities this kernel lacks is fine.
-        let _ = rustix::thread::remove_capability_from_bounding_set(
-            CapabilitySet::from_bits_retain(1 << bit),
-        );
+        // EINVAL: past the last capability this kernel knows.
+        if rustix::thread::remove_capability_from_bounding_set(CapabilitySet::from_bits_retain(
+            1 << bit,
+        )) == Err(rustix::io::Errno::INVAL)
+        {
+            break;
+        }
     }
     rustix::thread::clear_ambient_capability_set()
         .map_err(|err| format!("clear ambient capabilities: {err}"))?;
