@@ -273,8 +273,9 @@ fn scrub_removes_secrets_from_the_environment_and_prints_nothing_when_empty() {
     assert_eq!(stdout(&out), "", "an empty phrase prints nothing");
 }
 
-// proves: REDACT-1 (what `ploy fetch` prints passes the redactor: a secret
-// this process knows never appears, even when the target text carries it)
+// proves: REDACT-1, BEYOND-6 (what `ploy fetch` prints passes the redactor:
+// a secret this process knows never appears, even when the target text
+// carries it; and such a target is refused at the door)
 #[test]
 fn fetch_output_never_shows_a_secret_from_the_environment() {
     const CANARY: &str = "sk-canary-7f3e9a1c5b2d4e6f";
@@ -292,9 +293,10 @@ fn fetch_output_never_shows_a_secret_from_the_environment() {
             !so.contains(CANARY) && !se.contains(CANARY),
             "secret printed: {so}{se}"
         );
+        // The door refuses it before any lookup (BEYOND-6), without naming it.
         assert!(
-            so.contains("[REDACTED]") || se.contains("[REDACTED]"),
-            "the failure names the target, redacted: {so}{se}"
+            so.contains("BEYOND-6") || se.contains("BEYOND-6"),
+            "the secret door refuses the request: {so}{se}"
         );
     }
 }

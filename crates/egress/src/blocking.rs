@@ -7,7 +7,8 @@ use std::{net::IpAddr, path::PathBuf, sync::Arc, time::Duration};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    fetch::{Cancelled, FetchConfig, FetchOutcome, Fetcher},
+    door::SecretDoor,
+    fetch::{Cancelled, FetchConfig, FetchOutcome, Fetcher, HopGate},
     local::check_not_this_machine,
     refusal::{Refusal, Stage},
     resolve::{
@@ -138,13 +139,19 @@ pub fn check_url(url: &str, resolution: Option<&NameSource>) -> Result<UrlVerdic
 }
 
 /// Fetches `url` through the full pipeline with production limits, the
-/// production dialer and the given name source. Ctrl-C cancels the fetch.
+/// production dialer and the given name source, `secrets` at the door
+/// (BEYOND-6) and `gate` checking every hop's URL (the caller's permission
+/// rules). Ctrl-C cancels the fetch.
 pub fn fetch(
     url: &str,
     source: &NameSource,
+    secrets: SecretDoor,
+    gate: Option<HopGate>,
 ) -> Result<Result<FetchOutcome, Cancelled>, SetupError> {
     let rt = runtime()?;
-    let config = FetchConfig::production()?;
+    let mut config = FetchConfig::production()?;
+    config.secrets = secrets;
+    config.hop_gate = gate;
     let resolver = rt.block_on(async { resolver_for(source) })?;
     let fetcher = Fetcher::with_resolver(resolver, config);
     let cancel = CancellationToken::new();

@@ -23,6 +23,7 @@ use url::Position;
 use crate::{
     address::{check_ip, check_operator_ip, dial_form},
     dial::{BoxedStream, Dial, TcpDial},
+    door::{Credential, Part, SecretDoor},
     local::check_not_this_machine,
     refusal::{Refusal, Stage},
     resolve::{HickoryResolver, Resolve, ResolveError, resolve_checked},
@@ -66,7 +67,20 @@ pub struct FetchConfig {
     /// self-hosted SearXNG). `None` everywhere except the fetcher a backend
     /// built from operator configuration uses ([`Fetcher::with_operator_host`]).
     pub operator_host: Option<OperatorHost>,
+    /// BEYOND-6: the secret values no request may carry. [`FetchConfig::production`]
+    /// starts with the secrets of the process's environment; callers that
+    /// know more (keys in memory, `--secret-file`, settings) set it with
+    /// [`Fetcher::with_secrets`].
+    pub secrets: SecretDoor,
+    /// A check every hop's URL passes before anything is resolved (the
+    /// caller's permission rules: a `web` deny rule refuses a redirect to a
+    /// denied site too). `None`: no such check.
+    pub hop_gate: Option<HopGate>,
 }
+
+/// A check of one hop's URL (as it will be requested), made before the name
+/// is resolved; `Err` refuses the fetch with that refusal.
+pub type HopGate = Arc<dyn Fn(&str) -> Result<(), Refusal> + Send + Sync>;
 
 impl FetchConfig {
     /// Default limits (resolve 5 s, connect 10 s, read 15 s, total 45 s) with
@@ -79,12 +93,17 @@ impl FetchConfig {
             total_timeout: Duration::from_secs(45),
             tls,
             operator_host: None,
+            secrets: SecretDoor::empty(),
+            hop_gate: None,
         }
     }
 
-    /// Default limits with the compiled-in Mozilla roots.
+    /// Default limits with the compiled-in Mozilla roots, and the secrets of
+    /// this process's environment at the door (BEYOND-6).
     pub fn production() -> Result<Self, rustls::Error> {
-        Ok(Self::with_tls(default_tls_config()?))
+        let mut config = Self::with_tls(default_tls_config()?);
+        config.secrets = SecretDoor::from_process_env();
+        Ok(config)
     }
 }
 
@@ -96,6 +115,8 @@ impl fmt::Debug for FetchConfig {
             .field("read_timeout", &self.read_timeout)
             .field("total_timeout", &self.total_timeout)
             .field("operator_host", &self.operator_host)
+            .field("secrets", &self.secrets)
+            .field("hop_gate", &self.hop_gate.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -218,7 +239,10 @@ impl fmt::Debug for Fetcher {
 #[derive(Clone, Copy)]
 enum RequestKind<'a> {
     Get,
-    PostJson { bearer: &'a str, body: &'a Bytes },
+    PostJson {
+        credential: &'a Credential,
+        body: &'a Bytes,
+    },
 }
 
 /// What one hop produced.
@@ -275,6 +299,23 @@ impl Fetcher {
         }
     }
 
+    /// The same fetcher with `secrets` at the door (BEYOND-6): every
+    /// request carrying one of them, in any form the door sees, is refused
+    /// before anything is resolved or sent.
+    pub fn with_secrets(&self, secrets: SecretDoor) -> Self {
+        let mut fetcher = self.clone();
+        fetcher.config.secrets = secrets;
+        fetcher
+    }
+
+    /// The same fetcher with `gate` checking every hop's URL before it is
+    /// resolved (the caller's permission rules).
+    pub fn with_hop_gate(&self, gate: HopGate) -> Self {
+        let mut fetcher = self.clone();
+        fetcher.config.hop_gate = Some(gate);
+        fetcher
+    }
+
     /// Fetches `url` (GET) through the whole pipeline. Returns every outcome
     /// as a value; `Err(Cancelled)` only when `cancel` fires, which stops the
     /// fetch at once (the total timeout is joined with it).
@@ -286,20 +327,23 @@ impl Fetcher {
         self.guarded(url, RequestKind::Get, cancel).await
     }
 
-    /// POSTs a JSON `body` to `url` with `Authorization: Bearer <bearer>`
+    /// POSTs a JSON `body` to `url` with `Authorization: Bearer <token>`
     /// (an API search backend such as Tavily), through the same pipeline as
-    /// [`Fetcher::fetch`]: text check, checked resolution, pinned dial, TLS,
-    /// body cap and content-type policy. The headers are fixed (Host,
-    /// User-Agent, Accept and Content-Type `application/json`,
+    /// [`Fetcher::fetch`]: text check, the secret door, checked resolution,
+    /// pinned dial, TLS, body cap and content-type policy. The headers are
+    /// fixed (Host, User-Agent, Accept and Content-Type `application/json`,
     /// Authorization, Content-Length, Connection; never Cookie or Referer).
-    /// A body over [`MAX_POST_BODY_BYTES`] or an unusable token is refused
-    /// before anything is sent. A redirect is refused, never followed: it
-    /// would re-send the key and the body somewhere else (URL-3, A-1). The
-    /// token never appears in the outcome, even if the server echoes it.
+    /// The key goes only to the origin its [`Credential`] was declared for,
+    /// and only in that header (BEYOND-6): another origin, or the key
+    /// anywhere in the URL or the body, is refused before anything is
+    /// sent. A body over [`MAX_POST_BODY_BYTES`] or an unusable token is
+    /// refused too. A redirect is refused, never followed: it would re-send
+    /// the key and the body somewhere else (URL-3, A-1). The token never
+    /// appears in the outcome, even if the server echoes it.
     pub async fn post_json(
         &self,
         url: &str,
-        bearer: &str,
+        credential: &Credential,
         body: Vec<u8>,
         cancel: &CancellationToken,
     ) -> Result<FetchOutcome, Cancelled> {
@@ -313,7 +357,7 @@ impl Fetcher {
                 ),
             )));
         }
-        if !bearer_is_usable(bearer) {
+        if !bearer_is_usable(credential.token()) {
             return Ok(FetchOutcome::Refused(Refusal::new(
                 "CONFIG-1",
                 Stage::Request,
@@ -327,13 +371,13 @@ impl Fetcher {
             .guarded(
                 url,
                 RequestKind::PostJson {
-                    bearer,
+                    credential,
                     body: &body,
                 },
                 cancel,
             )
             .await?;
-        Ok(without_secret(outcome, bearer))
+        Ok(without_secret(outcome, credential.token()))
     }
 
     async fn guarded(
@@ -356,13 +400,33 @@ impl Fetcher {
 
     async fn run(&self, url: &str, kind: RequestKind<'_>) -> FetchOutcome {
         let operator = self.config.operator_host.as_ref();
+        // BEYOND-6 on the URL as the caller wrote it (the parser normalises
+        // case, escapes and IDNA; both spellings are searched).
+        if let Err(refusal) = self.config.secrets.check_text(Part::Url, url, true) {
+            return FetchOutcome::Refused(refusal);
+        }
         let mut current = match check_url_text_with(url, operator) {
             Ok(checked) => checked,
             Err(refusal) => return FetchOutcome::Refused(refusal),
         };
         let mut redirects = 0;
         loop {
-            match self.hop(&current, redirects, kind).await {
+            // The request is built and checked before the name is resolved,
+            // and exactly this request is sent.
+            let request = match self.checked_request(&current, kind) {
+                Ok(request) => request,
+                Err(refusal) => {
+                    return FetchOutcome::Refused(if redirects > 0 {
+                        Refusal {
+                            reason: format!("redirect {redirects}: {}", refusal.reason),
+                            ..refusal
+                        }
+                    } else {
+                        refusal
+                    });
+                }
+            };
+            match self.hop(&current, redirects, request).await {
                 Hop::Done(outcome) => return outcome,
                 Hop::Redirect(_) if matches!(kind, RequestKind::PostJson { .. }) => {
                     // The location is not shown: a hostile API could put
@@ -374,6 +438,18 @@ impl Fetcher {
                     ));
                 }
                 Hop::Redirect(location) => {
+                    // BEYOND-6 on the Location as the server wrote it; the
+                    // joined URL is checked with the next hop's request.
+                    if let Err(refusal) =
+                        self.config
+                            .secrets
+                            .check_text(Part::Location, &location, true)
+                    {
+                        return FetchOutcome::Refused(Refusal {
+                            reason: format!("redirect {}: {}", redirects + 1, refusal.reason),
+                            ..refusal
+                        });
+                    }
                     if redirects >= MAX_REDIRECTS {
                         return FetchOutcome::Refused(Refusal::new(
                             "URL-3",
@@ -411,7 +487,12 @@ impl Fetcher {
     }
 
     /// One request to one checked URL: resolve, check, pin, TLS, request.
-    async fn hop(&self, target: &CheckedUrl, redirects: usize, kind: RequestKind<'_>) -> Hop {
+    async fn hop(
+        &self,
+        target: &CheckedUrl,
+        redirects: usize,
+        request: http::Request<RequestBody>,
+    ) -> Hop {
         let url_text = target.url().as_str().to_owned();
         let network = |detail: String| {
             Hop::Done(FetchOutcome::NetworkError {
@@ -521,10 +602,6 @@ impl Fetcher {
             let _ = connection.await;
         }));
 
-        let request = match build_request(target, kind) {
-            Ok(request) => request,
-            Err(err) => return network(format!("cannot build the request: {err}")),
-        };
         let response = match tokio::time::timeout(
             self.config.read_timeout,
             sender.send_request(request),
@@ -646,6 +723,55 @@ impl Fetcher {
         }))
     }
 
+    /// Builds the request for `target` and passes it through the checks
+    /// made before anything is resolved: the secret door on its target,
+    /// every header and the body (BEYOND-6; a credential only to its own
+    /// origin, in its own header), then the caller's hop gate.
+    fn checked_request(
+        &self,
+        target: &CheckedUrl,
+        kind: RequestKind<'_>,
+    ) -> Result<http::Request<RequestBody>, Refusal> {
+        let door = &self.config.secrets;
+        let url = target.url();
+        door.check_text(Part::Url, url.as_str(), true)?;
+        let request = build_request(target, kind).map_err(|err| {
+            Refusal::new(
+                "FETCH-2",
+                Stage::Request,
+                format!("the request cannot be built: {err}"),
+            )
+        })?;
+        let credential = match kind {
+            RequestKind::PostJson { credential, body } => {
+                credential.check_destination(url)?;
+                // The key itself, whatever the door knows: never in the URL,
+                // another header or the body.
+                let own = credential.own_door();
+                own.check_text(Part::Url, url.as_str(), true)?;
+                own.check_body(body)?;
+                door.check_body(body)?;
+                Some(own)
+            }
+            RequestKind::Get => None,
+        };
+        for (name, value) in request.headers() {
+            if name == http::header::AUTHORIZATION && credential.is_some() {
+                // The one place the declared key may be.
+                continue;
+            }
+            let text = String::from_utf8_lossy(value.as_bytes());
+            door.check_text(Part::Header(name.as_str()), &text, false)?;
+            if let Some(own) = &credential {
+                own.check_text(Part::Header(name.as_str()), &text, false)?;
+            }
+        }
+        if let Some(gate) = &self.config.hop_gate {
+            gate(url.as_str())?;
+        }
+        Ok(request)
+    }
+
     /// Dials the checked addresses in order until one connects, then wraps
     /// TLS verified against the URL's host. Each address is checked once more
     /// right before it is dialled.
@@ -750,8 +876,9 @@ fn build_request(
             .header(http::header::ACCEPT_ENCODING, ACCEPT_ENCODING)
             .header(http::header::CONNECTION, "close")
             .body(Either::Left(Empty::new())),
-        RequestKind::PostJson { bearer, body } => {
-            let mut authorization = http::HeaderValue::try_from(format!("Bearer {bearer}"))?;
+        RequestKind::PostJson { credential, body } => {
+            let mut authorization =
+                http::HeaderValue::try_from(format!("Bearer {}", credential.token()))?;
             authorization.set_sensitive(true);
             http::Request::builder()
                 .method(http::Method::POST)

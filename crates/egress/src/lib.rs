@@ -18,6 +18,11 @@
 //! past the address policy: the operator-named [`OperatorHost`] (a
 //! self-hosted SearXNG), set only from operator configuration.
 //!
+//! Before a name is resolved, every request (each redirect hop too) passes
+//! the secret door ([`SecretDoor`], BEYOND-6): a URL, header or body carrying
+//! a secret value ploy knows, in any form the door sees, is refused; an API
+//! key travels only as a [`Credential`] to the origin it was declared for.
+//!
 //! Search phrases leave through [`scrub`] (SCRUB-1, SCRUB-2) and a [`SearchPlan`]
 //! (RESEARCH-1).
 //!
@@ -27,6 +32,7 @@
 mod address;
 pub mod blocking;
 mod dial;
+mod door;
 mod fetch;
 mod local;
 mod refusal;
@@ -36,8 +42,9 @@ mod text;
 
 pub use address::{AddressRefusal, check_ip};
 pub use dial::{BoxedStream, Dial, DialFuture, EgressStream, TcpDial};
+pub use door::{Credential, Part, SecretDoor};
 pub use fetch::{
-    Cancelled, FetchConfig, FetchOutcome, Fetcher, MAX_BODY_BYTES, MAX_POST_BODY_BYTES,
+    Cancelled, FetchConfig, FetchOutcome, Fetcher, HopGate, MAX_BODY_BYTES, MAX_POST_BODY_BYTES,
     MAX_REDIRECTS, Page, TimeoutPhase, USER_AGENT, default_tls_config, tls_config_with_roots,
 };
 pub use local::{ThisMachine, check_against, check_not_this_machine};

@@ -24,8 +24,14 @@ const BODY: &str = r#"{"query":"rust tokio timeout","max_results":5}"#;
 const TAVILY_ANSWER: &str =
     r#"{"results":[{"title":"T","url":"https://example.com/","content":"c"}]}"#;
 
+/// POSTs with `bearer` declared for `url`'s own origin (as a backend
+/// declares its key for its configured base URL; a URL that has none, such
+/// as `file:`, gets a key declared for api.example.com).
 async fn post(f: &ploy_egress::Fetcher, url: &str, bearer: &str, body: &[u8]) -> FetchOutcome {
-    f.post_json(url, bearer, body.to_vec(), &CancellationToken::new())
+    let credential = ploy_egress::Credential::bearer_for(bearer, url)
+        .or_else(|| ploy_egress::Credential::bearer_for(bearer, "http://api.example.com/"))
+        .expect("declared");
+    f.post_json(url, &credential, body.to_vec(), &CancellationToken::new())
         .await
         .expect("not cancelled")
 }
@@ -373,8 +379,15 @@ async fn cancelling_a_post_stops_it_at_once() {
         trigger.cancel();
     });
     let started = std::time::Instant::now();
+    let credential =
+        ploy_egress::Credential::bearer_for(KEY, "http://api.example.com/").expect("declared");
     let result = f
-        .post_json("http://api.example.com/search", KEY, BODY.into(), &cancel)
+        .post_json(
+            "http://api.example.com/search",
+            &credential,
+            BODY.into(),
+            &cancel,
+        )
         .await;
     assert_eq!(result, Err(Cancelled));
     assert!(

@@ -6,7 +6,7 @@
 
 use std::{borrow::Cow, fmt, future::Future, pin::Pin, sync::Arc};
 
-use ploy_egress::{Cancelled, FetchOutcome, Fetcher, OperatorHost, SearchPhrase};
+use ploy_egress::{Cancelled, Credential, FetchOutcome, Fetcher, OperatorHost, SearchPhrase};
 use scraper::{Html, Selector};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -506,13 +506,14 @@ pub fn parse_tavily(body: &str) -> Result<Vec<SearchHit>, Failure> {
 
 /// A JSON POST through the egress door (Tavily's API is a POST). The
 /// production implementation is [`Fetcher`] itself ([`Fetcher::post_json`]:
-/// the same pipeline as a GET, fixed headers, redirects refused).
+/// the same pipeline as a GET, fixed headers, redirects refused, the key
+/// only to the origin its [`Credential`] was declared for).
 pub trait PostJson: Send + Sync {
-    /// POSTs `body` to `url` with `Authorization: Bearer <bearer>`.
+    /// POSTs `body` to `url` with `Authorization: Bearer <key>`.
     fn post_json<'a>(
         &'a self,
         url: &'a str,
-        bearer: &'a str,
+        credential: &'a Credential,
         body: Vec<u8>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<FetchOutcome, Cancelled>>;
@@ -522,11 +523,11 @@ impl PostJson for Fetcher {
     fn post_json<'a>(
         &'a self,
         url: &'a str,
-        bearer: &'a str,
+        credential: &'a Credential,
         body: Vec<u8>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<FetchOutcome, Cancelled>> {
-        Box::pin(Fetcher::post_json(self, url, bearer, body, cancel))
+        Box::pin(Fetcher::post_json(self, url, credential, body, cancel))
     }
 }
 
@@ -648,8 +649,22 @@ impl SearchBackend for Tavily {
             // Keys are tried in order: a key refused (401/429) passes to the next.
             let mut last = Failure::new("FAIL-1", "no tavily key");
             for key in self.keys.values() {
+                // BEYOND-6's one exception, declared here where the backend
+                // is defined: this key may go to the configured Tavily
+                // origin, in the Authorization header, and nowhere else.
+                let Some(credential) = Credential::bearer_for(key, self.base.as_str()) else {
+                    return Ok(BackendReport::failed(Failure::new(
+                        "CONFIG-1",
+                        "the tavily base URL is not an http(s) URL with a host",
+                    )));
+                };
                 let outcome = poster
-                    .post_json(url.as_str(), key, Self::request_body(phrase), cancel)
+                    .post_json(
+                        url.as_str(),
+                        &credential,
+                        Self::request_body(phrase),
+                        cancel,
+                    )
                     .await?;
                 match outcome {
                     FetchOutcome::Page(page) => {

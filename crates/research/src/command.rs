@@ -1,17 +1,19 @@
 //! `ploy research` as one blocking call, so the CLI stays thin: load the
 //! profile gate and configuration, open the store in the state folder, pick
 //! or create the conversation, build the fetcher (system DNS or a hosts
-//! file), run on a small runtime with Ctrl-C as the cancellation signal.
+//! file) with the secret door (BEYOND-6) and the permission gate (every
+//! request an `Action::web` through `Permission::assert`), run on a small
+//! runtime with Ctrl-C as the cancellation signal.
 
 use std::{
     path::{Path, PathBuf},
     sync::Arc,
 };
 
-use ploy_egress::{FetchConfig, Fetcher, HostsFileResolver};
+use ploy_egress::{FetchConfig, Fetcher, HostsFileResolver, SecretDoor};
 use ploy_model::LoopbackUpstream;
-use ploy_policy::Settings;
-use ploy_secrets::Redactor;
+use ploy_policy::{ConversationRules, ProjectTrust, Settings};
+use ploy_secrets::{Redactor, SecretSet};
 use ploy_store::Store;
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +22,7 @@ use crate::{
     model::{ChatModel, ResearchModel},
     run::{Progress, ResearchOutput, RunRequest, RunStatus, StoreMarker},
     tools::{BackendName, LoadError, ResearchConfig, ResearchTools, build_engine},
+    web_gate::web_gate,
 };
 
 /// The environment variable naming the answer model.
@@ -104,6 +107,28 @@ pub fn run_command(
         .map(|name| BackendName::parse(name))
         .collect::<Result<Vec<_>, _>>()?;
 
+    // PROFILE-1/2 first: nothing is opened or sent without an attested,
+    // valid profile (the tool registers only then, below, as well).
+    let settings = settings.ok_or_else(|| LoadError::Profile {
+        requirement: "PROFILE-2",
+        reason: "there is no settings.json, so no execution profile is attested; research does not run without one".into(),
+    })?;
+    let rules = ploy_policy::resolve(Some(settings), None, ProjectTrust::Untrusted)
+        .map_err(|err| LoadError::Profile {
+            requirement: err.requirement(),
+            reason: err.to_string(),
+        })?
+        .rules;
+
+    let (redactor, _rejected) = Redactor::from_process_env();
+    let tavily_keys = TavilyKeys::from_env();
+    let (marker, conversation_id, conversation_rules) = open_conversation(
+        &options.state_dir,
+        options.conversation.as_deref(),
+        &options.question,
+        &redactor,
+    )?;
+
     let fetch_config = FetchConfig::production()
         .map_err(|err| CommandError::Network(format!("TLS setup failed: {err}")))?;
     let fetcher = match &options.hosts {
@@ -116,14 +141,28 @@ pub fn run_command(
             CommandError::Network(format!("the system resolver is unavailable: {err}"))
         })?,
     };
-    let (redactor, _rejected) = Redactor::from_process_env();
+    // BEYOND-6: the door knows every secret of the environment and the
+    // Tavily keys held in memory (a key leaves only as its declared
+    // credential, to Tavily). PERM-1: every search, page and redirect is an
+    // `Action::web` through `Permission::assert`, with the conversation's
+    // own rules and marks.
+    let secrets = SecretSet::from_process_env();
+    let door = SecretDoor::new(
+        secrets
+            .values()
+            .chain(tavily_keys.values().iter().map(String::as_str)),
+    );
+    let fetcher =
+        fetcher
+            .with_secrets(door)
+            .with_hop_gate(web_gate("research", rules, conversation_rules));
     // Tavily POSTs through the same guarded fetcher (keys only from the
     // environment; build_engine teaches them to the redactor).
     let poster: Arc<dyn PostJson> = Arc::new(fetcher.clone());
     let (engine, notes) = build_engine(
         &config,
         &chosen,
-        TavilyKeys::from_env(),
+        tavily_keys,
         Some(poster),
         fetcher,
         &redactor,
@@ -131,19 +170,7 @@ pub fn run_command(
     for note in notes {
         tracing::warn!("{note}");
     }
-    // PROFILE-1/2: the tool registers only under a valid, attested profile.
-    let settings = settings.ok_or_else(|| LoadError::Profile {
-        requirement: "PROFILE-2",
-        reason: "there is no settings.json, so no execution profile is attested; research does not run without one".into(),
-    })?;
     let tools = ResearchTools::register(settings, engine)?;
-
-    let (marker, conversation_id) = open_conversation(
-        &options.state_dir,
-        options.conversation.as_deref(),
-        &options.question,
-        &redactor,
-    )?;
 
     let model: Option<Box<dyn ResearchModel>> = if options.want_answer {
         let name = options
@@ -226,7 +253,7 @@ fn open_conversation(
     conversation: Option<&str>,
     question: &str,
     redactor: &Redactor,
-) -> Result<(StoreMarker, String), CommandError> {
+) -> Result<(StoreMarker, String, ConversationRules), CommandError> {
     // The state folder holds the store: created 0700, tightened when it
     // grants group or other access (SVC-1).
     if let ploy_dirs::PrivateDir::Tightened { was } = ploy_dirs::ensure_private_dir(state_dir)
@@ -255,5 +282,10 @@ fn open_conversation(
                 .id
         }
     };
-    Ok((StoreMarker::new(store), id))
+    // The conversation's own rules and marks (a tainted conversation given
+    // with --conversation keeps its mark; nothing here removes one).
+    let rules = store
+        .conversation_rules(&id)
+        .map_err(|err| CommandError::Store(err.to_string()))?;
+    Ok((StoreMarker::new(store), id, rules))
 }

@@ -16,6 +16,7 @@ pub mod extract;
 pub mod model;
 mod run;
 pub mod tools;
+pub mod web_gate;
 
 pub use backend::{
     BackendReport, BoxFuture, DuckDuckGo, Failure, PostJson, SearchBackend, SearchHit, Searxng,

@@ -218,10 +218,11 @@ impl PostJson for EchoingPost {
     fn post_json<'a>(
         &'a self,
         url: &'a str,
-        bearer: &'a str,
+        credential: &'a ploy_egress::Credential,
         body: Vec<u8>,
         _cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<FetchOutcome, Cancelled>> {
+        let bearer = credential.token();
         Box::pin(async move {
             self.bodies
                 .lock()

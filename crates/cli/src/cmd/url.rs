@@ -4,9 +4,10 @@
 use std::{path::PathBuf, process::ExitCode};
 
 use ploy_egress::{
-    FetchOutcome, Refusal,
+    FetchOutcome, Refusal, SecretDoor,
     blocking::{self, NameSource, SetupError},
 };
+use ploy_policy::{ConversationRules, ProjectTrust, RuleSource, Rules};
 use ploy_secrets::SecretSet;
 
 /// Arguments of `ploy check url`.
@@ -150,9 +151,27 @@ pub fn check(args: CheckUrlArgs) -> ExitCode {
 /// address connected to). Exit 0 for a page, 1 for any other outcome.
 pub fn fetch(args: FetchArgs) -> ExitCode {
     // A page is hostile text: it may echo a secret this process knows (a key
-    // in the environment). Everything printed passes the one redactor.
-    let redactor = SecretSet::from_process_env().redactor();
-    let outcome = match blocking::fetch(&args.url, &name_source(args.hosts)) {
+    // in the environment). Everything printed passes the one redactor, and
+    // no request carries one of those secrets (BEYOND-6).
+    let secrets = SecretSet::from_process_env();
+    let redactor = secrets.redactor();
+    // PERM-1: the fetch and each redirect hop are `Action::web` through
+    // `Permission::assert` under the user's rules (a deny refuses).
+    let rules = match user_rules() {
+        Ok(rules) => rules,
+        Err(err) => {
+            eprintln!("ploy: {err}");
+            eprintln!("hint: `ploy config check` shows what is wrong in settings.json");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let gate = ploy_research::web_gate::web_gate("fetch", rules, ConversationRules::new());
+    let outcome = match blocking::fetch(
+        &args.url,
+        &name_source(args.hosts),
+        SecretDoor::from_set(&secrets),
+        Some(gate),
+    ) {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(_cancelled)) => {
             eprintln!("ploy: fetch cancelled");
@@ -213,6 +232,23 @@ pub fn fetch(args: FetchArgs) -> ExitCode {
             ExitCode::from(EXIT_REFUSED)
         }
     }
+}
+
+/// The rule layers of the user's settings over the defaults: the defaults
+/// alone when there is no settings file; an unreadable or invalid file is an
+/// error (CONFIG-1), never silently ignored. A settings file without the
+/// mandatory profile still contributes its rules (fetching needs no profile).
+fn user_rules() -> Result<Rules, String> {
+    let dirs = ploy_trust::PloyDirs::from_env().map_err(|e| e.to_string())?;
+    let user = ploy_trust::load_user_settings(&dirs).map_err(|e| e.to_string())?;
+    let mut rules = Rules::builtin();
+    if let Some(settings) = &user.settings {
+        rules = rules.with_layer(
+            settings.rule_layer(RuleSource::User),
+            ProjectTrust::Untrusted,
+        );
+    }
+    Ok(rules)
 }
 
 /// `ploy scrub PHRASE [--json]`: prints the scrubbed phrase (nothing when it

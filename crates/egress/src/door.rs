@@ -1,0 +1,398 @@
+//! BEYOND-6 at the door: a request whose URL, headers or body carry a secret
+//! value ploy knows is refused before its name is resolved, so a secret that
+//! reached a model cannot leave through a fetch, a search phrase, a form or a
+//! redirect.
+//!
+//! The check runs on exactly what would be sent (the built request: its
+//! target, every header, the body) plus the text the caller gave (the URL as
+//! written, a redirect's `Location` as the server wrote it), through views
+//! that undo what a sender could do to hide a value:
+//!
+//! * the text itself;
+//! * percent-decoded, repeatedly (an over-encoded `%2541` is `A` twice
+//!   removed), with `+` read as a space in a query;
+//! * for a JSON body, every string (key or value) as a JSON parser reads it
+//!   (`\u0074`, `\/` undone);
+//! * each of those lower-cased (a host name is lower-cased on the wire, and a
+//!   model can change case on its own), and lower-cased with every character
+//!   that is not a letter or digit removed (a secret cut into DNS labels or
+//!   path segments: `abcd.efgh.evil.example`, `/abcd/efgh`).
+//!
+//! Each view is searched with a [`Redactor`] that knows every secret, its
+//! lower-cased form and its letters-and-digits skeleton (skeletons shorter
+//! than [`ploy_secrets::MIN_SECRET_BYTES`] are not searched: too many false
+//! alarms), in every encoding the redactor knows (plain, string-escaped,
+//! percent, hex, base64 at every alignment, and whatever decoded forms it
+//! gains).
+//!
+//! The refusal names the rule and where the secret was (URL, header, body),
+//! never the value and not its mask: the answer goes back to the model, and
+//! even the last characters of a secret are secret material (REDACT-1).
+//!
+//! One exception, [`Credential`]: an API key declared for one destination
+//! (a search backend's own origin) travels in the `Authorization` header to
+//! exactly that origin, and nowhere else: not in a URL, not in a body, not to
+//! another host, not to another port or scheme.
+
+use std::borrow::Cow;
+
+use ploy_secrets::{MIN_SECRET_BYTES, Redactor};
+
+use crate::refusal::{Refusal, Stage};
+
+/// The rule every refusal here enforces.
+pub const RULE: &str = "BEYOND-6";
+
+/// How many percent-decoding rounds a view goes through at most; text still
+/// encoded after them is refused as a whole ([`SecretDoor::check_text`]).
+const DECODE_ROUNDS: usize = 4;
+
+/// The secret-value check of the egress door. Cheap to clone (the matcher
+/// is shared).
+#[derive(Clone, Default)]
+pub struct SecretDoor {
+    matcher: Redactor,
+    secrets: usize,
+}
+
+impl std::fmt::Debug for SecretDoor {
+    // Never a value: only how many are known.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecretDoor")
+            .field("secrets", &self.secrets)
+            .finish()
+    }
+}
+
+/// Where in a request a secret was found (for the refusal's reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part<'a> {
+    /// The URL being requested (as given and as sent).
+    Url,
+    /// A redirect's `Location`, as the server wrote it.
+    Location,
+    /// A request header.
+    Header(&'a str),
+    /// The request body.
+    Body,
+}
+
+impl std::fmt::Display for Part<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Part::Url => f.write_str("URL"),
+            Part::Location => f.write_str("redirect location"),
+            Part::Header(name) => write!(f, "`{name}` header"),
+            Part::Body => f.write_str("body"),
+        }
+    }
+}
+
+impl SecretDoor {
+    /// A door that knows no secret (tests; a process with none).
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// A door for these secret values (the process's `SecretSet`, plus keys
+    /// it holds in memory). Values the redactor refuses (too short) are
+    /// skipped, as the redactor skips them.
+    pub fn new<I, S>(values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut all: Vec<String> = Vec::new();
+        for value in values {
+            let value = value.as_ref().trim();
+            if value.len() < MIN_SECRET_BYTES {
+                continue;
+            }
+            let lower = value.to_lowercase();
+            let skeleton = skeleton(&lower);
+            all.push(value.to_owned());
+            all.push(lower);
+            if skeleton.len() >= MIN_SECRET_BYTES {
+                all.push(skeleton);
+            }
+        }
+        let secrets = all.len();
+        let (matcher, _) = Redactor::new(all);
+        Self { matcher, secrets }
+    }
+
+    /// A door for every value of `set`.
+    pub fn from_set(set: &ploy_secrets::SecretSet) -> Self {
+        Self::new(set.values())
+    }
+
+    /// A door for the secrets of this process's environment.
+    pub fn from_process_env() -> Self {
+        Self::from_set(&ploy_secrets::SecretSet::from_process_env())
+    }
+
+    /// Whether the door knows no secret.
+    pub fn is_empty(&self) -> bool {
+        self.secrets == 0
+    }
+
+    /// Refuses when `text`, in any view (see the module docs), carries a
+    /// known secret. `query_like`: read `+` as a space too (URLs, forms).
+    pub fn check_text(&self, part: Part<'_>, text: &str, query_like: bool) -> Result<(), Refusal> {
+        if self.is_empty() || text.is_empty() {
+            return Ok(());
+        }
+        let (views, fully_decoded) = views(text, query_like);
+        for view in views {
+            if let Some(found) = self.matcher.find_secret(view.as_bytes()) {
+                return Err(refusal(part, found.form.as_str()));
+            }
+        }
+        if !fully_decoded {
+            return Err(Refusal::new(
+                RULE,
+                Stage::Request,
+                format!(
+                    "the request's {part} is percent-encoded more than {DECODE_ROUNDS} layers deep, so the door cannot see what it carries; it was not sent"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses when `bytes` carry a known secret: the raw bytes, their text
+    /// views, and, when they parse as JSON, every string in them as decoded.
+    pub fn check_body(&self, bytes: &[u8]) -> Result<(), Refusal> {
+        if self.is_empty() || bytes.is_empty() {
+            return Ok(());
+        }
+        if let Some(found) = self.matcher.find_secret(bytes) {
+            return Err(refusal(Part::Body, found.form.as_str()));
+        }
+        let text = String::from_utf8_lossy(bytes);
+        self.check_text(Part::Body, &text, true)?;
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
+            let mut strings = Vec::new();
+            json_strings(&value, &mut strings);
+            for string in strings {
+                self.check_text(Part::Body, string, true)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn refusal(part: Part<'_>, form: &str) -> Refusal {
+    Refusal::new(
+        RULE,
+        Stage::Request,
+        format!(
+            "the request's {part} carries a secret value ploy knows ({form} form); it was not sent, \
+             and nothing was resolved (a secret that reached the model never leaves through a fetch)"
+        ),
+    )
+}
+
+/// Letters and digits only (any script), lower-cased by the caller.
+fn skeleton(text: &str) -> String {
+    text.chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+/// Every view of `text` the door searches (see the module docs), and
+/// whether percent-decoding reached a fixed point within [`DECODE_ROUNDS`].
+fn views(text: &str, query_like: bool) -> (Vec<Cow<'_, str>>, bool) {
+    let mut bases: Vec<Cow<'_, str>> = vec![Cow::Borrowed(text)];
+    let mut current: String = text.to_owned();
+    let decode = |text: &str| {
+        percent_encoding::percent_decode_str(text)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let mut fully_decoded = false;
+    for _ in 0..DECODE_ROUNDS {
+        let decoded = decode(&current);
+        if decoded == current {
+            fully_decoded = true;
+            break;
+        }
+        bases.push(Cow::Owned(decoded.clone()));
+        current = decoded;
+    }
+    if !fully_decoded {
+        fully_decoded = decode(&current) == current;
+    }
+    if query_like && current.contains('+') {
+        bases.push(Cow::Owned(current.replace('+', " ")));
+    }
+    let mut all = Vec::with_capacity(bases.len() * 3);
+    for base in bases {
+        let lower = base.to_lowercase();
+        let skeleton = skeleton(&lower);
+        all.push(base);
+        all.push(Cow::Owned(lower));
+        all.push(Cow::Owned(skeleton));
+    }
+    (all, fully_decoded)
+}
+
+/// Every string of a JSON value (keys and values), as decoded.
+fn json_strings<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    match value {
+        serde_json::Value::String(text) => out.push(text),
+        serde_json::Value::Array(items) => items.iter().for_each(|item| json_strings(item, out)),
+        serde_json::Value::Object(map) => {
+            for (key, item) in map {
+                out.push(key);
+                json_strings(item, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An API key that may travel in the `Authorization: Bearer` header of a
+/// request to one declared origin (scheme, host as the URL parser writes
+/// it, port), and nowhere else. Declared where the backend that owns the key
+/// is defined (a search backend's configured base URL).
+#[derive(Clone)]
+pub struct Credential {
+    token: String,
+    scheme: String,
+    host: String,
+    port: u16,
+}
+
+impl std::fmt::Debug for Credential {
+    // The token is named only by its mask (REDACT-1).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credential")
+            .field("token", &ploy_secrets::mask(&self.token))
+            .field(
+                "origin",
+                &format!("{}://{}:{}", self.scheme, self.host, self.port),
+            )
+            .finish()
+    }
+}
+
+impl Credential {
+    /// `token` declared for the origin of `base` (e.g. Tavily's configured
+    /// API URL). `None` when `base` is not an http(s) URL with a host.
+    pub fn bearer_for(token: &str, base: &str) -> Option<Self> {
+        let url = url::Url::parse(base).ok()?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return None;
+        }
+        Some(Self {
+            token: token.to_owned(),
+            scheme: url.scheme().to_owned(),
+            host: url.host_str()?.to_owned(),
+            port: url.port_or_known_default()?,
+        })
+    }
+
+    /// The token, for the one header that carries it (a transport that
+    /// sends the request; never for a log or an answer).
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Refuses when `url` is not the declared origin: the key never goes
+    /// anywhere else.
+    pub(crate) fn check_destination(&self, url: &url::Url) -> Result<(), Refusal> {
+        let same = url.scheme() == self.scheme
+            && url.host_str() == Some(self.host.as_str())
+            && url.port_or_known_default() == Some(self.port);
+        if same {
+            Ok(())
+        } else {
+            Err(Refusal::new(
+                RULE,
+                Stage::Request,
+                format!(
+                    "an API key declared for {}://{}:{} would be sent to {}://{}:{}; a key goes only to its own service, so nothing was sent",
+                    self.scheme,
+                    self.host,
+                    self.port,
+                    url.scheme(),
+                    url.host_str().unwrap_or_default(),
+                    url.port_or_known_default().unwrap_or_default()
+                ),
+            ))
+        }
+    }
+
+    /// A door that knows only this key, for requests whose own door may not.
+    pub(crate) fn own_door(&self) -> SecretDoor {
+        SecretDoor::new([self.token.as_str()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "Tr0ub4dor-and-3-horses";
+
+    fn refused(door: &SecretDoor, text: &str) -> bool {
+        door.check_text(Part::Url, text, true).is_err()
+    }
+
+    // proves: BEYOND-6 (views: decoded, over-encoded, case, separators)
+    #[test]
+    fn every_view_is_searched() {
+        let door = SecretDoor::new([SECRET]);
+        for carried in [
+            format!("https://x.example/?q={SECRET}"),
+            "https://x.example/?q=Tr0ub4dor%2Dand%2D3%2Dhorses".to_owned(),
+            "https://x.example/?q=%54%72%30%75%62%34%64%6f%72%2d%61%6e%64%2d%33%2d%68%6f%72%73%65%73".to_owned(),
+            "https://x.example/?q=Tr0ub4dor%252Dand%252D3%252Dhorses".to_owned(),
+            "https://tr0ub4dor-and-3-horses.evil.example/".to_owned(),
+            "https://tr0u.b4dor.and3.horses.evil.example/".to_owned(),
+            "https://x.example/tr0ub/4dor/and/3hor/ses".to_owned(),
+            "https://x.example/?q=TR0UB4DOR+AND+3+HORSES".to_owned(),
+        ] {
+            assert!(refused(&door, &carried), "{carried}");
+        }
+        for clean in [
+            "https://docs.rs/tokio/latest/tokio/",
+            "https://x.example/?q=troubadour+and+horses",
+        ] {
+            assert!(!refused(&door, clean), "{clean}");
+        }
+        assert!(!refused(
+            &SecretDoor::empty(),
+            &format!("https://x/?{SECRET}")
+        ));
+    }
+
+    // proves: BEYOND-6 (JSON strings as a parser reads them; the refusal never names the value)
+    #[test]
+    fn json_bodies_are_read_as_decoded_and_the_reason_hides_the_value() {
+        let door = SecretDoor::new([SECRET]);
+        let escaped = r#"{"query": "\u0054r0ub4dor\u002dand\u002d3\u002dhorses"}"#;
+        let refusal = door.check_body(escaped.as_bytes()).unwrap_err();
+        assert_eq!(refusal.rule, "BEYOND-6");
+        assert!(!refusal.reason.contains("orses") && !refusal.reason.contains("Tr0u"));
+        assert!(door.check_body(br#"{"query": "rust tokio"}"#).is_ok());
+    }
+
+    // proves: BEYOND-6 (a key goes only to its declared origin)
+    #[test]
+    fn a_credential_goes_only_to_its_own_origin() {
+        let key =
+            Credential::bearer_for("tvly-0123456789abcdef", "https://api.tavily.com/").unwrap();
+        let ok = url::Url::parse("https://api.tavily.com/search").unwrap();
+        assert!(key.check_destination(&ok).is_ok());
+        for other in [
+            "https://evil.example/search",
+            "http://api.tavily.com/search",
+            "https://api.tavily.com:8443/search",
+            "https://api.tavily.com.evil.example/search",
+        ] {
+            let url = url::Url::parse(other).unwrap();
+            assert!(key.check_destination(&url).is_err(), "{other}");
+        }
+        assert!(!format!("{key:?}").contains("0123456789"));
+    }
+}

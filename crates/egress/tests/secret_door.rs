@@ -1,0 +1,262 @@
+//! BEYOND-6 at the door, against real loopback fixture servers through the
+//! test kit's seams: a request carrying a known secret — in the URL, a
+//! redirect's Location, a header or the body, in any form the door sees — is
+//! refused before its name is resolved, and the servers receive nothing of
+//! it. An API key travels only as its declared credential. Assertions are on
+//! what the servers received and what the resolver was asked.
+#![allow(clippy::disallowed_methods, clippy::expect_used, clippy::unwrap_used)]
+
+use base64::Engine as _;
+use ploy_egress::{Credential, FetchOutcome, Fetcher, SecretDoor};
+use ploy_testkit::net::*;
+use ploy_testkit::{Received, Reply, WebServer};
+use tokio_util::sync::CancellationToken;
+
+const SECRET: &str = "Tr0ub4dor-and-3-horses";
+const KEY: &str = "tvly-CANARYkey0123456789abcdefXYZ";
+
+fn refusal_rule(outcome: &FetchOutcome) -> Option<&'static str> {
+    match outcome {
+        FetchOutcome::Refused(refusal) => Some(refusal.rule),
+        _ => None,
+    }
+}
+
+/// Every form of `secret` a server could have received, checked by a door
+/// of its own over the whole request text (head and body).
+fn carries(received: &[Received], secret: &str) -> bool {
+    let witness = SecretDoor::new([secret]);
+    received.iter().any(|request| {
+        witness
+            .check_text(ploy_egress::Part::Body, &request.text(), true)
+            .is_err()
+            || witness.check_body(&request.body).is_err()
+    })
+}
+
+struct Setup {
+    server: WebServer,
+    other: WebServer,
+    resolver: ScriptedResolver,
+    dial: MapDial,
+    fetcher: Fetcher,
+}
+
+async fn setup() -> Setup {
+    let other = WebServer::start(|_| Reply::text("other")).await;
+    let server = WebServer::start(move |request| match request.path() {
+        "/leak-redirect" => Reply::redirect(
+            302,
+            &format!(
+                "http://other.example.com/collect?d={}",
+                base64::engine::general_purpose::STANDARD.encode(SECRET)
+            ),
+        ),
+        "/plain-redirect" => Reply::redirect(302, "http://other.example.com/fine"),
+        _ => Reply::text("ok"),
+    })
+    .await;
+    let dial = MapDial::default();
+    dial.map(PUB_A, server.addr());
+    dial.map(PUB_B, other.addr());
+    let resolver = ScriptedResolver::default();
+    resolver.fixed("api.example.com", &[PUB_A]);
+    resolver.fixed("other.example.com", &[PUB_B]);
+    let fetcher =
+        fetcher(&resolver, &dial, quick_config()).with_secrets(SecretDoor::new([SECRET, KEY]));
+    Setup {
+        server,
+        other,
+        resolver,
+        dial,
+        fetcher,
+    }
+}
+
+async fn get(fetcher: &Fetcher, url: &str) -> FetchOutcome {
+    fetcher
+        .fetch(url, &CancellationToken::new())
+        .await
+        .expect("not cancelled")
+}
+
+// proves: BEYOND-6 (URL, host labels, encodings, case; refused before resolving)
+#[tokio::test]
+async fn a_secret_anywhere_in_a_url_is_refused_before_its_name_is_resolved() {
+    let s = setup().await;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(SECRET);
+    let b64url = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("x:{SECRET}"));
+    let hex: String = SECRET.bytes().map(|b| format!("{b:02X}")).collect();
+    let every_char: String = SECRET.bytes().map(|b| format!("%{b:02x}")).collect();
+    let urls = [
+        format!("http://api.example.com/?q={SECRET}"),
+        format!("http://api.example.com/{SECRET}/page"),
+        format!("http://api.example.com/?q={every_char}"),
+        "http://api.example.com/?q=Tr0ub4dor%252Dand%252D3%252Dhorses".to_owned(),
+        format!("http://api.example.com/?b={b64}"),
+        format!("http://api.example.com/?b={b64url}"),
+        format!("http://api.example.com/?h={hex}"),
+        format!("http://api.example.com/?h={}", hex.to_lowercase()),
+        format!("http://api.example.com/?q={}", SECRET.to_uppercase()),
+        // The name itself (a DNS query is a message too).
+        "http://tr0ub4dor-and-3-horses.api.example.com/".to_owned(),
+        "http://tr0ub4.dor-and.3-horses.api.example.com/".to_owned(),
+        format!("http://api.example.com/#{SECRET}"),
+        format!("http://api.example.com/?{SECRET}=1"),
+    ];
+    for url in &urls {
+        let outcome = get(&s.fetcher, url).await;
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "{url}: {outcome:?}"
+        );
+        assert!(
+            !format!("{outcome:?}").contains("horses"),
+            "{url}: the reason names the value"
+        );
+    }
+    assert_eq!(
+        s.resolver.queries(),
+        0,
+        "a refused request resolves nothing"
+    );
+    assert!(s.dial.dialled().is_empty());
+    assert!(s.server.requests().is_empty() && s.other.requests().is_empty());
+    // The door still lets ordinary requests through.
+    let fine = get(
+        &s.fetcher,
+        "http://api.example.com/?q=horses+and+troubadours",
+    )
+    .await;
+    assert!(matches!(fine, FetchOutcome::Page(_)), "{fine:?}");
+}
+
+// proves: BEYOND-6, URL-3 (each hop's Location is checked as written)
+#[tokio::test]
+async fn a_redirect_carrying_a_secret_is_refused_and_its_target_receives_nothing() {
+    let s = setup().await;
+    let outcome = get(&s.fetcher, "http://api.example.com/leak-redirect").await;
+    assert_eq!(refusal_rule(&outcome), Some("BEYOND-6"), "{outcome:?}");
+    assert!(
+        s.other.requests().is_empty(),
+        "the redirect target was reached"
+    );
+    let fine = get(&s.fetcher, "http://api.example.com/plain-redirect").await;
+    assert!(matches!(fine, FetchOutcome::Page(_)), "{fine:?}");
+    assert_eq!(s.other.requests().len(), 1);
+    assert!(!carries(&s.server.requests(), SECRET));
+    assert!(!carries(&s.other.requests(), SECRET));
+}
+
+async fn post(fetcher: &Fetcher, url: &str, credential: &Credential, body: &str) -> FetchOutcome {
+    fetcher
+        .post_json(
+            url,
+            credential,
+            body.as_bytes().to_vec(),
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("not cancelled")
+}
+
+// proves: BEYOND-6 (the one exception: a key to its declared origin, in its
+// header, and nowhere else; secrets in a JSON body in any escape)
+#[tokio::test]
+async fn a_key_goes_only_to_its_own_origin_in_its_own_header() {
+    let s = setup().await;
+    let key = Credential::bearer_for(KEY, "http://api.example.com/").unwrap();
+    let body = r#"{"query":"rust tokio timeout"}"#;
+    // Its own place: accepted, and the server sees it only there.
+    let ok = post(&s.fetcher, "http://api.example.com/search", &key, body).await;
+    assert!(matches!(ok, FetchOutcome::Page(_)), "{ok:?}");
+    let received = s.server.requests();
+    assert_eq!(received.len(), 1);
+    assert_eq!(
+        received[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    assert!(!received[0].target.contains("CANARY") && !received[0].body_text().contains("CANARY"));
+
+    let escaped_secret = SECRET
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect::<String>();
+    for (url, body, what) in [
+        (
+            "http://other.example.com/search",
+            body.to_owned(),
+            "another host",
+        ),
+        (
+            "http://api.example.com:8080/search",
+            body.to_owned(),
+            "another port",
+        ),
+        (
+            "https://api.example.com/search",
+            body.to_owned(),
+            "another scheme",
+        ),
+        (
+            "http://api.example.com/search?api_key=tvly-CANARYkey0123456789abcdefXYZ",
+            body.to_owned(),
+            "the key in the URL",
+        ),
+        (
+            "http://api.example.com/search",
+            format!(r#"{{"query":"x","api_key":"{KEY}"}}"#),
+            "the key in the body",
+        ),
+        (
+            "http://api.example.com/search",
+            format!(r#"{{"query":"{escaped_secret}"}}"#),
+            "another secret, \\u-escaped, in the body",
+        ),
+        (
+            "http://api.example.com/search",
+            format!(r#"{{"query":"{}"}}"#, SECRET.to_lowercase()),
+            "another secret, lower-cased, in the body",
+        ),
+    ] {
+        let outcome = post(&s.fetcher, url, &key, &body).await;
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "{what}: {outcome:?}"
+        );
+    }
+    // Nothing more arrived anywhere: no second request, and the other host
+    // never saw the key or the secret.
+    assert_eq!(s.server.requests().len(), 1);
+    assert!(s.other.requests().is_empty());
+    assert!(!carries(&s.server.requests(), SECRET));
+    // A door that does not know the key still keeps it in its place.
+    let unaware = s.fetcher.with_secrets(SecretDoor::empty());
+    let outcome = post(
+        &unaware,
+        "http://api.example.com/search?k=tvly-CANARYkey0123456789abcdefXYZ",
+        &key,
+        body,
+    )
+    .await;
+    assert_eq!(refusal_rule(&outcome), Some("BEYOND-6"), "{outcome:?}");
+    let outcome = post(&unaware, "http://other.example.com/search", &key, body).await;
+    assert_eq!(refusal_rule(&outcome), Some("BEYOND-6"), "{outcome:?}");
+    assert!(s.other.requests().is_empty());
+}
+
+// proves: BEYOND-6 (text still percent-encoded after 4 rounds is not sent)
+#[tokio::test]
+async fn a_url_encoded_past_what_the_door_decodes_is_refused() {
+    let s = setup().await;
+    // `A` percent-encoded five times over.
+    let url = "http://api.example.com/?q=%2525252541";
+    let outcome = get(&s.fetcher, url).await;
+    assert_eq!(refusal_rule(&outcome), Some("BEYOND-6"), "{outcome:?}");
+    assert!(s.server.requests().is_empty());
+    // Four layers are read through.
+    let outcome = get(&s.fetcher, "http://api.example.com/?q=%25252541").await;
+    assert!(matches!(outcome, FetchOutcome::Page(_)), "{outcome:?}");
+}
