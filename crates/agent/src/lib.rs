@@ -26,6 +26,7 @@
 
 pub mod approve;
 pub mod config;
+pub mod connect;
 pub mod dispatch;
 pub mod event;
 pub mod history;

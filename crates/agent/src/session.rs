@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approve::Approver;
 use crate::config::AgentConfig;
+use crate::connect::describe_model_error;
 use crate::dispatch::{Dispatcher, Policy};
 use crate::event::{Event, EventSink};
 use crate::history::{Entry, ToolCall};
@@ -459,10 +460,19 @@ impl Session {
                 if let Err(hit) = limits.check_time() {
                     return self.end(Outcome::Limit(hit));
                 }
-                let dispatched = self
-                    .dispatcher
-                    .dispatch(call, &self.ctx, approver, self.events.as_ref())
-                    .await;
+                // Cancelling drops the call's work: a fetch or a model call
+                // stops at once, a host command is killed by its poller, and
+                // a sandboxed one dies with the process (PDEATHSIG).
+                let dispatched = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return self.end(Outcome::Interrupted),
+                    dispatched = self.dispatcher.dispatch(
+                        call,
+                        &self.ctx,
+                        approver,
+                        self.events.as_ref(),
+                    ) => dispatched,
+                };
                 let result = Entry::Tool {
                     call_id: call.id.clone(),
                     text: dispatched.text,
@@ -492,9 +502,9 @@ impl Session {
             .model
             .chat_stream(request, cancel)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| describe_model_error(&e))?;
         while let Some(event) = stream.next().await {
-            match event.map_err(|e| e.to_string())? {
+            match event.map_err(|e| describe_model_error(&e))? {
                 StreamEvent::Text(delta) => self.events.emit(&Event::MessageDelta {
                     text: self.redactor.redact(&delta).into_owned(),
                 }),

@@ -9,11 +9,23 @@ mod cmd;
 mod out;
 
 /// ploy: a local, security-first runtime for AI agents.
+///
+/// `ploy -p "PROMPT"` runs the agent on a local model; the subcommands
+/// manage and inspect everything around it.
 #[derive(Debug, Parser)]
-#[command(name = "ploy", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "ploy",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    agent: cmd::agent::AgentArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,6 +68,10 @@ enum Command {
     /// ploy's rules for another agent: the Claude Code hook, a generic check, install.
     #[command(subcommand)]
     Hook(cmd::hook::HookCommand),
+    /// List or revoke the approvals saved with `always` (this project's).
+    Approvals(cmd::approvals::ApprovalsArgs),
+    /// List, show or remove the agent's conversations, with their marks.
+    Conversations(cmd::conversations::ConversationsArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -141,7 +157,16 @@ fn main() -> ExitCode {
             };
         }
     };
-    match cli.command {
+    let Some(command) = cli.command else {
+        if cmd::agent::is_empty(&cli.agent) {
+            eprintln!(
+                "ploy: the interactive mode is not available yet; run one prompt with `ploy -p \"PROMPT\"` (see `ploy --help`)"
+            );
+            return ExitCode::from(2);
+        }
+        return cmd::agent::run(cli.agent, log_secrets.as_ref());
+    };
+    match command {
         Command::Config(ConfigCommand::Check(args)) => cmd::config_check::run(args),
         Command::Config(ConfigCommand::Show(args)) => cmd::config_show::run(args),
         Command::Redact(args) => cmd::redact::run(args),
@@ -160,5 +185,7 @@ fn main() -> ExitCode {
         Command::Research(args) => cmd::research::run(args),
         Command::Keys(args) => cmd::keys::run(args),
         Command::Hook(command) => cmd::hook::run(command),
+        Command::Approvals(args) => cmd::approvals::run(args),
+        Command::Conversations(args) => cmd::conversations::run(args),
     }
 }

@@ -98,6 +98,10 @@ pub trait SearchBackend: Send + Sync {
     /// The backend's name (`duckduckgo`, `wikipedia`, `tavily`, `searxng`).
     fn name(&self) -> &'static str;
 
+    /// The endpoint its searches go to. The agent decides each search as a
+    /// `web` action on this URL (a rule on its host allows or denies it).
+    fn endpoint(&self) -> &Url;
+
     /// Searches for `phrase`. Every outcome is a report; `Err` only when
     /// `cancel` fires.
     fn search<'a>(
@@ -183,6 +187,10 @@ impl DuckDuckGo {
 impl SearchBackend for DuckDuckGo {
     fn name(&self) -> &'static str {
         "duckduckgo"
+    }
+
+    fn endpoint(&self) -> &Url {
+        &self.base
     }
 
     fn search<'a>(
@@ -313,6 +321,10 @@ impl SearchBackend for Wikipedia {
         "wikipedia"
     }
 
+    fn endpoint(&self) -> &Url {
+        &self.api
+    }
+
     fn search<'a>(
         &'a self,
         phrase: &'a SearchPhrase,
@@ -419,6 +431,10 @@ impl Searxng {
 impl SearchBackend for Searxng {
     fn name(&self) -> &'static str {
         "searxng"
+    }
+
+    fn endpoint(&self) -> &Url {
+        &self.base
     }
 
     fn search<'a>(
@@ -625,6 +641,10 @@ impl Tavily {
 impl SearchBackend for Tavily {
     fn name(&self) -> &'static str {
         "tavily"
+    }
+
+    fn endpoint(&self) -> &Url {
+        &self.base
     }
 
     fn search<'a>(

@@ -10,7 +10,7 @@ use std::{
     sync::Arc,
 };
 
-use ploy_egress::{FetchConfig, Fetcher, HostsFileResolver, SecretDoor};
+use ploy_egress::{FetchConfig, Fetcher, HopGate, HostsFileResolver, SecretDoor};
 use ploy_model::LoopbackUpstream;
 use ploy_policy::{ConversationRules, ProjectTrust, Settings};
 use ploy_secrets::{Redactor, SecretSet};
@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     backend::{PostJson, TavilyKeys},
     model::{ChatModel, ResearchModel},
-    run::{Progress, ResearchOutput, RunRequest, RunStatus, StoreMarker},
+    run::{Progress, Research, ResearchOutput, RunRequest, RunStatus, StoreMarker},
     tools::{BackendName, LoadError, ResearchConfig, ResearchTools, build_engine},
     web_gate::web_gate,
 };
@@ -100,13 +100,6 @@ pub fn run_command(
     settings: Option<&Settings>,
     progress: &(dyn Fn(&Progress) + Send + Sync),
 ) -> Result<ResearchOutput, CommandError> {
-    let config = load_config(&options.config_dir)?;
-    let chosen = options
-        .backends
-        .iter()
-        .map(|name| BackendName::parse(name))
-        .collect::<Result<Vec<_>, _>>()?;
-
     // PROFILE-1/2 first: nothing is opened or sent without an attested,
     // valid profile (the tool registers only then, below, as well).
     let settings = settings.ok_or_else(|| LoadError::Profile {
@@ -121,51 +114,18 @@ pub fn run_command(
         .rules;
 
     let (redactor, _rejected) = Redactor::from_process_env();
-    let tavily_keys = TavilyKeys::from_env();
     let (marker, conversation_id, conversation_rules) = open_conversation(
         &options.state_dir,
         options.conversation.as_deref(),
         &options.question,
         &redactor,
     )?;
-
-    let fetch_config = FetchConfig::production()
-        .map_err(|err| CommandError::Network(format!("TLS setup failed: {err}")))?;
-    let fetcher = match &options.hosts {
-        Some(path) => {
-            let resolver = HostsFileResolver::from_path(path)
-                .map_err(|err| CommandError::Network(err.to_string()))?;
-            Fetcher::with_resolver(Arc::new(resolver), fetch_config)
-        }
-        None => Fetcher::production(fetch_config).map_err(|err| {
-            CommandError::Network(format!("the system resolver is unavailable: {err}"))
-        })?,
-    };
-    // BEYOND-6: the door knows every secret of the environment and the
-    // Tavily keys held in memory (a key leaves only as its declared
-    // credential, to Tavily). PERM-1: every search, page and redirect is an
-    // `Action::web` through `Permission::assert`, with the conversation's
-    // own rules and marks.
-    let secrets = SecretSet::from_process_env();
-    let door = SecretDoor::new(
-        secrets
-            .values()
-            .chain(tavily_keys.values().iter().map(String::as_str)),
-    );
-    let fetcher =
-        fetcher
-            .with_secrets(door)
-            .with_hop_gate(web_gate("research", rules, conversation_rules));
-    // Tavily POSTs through the same guarded fetcher (keys only from the
-    // environment; build_engine teaches them to the redactor).
-    let poster: Arc<dyn PostJson> = Arc::new(fetcher.clone());
-    let (engine, notes) = build_engine(
-        &config,
-        &chosen,
-        tavily_keys,
-        Some(poster),
-        fetcher,
+    let (engine, notes) = command_engine(
+        &options.config_dir,
+        &options.backends,
+        options.hosts.as_deref(),
         &redactor,
+        web_gate("research", rules, conversation_rules),
     )?;
     for note in notes {
         tracing::warn!("{note}");
@@ -232,6 +192,59 @@ pub fn run_command(
         }
         Ok(output)
     })
+}
+
+/// The engine as `ploy research` and the agent's web tools build it:
+/// `research.json` in `config_dir`, the `backends` named (none: the
+/// configured ones), a fetcher answering names from the system resolver or
+/// from the hosts(5) file `hosts`, with the secret door (BEYOND-6: every
+/// secret of the environment and the Tavily keys, which leave only as their
+/// declared credential) and `gate` on every request (PERM-1: each search,
+/// page and redirect hop an `Action::web` through `Permission::assert`).
+/// Returns the engine and notes for a person (a backend left out, and why).
+pub fn command_engine(
+    config_dir: &Path,
+    backends: &[String],
+    hosts: Option<&Path>,
+    redactor: &Redactor,
+    gate: HopGate,
+) -> Result<(Research, Vec<String>), CommandError> {
+    let config = load_config(config_dir)?;
+    let chosen = backends
+        .iter()
+        .map(|name| BackendName::parse(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let tavily_keys = TavilyKeys::from_env();
+    let fetch_config = FetchConfig::production()
+        .map_err(|err| CommandError::Network(format!("TLS setup failed: {err}")))?;
+    let fetcher = match hosts {
+        Some(path) => {
+            let resolver = HostsFileResolver::from_path(path)
+                .map_err(|err| CommandError::Network(err.to_string()))?;
+            Fetcher::with_resolver(Arc::new(resolver), fetch_config)
+        }
+        None => Fetcher::production(fetch_config).map_err(|err| {
+            CommandError::Network(format!("the system resolver is unavailable: {err}"))
+        })?,
+    };
+    let secrets = SecretSet::from_process_env();
+    let door = SecretDoor::new(
+        secrets
+            .values()
+            .chain(tavily_keys.values().iter().map(String::as_str)),
+    );
+    let fetcher = fetcher.with_secrets(door).with_hop_gate(gate);
+    // Tavily POSTs through the same guarded fetcher (keys only from the
+    // environment; build_engine teaches them to the redactor).
+    let poster: Arc<dyn PostJson> = Arc::new(fetcher.clone());
+    Ok(build_engine(
+        &config,
+        &chosen,
+        tavily_keys,
+        Some(poster),
+        fetcher,
+        redactor,
+    )?)
 }
 
 fn load_config(config_dir: &Path) -> Result<ResearchConfig, CommandError> {

@@ -112,8 +112,14 @@ impl ChatModel {
     /// A client for `model` on `upstream` (a validated loopback URL of a
     /// `/v1/chat/completions` endpoint).
     pub fn new(upstream: LoopbackUpstream, model: impl Into<String>) -> Self {
+        Self::with_client(ModelClient::new(upstream, model))
+    }
+
+    /// The same over an existing client: the agent's, which talks to ploy's
+    /// gateway with its token.
+    pub fn with_client(client: ModelClient) -> Self {
         Self {
-            client: ModelClient::new(upstream, model).with_max_reply_bytes(MAX_REPLY_BYTES),
+            client: client.with_max_reply_bytes(MAX_REPLY_BYTES),
         }
     }
 

@@ -371,6 +371,15 @@ impl Research {
         self.backends.iter().map(|b| b.name()).collect()
     }
 
+    /// The backends' endpoints, in order (one `web` action each when the
+    /// agent decides a search).
+    pub fn backend_endpoints(&self) -> Vec<String> {
+        self.backends
+            .iter()
+            .map(|b| b.endpoint().to_string())
+            .collect()
+    }
+
     fn redact(&self, text: &str) -> String {
         self.redactor.redact(text).into_owned()
     }

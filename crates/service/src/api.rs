@@ -69,6 +69,10 @@ pub struct ExecToken {
     pub base_url: String,
     /// `OPENAI_API_KEY`: the gateway token (GW-4). Never log it.
     pub token: String,
+    /// The model the gateway pins into every request (`service.model` /
+    /// `ploy serve --model`), if any: a client's own choice is replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl std::fmt::Debug for ExecToken {
@@ -76,6 +80,7 @@ impl std::fmt::Debug for ExecToken {
         f.debug_struct("ExecToken")
             .field("base_url", &self.base_url)
             .field("token", &"[REDACTED]")
+            .field("model", &self.model)
             .finish()
     }
 }
@@ -269,6 +274,7 @@ fn exec_token(shared: &Shared) -> Response<Body> {
         &ExecToken {
             base_url: format!("http://{}/v1", shared.gateway_addr),
             token: shared.gateway_token.clone(),
+            model: shared.config.model.clone(),
         },
     )
 }

@@ -5,7 +5,12 @@
 //! missing or wrong token) gets [`GATEWAY_DENIED_BODY`] with 403, byte for
 //! byte. A passing request's JSON body is forwarded to the loopback upstream
 //! with none of the client's headers; the answer streams back chunk by chunk.
+//!
+//! The gateway runs inside `ploy serve`, or alone for one run of the agent
+//! ([`LocalGateway`], when no service is running): the same handler, the
+//! same checks, a token made for that run.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -14,10 +19,15 @@ use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 
+use crate::ServiceError;
 use crate::api::{error, full};
-use crate::auth::bearer;
-use crate::server::{Body, Shared};
-use ploy_model::{UpstreamError, UpstreamTimeouts};
+use crate::auth::{HostAllowlist, SecretDigest, bearer, new_secret};
+use crate::config::ServiceConfig;
+use crate::server::{Body, HeadLimits, accept_loop};
+use ploy_model::{LoopbackUpstream, UpstreamError, UpstreamTimeouts};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 /// The only path the gateway serves.
 pub const GATEWAY_PATH: &str = "/v1/chat/completions";
@@ -36,32 +46,59 @@ fn denied() -> Response<Body> {
     )
 }
 
-/// True when the request carries the token: in `x-ploy-token` (exactly one
-/// such header), or, when that header is absent, as `Authorization: Bearer`.
-fn token_ok(shared: &Shared, request: &Request<Incoming>) -> bool {
-    let headers = request.headers();
-    let mut values = headers.get_all(TOKEN_HEADER).iter();
-    match (values.next(), values.next()) {
-        (Some(value), None) => shared.gateway_token_digest.matches(value.as_bytes()),
-        (Some(_), Some(_)) => false,
-        (None, _) => {
-            bearer(headers).is_some_and(|given| shared.gateway_token_digest.matches(given))
+/// What the gateway answers with: its token (as a digest), the Host values
+/// it accepts, and where and how it forwards.
+pub(crate) struct GatewayState {
+    token: SecretDigest,
+    hosts: HostAllowlist,
+    body_limit: usize,
+    model: Option<String>,
+    upstream: LoopbackUpstream,
+    timeouts: UpstreamTimeouts,
+}
+
+impl GatewayState {
+    /// The gateway of `config`, listening on `bound`, accepting `token`.
+    pub(crate) fn new(config: &ServiceConfig, token: SecretDigest, bound: SocketAddr) -> Self {
+        Self {
+            token,
+            hosts: HostAllowlist::for_listener(bound),
+            body_limit: config.body_limit,
+            model: config.model.clone(),
+            upstream: config.upstream.clone(),
+            timeouts: UpstreamTimeouts {
+                connect: config.connect_timeout,
+                first_byte: config.first_byte_timeout,
+                idle: config.idle_timeout,
+            },
         }
     }
 }
 
-pub(crate) async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
-    let allowed = shared.gateway_hosts.host_ok(request.uri(), request.headers())
+/// True when the request carries the token: in `x-ploy-token` (exactly one
+/// such header), or, when that header is absent, as `Authorization: Bearer`.
+fn token_ok(state: &GatewayState, request: &Request<Incoming>) -> bool {
+    let headers = request.headers();
+    let mut values = headers.get_all(TOKEN_HEADER).iter();
+    match (values.next(), values.next()) {
+        (Some(value), None) => state.token.matches(value.as_bytes()),
+        (Some(_), Some(_)) => false,
+        (None, _) => bearer(headers).is_some_and(|given| state.token.matches(given)),
+    }
+}
+
+pub(crate) async fn handle(state: Arc<GatewayState>, request: Request<Incoming>) -> Response<Body> {
+    let allowed = state.hosts.host_ok(request.uri(), request.headers())
         // No browser page is ever a legitimate gateway client: any Origin is refused.
         && request.headers().get(header::ORIGIN).is_none()
         && request.method() == Method::POST
         && request.uri().path() == GATEWAY_PATH
         && request.uri().query().is_none()
-        && token_ok(&shared, &request);
+        && token_ok(&state, &request);
     if !allowed {
         return denied();
     }
-    let limit = shared.config.body_limit;
+    let limit = state.body_limit;
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -84,7 +121,7 @@ pub(crate) async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> R
             );
         }
     };
-    let forwarded = match (&shared.config.model, parsed.as_object_mut()) {
+    let forwarded = match (&state.model, parsed.as_object_mut()) {
         // Pin the configured model: a program cannot pick another one.
         (Some(model), Some(object)) => {
             object.insert("model".into(), serde_json::Value::String(model.clone()));
@@ -101,12 +138,7 @@ pub(crate) async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> R
         }
         _ => body,
     };
-    let timeouts = UpstreamTimeouts {
-        connect: shared.config.connect_timeout,
-        first_byte: shared.config.first_byte_timeout,
-        idle: shared.config.idle_timeout,
-    };
-    match shared.config.upstream.post_json(forwarded, timeouts).await {
+    match state.upstream.post_json(forwarded, state.timeouts).await {
         Ok(upstream) => {
             let stream = upstream.body.map(|chunk| chunk.map(Frame::data));
             let mut response = Response::new(BodyExt::boxed_unsync(StreamBody::new(stream)));
@@ -146,4 +178,98 @@ fn too_large(limit: usize) -> Response<Body> {
             "the request body is over the gateway's limit of {limit} bytes (service.body_limit_bytes)"
         ),
     )
+}
+
+/// A gateway alone, for one run of the agent when no `ploy serve` is
+/// running: the same handler and checks as the service's gateway (GW-1..4),
+/// on 127.0.0.1, with a token made for this run and held only in memory.
+/// Stops when dropped or [`LocalGateway::shutdown`].
+pub struct LocalGateway {
+    addr: SocketAddr,
+    token: String,
+    shutdown: CancellationToken,
+    task: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for LocalGateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token.
+        f.debug_struct("LocalGateway")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalGateway {
+    /// Start a gateway with `config`'s gateway settings (listen address,
+    /// upstream, pinned model, body limit, timeouts). `redactor`, when
+    /// given, learns the token first, so no log line can carry it. Must be
+    /// called inside a Tokio runtime.
+    pub async fn start(
+        config: &ServiceConfig,
+        redactor: Option<&ploy_secrets::SharedRedactor>,
+    ) -> Result<LocalGateway, ServiceError> {
+        let token = new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
+        if let Some(redactor) = redactor
+            && !redactor.add_secrets([token.as_str()]).is_empty()
+        {
+            return Err(ServiceError::Internal(
+                "REDACT-1: the log redactor refused the gateway token".into(),
+            ));
+        }
+        let listener = TcpListener::bind(config.gateway_listen)
+            .await
+            .map_err(|source| ServiceError::Bind {
+                addr: config.gateway_listen,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| ServiceError::Bind {
+            addr: config.gateway_listen,
+            source,
+        })?;
+        let state = Arc::new(GatewayState::new(config, SecretDigest::of(&token), addr));
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(accept_loop(
+            listener,
+            HeadLimits::of(config),
+            shutdown.clone(),
+            move |req| handle(state.clone(), req),
+        ));
+        Ok(LocalGateway {
+            addr,
+            token,
+            shutdown,
+            task: Some(task),
+        })
+    }
+
+    /// The gateway's address (127.0.0.1).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The chat-completions URL a client posts to.
+    pub fn chat_url(&self) -> String {
+        format!("http://{}{GATEWAY_PATH}", self.addr)
+    }
+
+    /// The token a client sends in `x-ploy-token` (GW-3). A secret: never
+    /// print or log it.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Stop listening and end open connections.
+    pub async fn shutdown(mut self) {
+        self.shutdown.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for LocalGateway {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
 }

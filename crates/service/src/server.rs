@@ -42,7 +42,6 @@ pub(crate) struct Shared {
     pub(crate) gateway_token: String,
     pub(crate) gateway_token_digest: SecretDigest,
     pub(crate) api_hosts: HostAllowlist,
-    pub(crate) gateway_hosts: HostAllowlist,
     pub(crate) api_addr: SocketAddr,
     pub(crate) gateway_addr: SocketAddr,
     pub(crate) pid: u32,
@@ -228,7 +227,6 @@ impl RunningService {
             gateway_token_digest: SecretDigest::of(&gateway_token),
             gateway_token,
             api_hosts: HostAllowlist::for_listener(api_addr),
-            gateway_hosts: HostAllowlist::for_listener(gateway_addr),
             api_addr,
             gateway_addr,
             pid,
@@ -239,19 +237,24 @@ impl RunningService {
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
         {
+            let head = HeadLimits::of(&shared.config);
             let shared_api = shared.clone();
             tasks.spawn(accept_loop(
                 api_listener,
-                shared.clone(),
+                head,
                 shutdown.clone(),
                 move |req| api::handle(shared_api.clone(), req),
             ));
-            let shared_gw = shared.clone();
+            let gateway = Arc::new(gateway::GatewayState::new(
+                &shared.config,
+                shared.gateway_token_digest.clone(),
+                gateway_addr,
+            ));
             tasks.spawn(accept_loop(
                 gateway_listener,
-                shared.clone(),
+                head,
                 shutdown.clone(),
-                move |req| gateway::handle(shared_gw.clone(), req),
+                move |req| gateway::handle(gateway.clone(), req),
             ));
         }
         tracing::info!(%api_addr, %gateway_addr, pid, "ploy service started");
@@ -354,9 +357,27 @@ fn local_addr(listener: &TcpListener, asked: SocketAddr) -> Result<SocketAddr, S
     })
 }
 
-async fn accept_loop<F, Fut>(
+/// How long a client may take to send its request head, and how big the
+/// head may be (from the service configuration).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HeadLimits {
+    pub(crate) timeout: std::time::Duration,
+    pub(crate) bytes: usize,
+}
+
+impl HeadLimits {
+    pub(crate) fn of(config: &ServiceConfig) -> Self {
+        Self {
+            timeout: config.request_header_timeout,
+            bytes: config.header_limit,
+        }
+    }
+}
+
+/// Serves HTTP/1.1 connections on `listener` with `handler` until `shutdown`.
+pub(crate) async fn accept_loop<F, Fut>(
     listener: TcpListener,
-    shared: Arc<Shared>,
+    head: HeadLimits,
     shutdown: CancellationToken,
     handler: F,
 ) where
@@ -385,8 +406,8 @@ async fn accept_loop<F, Fut>(
         let mut builder = http1::Builder::new();
         builder
             .timer(TokioTimer::new())
-            .header_read_timeout(shared.config.request_header_timeout)
-            .max_buf_size(shared.config.header_limit.max(8192))
+            .header_read_timeout(head.timeout)
+            .max_buf_size(head.bytes.max(8192))
             .keep_alive(true);
         let shutdown = shutdown.clone();
         connections.spawn(async move {

@@ -37,6 +37,14 @@ fn host(addr: SocketAddr) -> String {
 /// The gateway token, obtained the way `ploy exec` does: the service file's
 /// password, then POST /v1/exec-token.
 async fn gateway_token(service: &RunningService) -> String {
+    exec_token_answer(service).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The whole `POST /v1/exec-token` answer.
+async fn exec_token_answer(service: &RunningService) -> serde_json::Value {
     let file = service_file(service);
     let answer = raw(
         service.api_addr(),
@@ -54,7 +62,7 @@ async fn gateway_token(service: &RunningService) -> String {
         value["base_url"],
         format!("http://127.0.0.1:{}/v1", service.gateway_addr().port())
     );
-    value["token"].as_str().unwrap().to_string()
+    value
 }
 
 const CHAT: &str = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
@@ -540,6 +548,9 @@ async fn token_and_client_headers_are_not_forwarded_and_model_is_pinned() {
     let upstream = support::upstream(1, 0).await;
     let service = start_service(state.path(), &upstream.url(), r#"{"model":"pinned-model"}"#).await;
     let token = gateway_token(&service).await;
+    // The pinned model is told to local clients (the agent says so when its
+    // --model differs).
+    assert_eq!(exec_token_answer(&service).await["model"], "pinned-model");
     let gw = service.gateway_addr();
     let answer = raw(
         gw,
@@ -881,4 +892,57 @@ async fn upstream_connections_are_reused_only_after_a_clean_end() {
         "the cancelled stream's connection was reused or extra connections opened"
     );
     service.shutdown().await.unwrap();
+}
+
+// proves: GW-1, GW-2, GW-3, GW-4
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_gateway_for_one_run_checks_like_the_service_gateway() {
+    use ploy_service::gateway::LocalGateway;
+    let state = tempfile::tempdir().unwrap();
+    let upstream = FakeUpstream::start().await;
+    let mut section = ServiceSection::parse(r#"{"model":"pinned"}"#, "test").unwrap();
+    section.upstream = Some(upstream.url());
+    let config =
+        ServiceConfig::load(section, ConfigFlags::default(), Some(state.path().into())).unwrap();
+    let gateway = LocalGateway::start(&config, None).await.unwrap();
+    let other = LocalGateway::start(&config, None).await.unwrap();
+    assert_ne!(gateway.token(), other.token(), "a new token per run (GW-4)");
+    assert!(gateway.addr().ip().is_loopback(), "GW-1");
+    assert!(!format!("{gateway:?}").contains(gateway.token()));
+    assert!(gateway.chat_url().ends_with("/v1/chat/completions"));
+    let gw = gateway.addr();
+    // No token, another run's token, another path: the same refusal bytes.
+    for (path, headers) in [
+        ("/v1/chat/completions", vec![]),
+        (
+            "/v1/chat/completions",
+            vec![format!("x-ploy-token: {}", other.token())],
+        ),
+        (
+            "/v1/models",
+            vec![format!("x-ploy-token: {}", gateway.token())],
+        ),
+    ] {
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        let answer = raw(gw, &post(&host(gw), path, &headers, CHAT)).await;
+        assert_eq!(status(&answer), 403, "{path}");
+        assert_eq!(body(&answer), GATEWAY_DENIED_BODY);
+    }
+    assert_eq!(upstream.requests(), 0, "nothing refused reached the model");
+    let token_header = format!("x-ploy-token: {}", gateway.token());
+    let answer = raw(
+        gw,
+        &post(&host(gw), "/v1/chat/completions", &[&token_header], CHAT),
+    )
+    .await;
+    assert_eq!(status(&answer), 200, "{}", String::from_utf8_lossy(&answer));
+    let sent: serde_json::Value =
+        serde_json::from_slice(&upstream.log.lock().unwrap().bodies[0]).unwrap();
+    assert_eq!(sent["model"], "pinned");
+    assert!(!upstream.log.lock().unwrap().heads[0].contains(gateway.token()));
+    gateway.shutdown().await;
+    assert!(
+        tokio::net::TcpStream::connect(gw).await.is_err(),
+        "stopped with the run"
+    );
 }

@@ -1,10 +1,13 @@
 //! One module per command group. Each owns its clap arguments and a `run`.
 
+pub mod agent;
+pub mod approvals;
 pub mod check_proof;
 pub mod config_check;
 pub mod config_show;
 pub mod hook;
 pub mod keys;
+pub mod conversations;
 pub mod redact;
 pub mod research;
 pub mod sandbox;

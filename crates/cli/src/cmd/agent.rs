@@ -1,0 +1,423 @@
+//! `ploy -p "PROMPT" [--mode text|json] [--continue | --conversation ID]
+//! [--model NAME] [--upstream URL] [--hosts FILE] [-a | -na]`
+//!
+//! Thin: trust and settings load in ploy-trust / ploy-policy, the model
+//! connection and the loop live in ploy-agent, the web engine in
+//! ploy-research. This module wires them, prints, and maps the outcome to an
+//! exit code: 0 answered (refusals included), 1 model/server/runtime error,
+//! 2 usage or settings, 3 a limit, 130 interrupted.
+//!
+//! Non-interactive (TRUST-7, PERM-5): no question is ever asked. Project
+//! trust without a saved decision follows `default_project_trust` (`ask`
+//! and `never` skip, `always` trusts) unless `-a` / `-na` says otherwise; a
+//! permission that asks is refused and the refusal goes to the model.
+//! Stdin, when piped, is read once and put before the prompt; it is never
+//! read for an answer.
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use ploy_agent::approve::NoPerson;
+use ploy_agent::config::AgentConfig;
+use ploy_agent::connect::{ConnectOptions, Route, connect};
+use ploy_agent::event::{Event, EventSink};
+use ploy_agent::session::{Outcome, Resume, Session, SessionError, SessionSetup, system_prompt};
+use ploy_agent::tools::builtin_registry;
+use ploy_agent::tools::web::WebEngine;
+use ploy_policy::PloyFolders;
+use ploy_research::command::command_engine;
+use ploy_research::model::ChatModel;
+use ploy_secrets::{Redactor, SharedRedactor};
+use ploy_service::ServiceSection;
+use ploy_store::Store;
+use ploy_trust::{LoadOptions, LoadedProject, PloyDirs, ScriptedPrompt, UiMode, load_project};
+use tokio_util::sync::CancellationToken;
+
+/// The most piped stdin read before the prompt (beyond: a usage error).
+const MAX_STDIN_BYTES: usize = 4 * 1024 * 1024;
+
+const EXIT_RUNTIME: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+
+/// The agent's flags (on `ploy` itself, not a subcommand).
+#[derive(Debug, clap::Args)]
+pub struct AgentArgs {
+    /// Run PROMPT to its end and print the final answer (piped stdin is put
+    /// before it; nobody is asked anything: an ask is a refusal).
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    pub print: Option<String>,
+    /// Output of a run: `text` (the answer on stdout) or `json` (one JSON
+    /// event per line on stdout, see docs/rpc.md).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<Mode>,
+    /// Continue the newest conversation of this project (its marks too).
+    #[arg(short = 'c', long = "continue", conflicts_with = "conversation")]
+    pub continue_latest: bool,
+    /// Continue this conversation (it must belong to this project).
+    #[arg(long, value_name = "ID")]
+    pub conversation: Option<String>,
+    /// The model name (a running service's pinned model wins).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The model server's chat-completions URL (loopback http:// only), used
+    /// when no `ploy serve` is running.
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
+    /// Answer web names from a hosts(5)-format file instead of DNS.
+    #[arg(long, value_name = "FILE")]
+    pub hosts: Option<PathBuf>,
+    /// Trust the project for this run only (TRUST-7).
+    #[arg(short = 'a', long = "approve", conflicts_with = "no_approve")]
+    pub approve: bool,
+    /// Do not trust the project for this run (`-na`).
+    #[arg(long = "no-approve", visible_alias = "na")]
+    pub no_approve: bool,
+}
+
+/// How a run prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// The final answer on stdout; tool activity on stderr.
+    Text,
+    /// One JSON event per line on stdout (docs/rpc.md).
+    Json,
+    /// JSON commands on stdin (not yet available).
+    Rpc,
+}
+
+/// True when no agent flag was given (then `ploy` alone is the
+/// interactive mode, which is not built yet).
+pub fn is_empty(args: &AgentArgs) -> bool {
+    args.print.is_none()
+        && args.mode.is_none()
+        && !args.continue_latest
+        && args.conversation.is_none()
+        && args.model.is_none()
+        && args.upstream.is_none()
+        && args.hosts.is_none()
+        && !args.approve
+        && !args.no_approve
+}
+
+/// Why a run could not start, for a person (and the `error` event).
+struct Failure {
+    code: u8,
+    message: String,
+    hint: Option<String>,
+}
+
+fn usage(message: impl Into<String>, hint: impl Into<String>) -> Failure {
+    Failure {
+        code: EXIT_USAGE,
+        message: message.into(),
+        hint: Some(hint.into()),
+    }
+}
+
+fn runtime(message: impl Into<String>) -> Failure {
+    Failure {
+        code: EXIT_RUNTIME,
+        message: message.into(),
+        hint: None,
+    }
+}
+
+/// Prints events: JSON lines on stdout, or a short trace on stderr. Every
+/// text in an event has passed the redactor already.
+struct Printer {
+    json: bool,
+}
+
+impl EventSink for Printer {
+    fn emit(&self, event: &Event) {
+        if self.json {
+            // stdout is line-buffered: each event leaves at its newline. A
+            // closed stdout ends the process quietly (out.rs).
+            println!("{}", event.to_json_line());
+            return;
+        }
+        match event {
+            Event::ToolCall { name, args, .. } => eprintln!("ploy: tool {name} {args}"),
+            Event::Decision {
+                verdict,
+                rule,
+                reason,
+                ..
+            } if verdict != "allow" => eprintln!("ploy:   refused ({rule}): {reason}"),
+            Event::Mark { reason, .. } => {
+                eprintln!("ploy: this conversation is now marked ploy_tainted: {reason}")
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Printer {
+    fn fail(&self, failure: &Failure) -> ExitCode {
+        eprintln!("ploy: {}", failure.message);
+        if let Some(hint) = &failure.hint {
+            eprintln!("hint: {hint}");
+        }
+        if self.json {
+            self.emit(&Event::Error {
+                message: failure.message.clone(),
+                rule: None,
+            });
+            self.emit(&Event::End {
+                exit_code: i32::from(failure.code),
+            });
+        }
+        ExitCode::from(failure.code)
+    }
+}
+
+/// Run `ploy` with the agent's flags. `log` is the process's log redactor
+/// (it learns the gateway token, and every printed text is redacted with it).
+pub fn run(args: AgentArgs, log: Option<&SharedRedactor>) -> ExitCode {
+    let printer = Printer {
+        json: args.mode == Some(Mode::Json),
+    };
+    match run_inner(&args, log, &printer) {
+        Ok(code) => code,
+        Err(failure) => printer.fail(&failure),
+    }
+}
+
+/// The prompt: piped stdin (if any) before `-p`'s text.
+fn prompt_text(print: &str) -> Result<String, Failure> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(print.to_string());
+    }
+    let mut piped = Vec::new();
+    stdin
+        .lock()
+        .take(MAX_STDIN_BYTES as u64 + 1)
+        .read_to_end(&mut piped)
+        .map_err(|e| runtime(format!("reading stdin: {e}")))?;
+    if piped.len() > MAX_STDIN_BYTES {
+        return Err(usage(
+            format!("piped stdin is longer than {MAX_STDIN_BYTES} bytes"),
+            "pipe less, or name a file in the prompt for the model to read",
+        ));
+    }
+    let piped = String::from_utf8(piped)
+        .map_err(|_| usage("piped stdin is not UTF-8 text", "pipe text"))?;
+    Ok(match (piped.trim().is_empty(), print.is_empty()) {
+        (true, _) => print.to_string(),
+        (false, true) => piped,
+        (false, false) => format!("{}\n\n{print}", piped.trim_end()),
+    })
+}
+
+fn load(args: &AgentArgs, dirs: &PloyDirs, mode: UiMode) -> Result<LoadedProject, Failure> {
+    let mut options = LoadOptions::new(".");
+    options.flag = match (args.approve, args.no_approve) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    };
+    options.mode = mode;
+    options.stdin_is_tty = false;
+    // TRUST-7: never a question in -p / json; the resolver does not ask in
+    // these modes, and this prompt would refuse if it ever did.
+    let mut never = ScriptedPrompt::failing("non-interactive run (TRUST-7)");
+    load_project(dirs, &options, &mut never).map_err(|e| {
+        usage(
+            e.to_string(),
+            "fix the file named above (`ploy config check` validates settings)",
+        )
+    })
+}
+
+fn run_inner(
+    args: &AgentArgs,
+    log: Option<&SharedRedactor>,
+    printer: &Printer,
+) -> Result<ExitCode, Failure> {
+    let mode = args.mode.unwrap_or(Mode::Text);
+    if mode == Mode::Rpc {
+        return Err(usage(
+            "--mode rpc is not available yet",
+            "use -p PROMPT with --mode text or --mode json",
+        ));
+    }
+    let Some(print) = &args.print else {
+        return Err(usage(
+            "a run needs -p PROMPT (the interactive mode is not available yet)",
+            "ploy -p \"what does this project do?\"",
+        ));
+    };
+    let prompt = prompt_text(print)?;
+    if prompt.trim().is_empty() {
+        return Err(usage("the prompt is empty", "ploy -p \"PROMPT\""));
+    }
+    let dirs = PloyDirs::from_env()
+        .map_err(|e| usage(e.to_string(), "set PLOY_CONFIG_DIR and PLOY_STATE_DIR"))?;
+    let loaded = load(
+        args,
+        &dirs,
+        if mode == Mode::Json {
+            UiMode::Json
+        } else {
+            UiMode::Print
+        },
+    )?;
+    for warning in &loaded.warnings {
+        eprintln!("ploy: {warning}");
+    }
+    if let Some(notice) = loaded.skipped_notice() {
+        eprintln!("ploy: {notice}");
+    }
+    let resolved = loaded.resolved_settings().map_err(|e| {
+        usage(
+            e.to_string(),
+            "add {\"security_profile\": {\"sandbox\": \"workspace-write\", \"approval\": \"ask\"}} to settings.json in the config folder",
+        )
+    })?;
+    let user_settings = loaded.user.settings.as_ref();
+    let config = AgentConfig::from_settings(user_settings).map_err(|e| {
+        usage(
+            e.to_string(),
+            "fix the `model` / `agent` settings named above",
+        )
+    })?;
+    let service = match user_settings.and_then(|s| s.service()) {
+        Some(section) => {
+            ServiceSection::from_value(section.clone(), &loaded.user.path.display().to_string())
+                .map_err(|e| usage(e.to_string(), "fix the `service` settings named above"))?
+        }
+        None => ServiceSection::default(),
+    };
+    let project = loaded.resolution.cwd.clone();
+    let resume = match (&args.conversation, args.continue_latest) {
+        (Some(id), _) => Resume::Id(id.clone()),
+        (None, true) => Resume::Latest,
+        (None, false) => Resume::New,
+    };
+    std::fs::create_dir_all(&dirs.state)
+        .map_err(|e| runtime(format!("the state folder {}: {e}", dirs.state.display())))?;
+    let store = Store::open(dirs.state.join("ploy.db")).map_err(|e| runtime(e.to_string()))?;
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| runtime(format!("cannot start the async runtime: {e}")))?;
+    let result = rt.block_on(async {
+        let connection = connect(
+            ConnectOptions {
+                state_dir: dirs.state.clone(),
+                upstream: args.upstream.clone().or_else(|| config.upstream.clone()),
+                model: args.model.clone().or_else(|| config.model.clone()),
+                model_from_flag: args.model.is_some(),
+                service,
+            },
+            log,
+        )
+        .await
+        .map_err(|e| {
+            if e.is_usage() {
+                usage(e.to_string(), "--upstream takes a loopback http:// chat-completions URL, e.g. http://127.0.0.1:11434/v1/chat/completions")
+            } else {
+                runtime(e.to_string())
+            }
+        })?;
+        for note in &connection.notes {
+            eprintln!("ploy: {note}");
+        }
+        if let Route::Local { upstream, .. } = &connection.route {
+            tracing::info!(%upstream, "a model gateway was started for this run");
+        }
+        // Every secret the process knows, the gateway token included.
+        let redactor = log
+            .and_then(SharedRedactor::current)
+            .unwrap_or_else(|| Redactor::from_process_env().0);
+        let (research, notes) = command_engine(
+            &dirs.config,
+            &[],
+            args.hosts.as_deref(),
+            &redactor,
+            ploy_research::web_gate::web_gate(
+                "web_fetch",
+                resolved.rules.clone(),
+                ploy_policy::ConversationRules::new(),
+            ),
+        )
+            .map_err(|e| usage(e.to_string(), e.hint()))?;
+        for note in notes {
+            eprintln!("ploy: {note}");
+        }
+        let web = WebEngine {
+            backend_urls: research.backend_endpoints(),
+            research,
+            redactor: redactor.clone(),
+            answer_model: Some(Arc::new(ChatModel::with_client(connection.client.clone()))),
+        };
+        let context: Vec<(PathBuf, String)> = loaded
+            .context_files
+            .iter()
+            .chain(loaded.system_prompt.iter())
+            .chain(loaded.append_system_prompt.iter())
+            .map(|f| (f.path.clone(), f.text.clone()))
+            .collect();
+        let events: Arc<dyn EventSink> = Arc::new(Printer { json: printer.json });
+        let setup = SessionSetup {
+            store,
+            project: project.clone(),
+            rules: resolved.rules,
+            profile: resolved.profile,
+            redactor,
+            web: Some(Arc::new(web)),
+            model: connection.client.clone(),
+            config,
+            resume,
+            system_prompt: system_prompt(&project, &context),
+            events,
+            registry: builtin_registry().map_err(|e| runtime(e.to_string()))?,
+            launcher: None,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            ploy_folders: PloyFolders {
+                config_dir: Some(dirs.config.clone()),
+                state_dir: Some(dirs.state.clone()),
+                trust_file: Some(dirs.trust_file()),
+                home: std::env::var_os("HOME").map(PathBuf::from),
+            },
+        };
+        let mut session = Session::open(setup).map_err(|e| match e {
+            SessionError::OtherProject { .. } | SessionError::Store(ploy_store::StoreError::NoSuchConversation { .. }) => {
+                usage(e.to_string(), "`ploy conversations` lists this project's conversations")
+            }
+            other => runtime(other.to_string()),
+        })?;
+        let cancel = CancellationToken::new();
+        let on_signal = cancel.clone();
+        let signal = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_signal.cancel();
+            }
+        });
+        let outcome = session.prompt(&prompt, &NoPerson, &cancel).await;
+        signal.abort();
+        drop(connection);
+        Ok(outcome)
+    });
+    // A sandboxed command still running after an interrupt is not waited
+    // for: it dies with this process (PDEATHSIG).
+    rt.shutdown_background();
+    let outcome = result?;
+    let code = outcome.exit_code();
+    match &outcome {
+        Outcome::Answered(text) if !printer.json => println!("{text}"),
+        Outcome::Answered(_) => {}
+        Outcome::Limit(hit) => eprintln!("ploy: {hit}"),
+        Outcome::Model(message) | Outcome::Runtime(message) => eprintln!("ploy: {message}"),
+        Outcome::Interrupted => eprintln!("ploy: interrupted"),
+    }
+    if printer.json {
+        printer.emit(&Event::End { exit_code: code });
+    }
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(EXIT_RUNTIME)))
+}

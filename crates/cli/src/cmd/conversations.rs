@@ -1,0 +1,284 @@
+//! `ploy conversations [list|show ID|rm ID] [--all] [--json]`
+//!
+//! The agent's conversations with their `ploy_tainted` marks (TAINT-2). A
+//! mark is never removed from a conversation; the whole conversation (its
+//! messages, tool calls, decisions and marks) may be deleted with `rm`.
+//! `list` shows this project's (`--all`: every conversation, research runs
+//! included). Everything printed passes the redactor. Exit 0 done, 1 failed
+//! (an unknown ID, the store), 2 usage.
+
+use std::process::ExitCode;
+
+use ploy_secrets::Redactor;
+use ploy_store::{ConversationSummary, Store, StoreError};
+use serde_json::json;
+
+/// The store, the canonical project folder and the process redactor.
+pub(crate) struct Local {
+    pub(crate) store: Store,
+    pub(crate) project: String,
+    pub(crate) redactor: Redactor,
+}
+
+/// A failure: exit code, message, hint (may be empty).
+pub(crate) type Problem = (u8, String, String);
+
+/// Print a failure on stderr and return its exit code.
+pub(crate) fn fail(problem: &Problem) -> ExitCode {
+    let (code, message, hint) = problem;
+    eprintln!("ploy: {message}");
+    if !hint.is_empty() {
+        eprintln!("hint: {hint}");
+    }
+    ExitCode::from(*code)
+}
+
+impl Local {
+    /// Open the store in the state folder; the project is the canonical
+    /// current directory (as `ploy -p` keys it).
+    pub(crate) fn open() -> Result<Local, Problem> {
+        let dirs = ploy_trust::PloyDirs::from_env().map_err(|e| {
+            (
+                2,
+                e.to_string(),
+                "set PLOY_CONFIG_DIR and PLOY_STATE_DIR".to_string(),
+            )
+        })?;
+        let project = ploy_trust::canonical_dir(std::path::Path::new("."))
+            .map_err(|e| (1, e.to_string(), String::new()))?
+            .to_string_lossy()
+            .into_owned();
+        let store = Store::open(dirs.state.join("ploy.db")).map_err(|e| {
+            (
+                1,
+                e.to_string(),
+                "check that the state folder (PLOY_STATE_DIR) is readable".to_string(),
+            )
+        })?;
+        Ok(Local {
+            store,
+            project,
+            redactor: Redactor::from_process_env().0,
+        })
+    }
+}
+
+/// Arguments of `ploy conversations`.
+#[derive(Debug, clap::Args)]
+pub struct ConversationsArgs {
+    /// What to do (default: list).
+    #[command(subcommand)]
+    pub action: Option<ConversationsAction>,
+    /// Print machine-readable JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// What `ploy conversations` does.
+#[derive(Debug, clap::Subcommand)]
+pub enum ConversationsAction {
+    /// List this project's conversations, newest last, with their marks.
+    List {
+        /// Every conversation, not only this project's.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Show one conversation: its marks, messages, tool calls and decisions.
+    Show {
+        /// The conversation's ID.
+        id: String,
+    },
+    /// Delete one whole conversation (its marks go with it, never alone).
+    Rm {
+        /// The conversation's ID.
+        id: String,
+    },
+}
+
+fn store_problem(err: StoreError) -> Problem {
+    match err {
+        StoreError::NoSuchConversation { .. } => (
+            1,
+            err.to_string(),
+            "`ploy conversations list --all` shows every ID".into(),
+        ),
+        other => (1, other.to_string(), String::new()),
+    }
+}
+
+/// Run `ploy conversations`.
+pub fn run(args: ConversationsArgs) -> ExitCode {
+    let mut local = match Local::open() {
+        Ok(local) => local,
+        Err(problem) => return fail(&problem),
+    };
+    let done = match args
+        .action
+        .unwrap_or(ConversationsAction::List { all: false })
+    {
+        ConversationsAction::List { all } => list(&local, all, args.json),
+        ConversationsAction::Show { id } => show(&local, &id, args.json),
+        ConversationsAction::Rm { id } => remove(&mut local, &id, args.json),
+    };
+    match done {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => fail(&problem),
+    }
+}
+
+fn list(local: &Local, all: bool, json: bool) -> Result<(), Problem> {
+    let listed = if all {
+        local.store.list_conversations()
+    } else {
+        local.store.conversations_in(&local.project)
+    };
+    let conversations = listed.map_err(store_problem)?;
+    let mut rows = Vec::new();
+    for conversation in &conversations {
+        let marks = local.store.marks(&conversation.id).map_err(store_problem)?;
+        rows.push((conversation, marks));
+    }
+    if json {
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|(c, marks)| summary_json(local, c, marks))
+            .collect();
+        println!(
+            "{}",
+            json!({"project": local.project, "conversations": rows})
+        );
+        return Ok(());
+    }
+    if rows.is_empty() {
+        println!("no conversations for {}", local.project);
+    }
+    for (conversation, marks) in rows {
+        let mark = match marks.first() {
+            Some(first) => format!("  ⚠ tainted: {}", local.redactor.redact(&first.reason)),
+            None => String::new(),
+        };
+        println!(
+            "{}  {}{mark}",
+            conversation.id,
+            local.redactor.redact(&conversation.title)
+        );
+    }
+    Ok(())
+}
+
+fn summary_json(
+    local: &Local,
+    conversation: &ConversationSummary,
+    marks: &[ploy_policy::TaintMark],
+) -> serde_json::Value {
+    json!({
+        "id": conversation.id,
+        "title": local.redactor.redact(&conversation.title),
+        "created_at": conversation.created_at,
+        "project": conversation.project,
+        "tainted": !marks.is_empty(),
+        "marks": marks.iter().map(|m| json!({
+            "reason": local.redactor.redact(&m.reason),
+            "source": m.source.to_string(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn show(local: &Local, id: &str, json: bool) -> Result<(), Problem> {
+    let conversation = local.store.conversation(id).map_err(store_problem)?;
+    let marks = local.store.marks(id).map_err(store_problem)?;
+    let messages = local.store.messages(id).map_err(store_problem)?;
+    let calls = local.store.tool_calls(id).map_err(store_problem)?;
+    let decisions = local.store.decisions(id).map_err(store_problem)?;
+    let redact = |text: &str| local.redactor.redact(text).into_owned();
+    if json {
+        let value = json!({
+            "conversation": summary_json(local, &conversation, &marks),
+            "messages": messages.iter().map(|m| json!({
+                "id": m.id,
+                "role": m.role,
+                "content": redact(&m.content),
+                "meta": m.meta.as_deref().map(redact),
+                "created_at": m.created_at,
+            })).collect::<Vec<_>>(),
+            "tool_calls": calls.iter().map(|c| json!({
+                "id": c.call_id,
+                "name": c.name,
+                "args": redact(&c.args),
+                "created_at": c.created_at,
+            })).collect::<Vec<_>>(),
+            "decisions": decisions.iter().map(|d| json!({
+                "id": d.call_id,
+                "verdict": d.verdict,
+                "rule": d.rule,
+                "reason": redact(&d.reason),
+                "answer": d.answer,
+                "created_at": d.created_at,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{value}");
+        return Ok(());
+    }
+    println!(
+        "conversation {}  {}",
+        conversation.id,
+        redact(&conversation.title)
+    );
+    println!(
+        "project: {}",
+        conversation.project.as_deref().unwrap_or("(none)")
+    );
+    if marks.is_empty() {
+        println!("marks: none");
+    }
+    for mark in &marks {
+        println!("⚠ tainted: {} ({})", redact(&mark.reason), mark.source);
+    }
+    for message in &messages {
+        println!("--- {:?} #{}", message.role, message.id);
+        if !message.content.is_empty() {
+            println!("{}", redact(&message.content));
+        }
+        if let Some(meta) = &message.meta {
+            println!("  {}", redact(meta));
+        }
+    }
+    for decision in &decisions {
+        let call = calls.iter().find(|c| c.call_id == decision.call_id);
+        println!(
+            "decision {}: {} {} → {} ({}: {}){}",
+            decision.call_id,
+            call.map(|c| c.name.as_str()).unwrap_or("?"),
+            call.map(|c| redact(&c.args)).unwrap_or_default(),
+            decision.verdict,
+            decision.rule,
+            redact(&decision.reason),
+            decision
+                .answer
+                .as_deref()
+                .map(|a| format!(", answer: {a}"))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+fn remove(local: &mut Local, id: &str, json: bool) -> Result<(), Problem> {
+    match local.store.delete_conversation(id).map_err(store_problem)? {
+        true => {
+            if json {
+                println!("{}", json!({"removed": id}));
+            } else {
+                println!(
+                    "removed conversation {id} (its messages, tool calls, decisions and marks)"
+                );
+            }
+            Ok(())
+        }
+        false => Err((
+            1,
+            format!("there is no conversation {id}"),
+            "`ploy conversations list --all` shows every ID".into(),
+        )),
+    }
+}
