@@ -329,23 +329,23 @@ impl Dispatcher {
         approver: &dyn Approver,
         events: &dyn EventSink,
     ) -> Dispatched {
-        let args = self.redactor.redact(&call.arguments).into_owned();
-        let parsed: Result<Value, _> = serde_json::from_str(&call.arguments);
+        let args = self.redactor.redact(&call.function.arguments).into_owned();
+        let parsed: Result<Value, _> = serde_json::from_str(&call.function.arguments);
         events.emit(&Event::ToolCall {
             id: call.id.clone(),
-            name: call.name.clone(),
+            name: call.function.name.clone(),
             args: serde_json::from_str(&args).unwrap_or_else(|_| Value::String(args.clone())),
         });
-        let Some(tool) = self.registry.get(&call.name) else {
+        let Some(tool) = self.registry.get(&call.function.name) else {
             let error = ToolError::new(format!(
                 "there is no tool named `{}`; the tools are: {}",
-                call.name,
+                call.function.name,
                 self.registry.names().join(", ")
             ));
             return self.finish(
                 call,
                 args,
-                ToolOutput::error(&call.name, &error),
+                ToolOutput::error(&call.function.name, &error),
                 None,
                 events,
             );
@@ -357,7 +357,7 @@ impl Dispatcher {
                 return self.finish(
                     call,
                     args,
-                    ToolOutput::error(&call.name, &error),
+                    ToolOutput::error(&call.function.name, &error),
                     None,
                     events,
                 );
@@ -371,7 +371,7 @@ impl Dispatcher {
                 return self.finish(
                     call,
                     args,
-                    ToolOutput::error(&call.name, &error),
+                    ToolOutput::error(&call.function.name, &error),
                     None,
                     events,
                 );
@@ -380,7 +380,7 @@ impl Dispatcher {
                 return self.finish(
                     call,
                     args,
-                    ToolOutput::error(&call.name, &error),
+                    ToolOutput::error(&call.function.name, &error),
                     None,
                     events,
                 );
@@ -403,7 +403,7 @@ impl Dispatcher {
             return self.finish(
                 call,
                 args,
-                ToolOutput::error(&call.name, &error),
+                ToolOutput::error(&call.function.name, &error),
                 None,
                 events,
             );
@@ -533,7 +533,7 @@ impl Dispatcher {
         }
         ApprovalRequest {
             call_id: call.id.clone(),
-            tool: call.name.clone(),
+            tool: call.function.name.clone(),
             target: self.redactor.redact(&prepared.target).into_owned(),
             kinds,
             rule: decision.requirement,

@@ -4,18 +4,11 @@
 
 use ploy_store::{Message, Role};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
-/// One tool call as the model made it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolCall {
-    /// The model's id for the call (echoed in the tool result).
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The arguments, a JSON object as text (as the model wrote it).
-    pub arguments: String,
-}
+/// One tool call as the model made it: ploy-model's wire type (its id, and
+/// the function's name and arguments as the JSON text the model wrote). The
+/// store keeps it in the same OpenAI shape.
+pub use ploy_model::ToolCall;
 
 /// One entry of the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,32 +62,12 @@ impl Entry {
                 text.len()
                     + tool_calls
                         .iter()
-                        .map(|c| c.id.len() + c.name.len() + c.arguments.len() + 16)
+                        .map(|c| {
+                            c.id.len() + c.function.name.len() + c.function.arguments.len() + 16
+                        })
                         .sum::<usize>()
             }
             Entry::Tool { call_id, text } => call_id.len() + text.len(),
-        }
-    }
-
-    /// The OpenAI chat-completions message for this entry.
-    pub fn to_openai(&self) -> Value {
-        match self {
-            Entry::User(text) => json!({"role": "user", "content": text}),
-            Entry::Assistant { text, tool_calls } if tool_calls.is_empty() => {
-                json!({"role": "assistant", "content": text})
-            }
-            Entry::Assistant { text, tool_calls } => json!({
-                "role": "assistant",
-                "content": if text.is_empty() { Value::Null } else { Value::String(text.clone()) },
-                "tool_calls": tool_calls.iter().map(|c| json!({
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": c.arguments},
-                })).collect::<Vec<_>>(),
-            }),
-            Entry::Tool { call_id, text } => {
-                json!({"role": "tool", "tool_call_id": call_id, "content": text})
-            }
         }
     }
 
@@ -175,11 +148,11 @@ mod tests {
             Entry::User("hi".into()),
             Entry::Assistant {
                 text: String::new(),
-                tool_calls: vec![ToolCall {
-                    id: "c1".into(),
-                    name: "read".into(),
-                    arguments: r#"{"path":"a"}"#.into(),
-                }],
+                tool_calls: vec![ToolCall::function(
+                    "c1",
+                    "read",
+                    &serde_json::json!({"path": "a"}),
+                )],
             },
             Entry::Tool {
                 call_id: "c1".into(),

@@ -57,6 +57,9 @@ pub struct SessionSetup {
     pub config: AgentConfig,
     /// Which conversation.
     pub resume: Resume,
+    /// The title of a new conversation (e.g. the start of the first prompt;
+    /// redacted here before it is stored).
+    pub title: String,
     /// The system prompt.
     pub system_prompt: String,
     /// Where events go.
@@ -156,17 +159,7 @@ fn to_model(entry: &Entry) -> Message {
         Entry::User(text) => Message::user(text.clone()),
         Entry::Assistant { text, tool_calls } => Message::Assistant(AssistantMessage {
             content: (!text.is_empty()).then(|| text.clone()),
-            tool_calls: tool_calls
-                .iter()
-                .map(|c| ploy_model::ToolCall {
-                    id: c.id.clone(),
-                    kind: Default::default(),
-                    function: ploy_model::FunctionCall {
-                        name: c.name.clone(),
-                        arguments: c.arguments.clone(),
-                    },
-                })
-                .collect(),
+            tool_calls: tool_calls.clone(),
         }),
         Entry::Tool { call_id, text } => Message::tool_result(call_id.clone(), text.clone()),
     }
@@ -187,6 +180,7 @@ impl Session {
             model,
             config,
             resume,
+            title,
             system_prompt,
             events,
             registry,
@@ -231,7 +225,13 @@ impl Session {
                 (summary.id, rules, History::resume(keep, first, tail))
             }
             None => {
-                let created = store.create_conversation_in("agent", Some(&project_key))?;
+                let title: String = redactor.redact(title.trim()).chars().take(80).collect();
+                let title = if title.is_empty() {
+                    "agent".into()
+                } else {
+                    title
+                };
+                let created = store.create_conversation_in(&title, Some(&project_key))?;
                 (created.id, ConversationRules::new(), History::new(keep))
             }
         };
@@ -334,7 +334,7 @@ impl Session {
             .record_tool_exchange(
                 &self.conversation_id,
                 &call.id,
-                &call.name,
+                &call.function.name,
                 args,
                 decision,
                 role,
@@ -424,15 +424,7 @@ impl Session {
                 .redactor
                 .redact(completion.content.as_deref().unwrap_or(""))
                 .into_owned();
-            let calls: Vec<ToolCall> = completion
-                .tool_calls
-                .iter()
-                .map(|c| ToolCall {
-                    id: c.id.clone(),
-                    name: c.function.name.clone(),
-                    arguments: c.function.arguments.clone(),
-                })
-                .collect();
+            let calls: Vec<ToolCall> = completion.tool_calls.clone();
             let assistant = Entry::Assistant {
                 text: text.clone(),
                 tool_calls: calls.clone(),
@@ -454,7 +446,7 @@ impl Session {
                 if cancel.is_cancelled() {
                     return self.end(Outcome::Interrupted);
                 }
-                if let Err(hit) = limits.tool_call(&call.name, &call.arguments) {
+                if let Err(hit) = limits.tool_call(&call.function.name, &call.function.arguments) {
                     return self.end(Outcome::Limit(hit));
                 }
                 if let Err(hit) = limits.check_time() {

@@ -167,11 +167,7 @@ mod tests {
     fn call(id: &str) -> Entry {
         Entry::Assistant {
             text: String::new(),
-            tool_calls: vec![ToolCall {
-                id: id.into(),
-                name: "read".into(),
-                arguments: "{}".into(),
-            }],
+            tool_calls: vec![ToolCall::function(id, "read", &serde_json::json!({}))],
         }
     }
 

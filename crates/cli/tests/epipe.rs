@@ -69,8 +69,21 @@ fn every_printing_command_exits_quietly_into_a_closed_pipe() {
     let dir = world();
     let hosts = dir.path().join("hosts");
     let hosts = hosts.to_str().unwrap();
+    // Nothing listens here: `ploy -p --mode json` prints its error and end
+    // events.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = format!(
+        "http://{}/v1/chat/completions",
+        closed.local_addr().unwrap()
+    );
+    drop(closed);
     let cases = vec![
         case(&["--help"]),
+        case(&["-p", "hi", "--mode", "json", "--upstream", &upstream]),
+        case(&["conversations"]),
+        case(&["conversations", "list", "--json"]),
+        case(&["approvals"]),
+        case(&["approvals", "--json"]),
         case(&["--version"]),
         case(&["config", "check"]),
         case(&["config", "show"]),

@@ -282,6 +282,7 @@ pub async fn run_prompt(
         model: ModelClient::from_url(&model.url, "scripted").unwrap(),
         config: run.config,
         resume: run.resume,
+        title: prompt.lines().next().unwrap_or("").to_string(),
         system_prompt: "system".into(),
         events: events.clone(),
         registry: builtin_registry().unwrap(),

@@ -145,7 +145,13 @@ impl EventSink for Printer {
                 rule,
                 reason,
                 ..
-            } if verdict != "allow" => eprintln!("ploy:   refused ({rule}): {reason}"),
+            } => match verdict.as_str() {
+                "deny" => eprintln!("ploy:   refused ({rule}): {reason}"),
+                "ask" => eprintln!(
+                    "ploy:   refused (PERM-5: it asks under {rule} and nobody can answer): {reason}"
+                ),
+                _ => {}
+            },
             Event::Mark { reason, .. } => {
                 eprintln!("ploy: this conversation is now marked ploy_tainted: {reason}")
             }
@@ -297,8 +303,16 @@ fn run_inner(
         (None, true) => Resume::Latest,
         (None, false) => Resume::New,
     };
-    std::fs::create_dir_all(&dirs.state)
-        .map_err(|e| runtime(format!("the state folder {}: {e}", dirs.state.display())))?;
+    // The state folder holds the store: created 0700, tightened when it
+    // grants group or other access (SVC-1).
+    if let ploy_dirs::PrivateDir::Tightened { was } =
+        ploy_dirs::ensure_private_dir(&dirs.state).map_err(|e| runtime(e.to_string()))?
+    {
+        eprintln!(
+            "ploy: SVC-1: the state folder {} had mode {was:o}; tightened to owner-only",
+            dirs.state.display()
+        );
+    }
     let store = Store::open(dirs.state.join("ploy.db")).map_err(|e| runtime(e.to_string()))?;
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -374,6 +388,7 @@ fn run_inner(
             model: connection.client.clone(),
             config,
             resume,
+            title: prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
             system_prompt: system_prompt(&project, &context),
             events,
             registry: builtin_registry().map_err(|e| runtime(e.to_string()))?,

@@ -48,6 +48,8 @@ impl Local {
             .map_err(|e| (1, e.to_string(), String::new()))?
             .to_string_lossy()
             .into_owned();
+        ploy_dirs::ensure_private_dir(&dirs.state)
+            .map_err(|e| (1, e.to_string(), String::new()))?;
         let store = Store::open(dirs.state.join("ploy.db")).map_err(|e| {
             (
                 1,
