@@ -899,7 +899,7 @@ async fn upstream_connections_are_reused_only_after_a_clean_end() {
 async fn a_local_gateway_for_one_run_checks_like_the_service_gateway() {
     use ploy_service::gateway::LocalGateway;
     let state = tempfile::tempdir().unwrap();
-    let upstream = FakeUpstream::start().await;
+    let upstream = support::upstream(1, 0).await;
     let mut section = ServiceSection::parse(r#"{"model":"pinned"}"#, "test").unwrap();
     section.upstream = Some(upstream.url());
     let config =
@@ -928,7 +928,10 @@ async fn a_local_gateway_for_one_run_checks_like_the_service_gateway() {
         assert_eq!(status(&answer), 403, "{path}");
         assert_eq!(body(&answer), GATEWAY_DENIED_BODY);
     }
-    assert_eq!(upstream.requests(), 0, "nothing refused reached the model");
+    assert!(
+        upstream.requests().is_empty(),
+        "nothing refused reached the model"
+    );
     let token_header = format!("x-ploy-token: {}", gateway.token());
     let answer = raw(
         gw,
@@ -936,10 +939,10 @@ async fn a_local_gateway_for_one_run_checks_like_the_service_gateway() {
     )
     .await;
     assert_eq!(status(&answer), 200, "{}", String::from_utf8_lossy(&answer));
-    let sent: serde_json::Value =
-        serde_json::from_slice(&upstream.log.lock().unwrap().bodies[0]).unwrap();
-    assert_eq!(sent["model"], "pinned");
-    assert!(!upstream.log.lock().unwrap().heads[0].contains(gateway.token()));
+    let sent = &upstream.requests()[0];
+    let body: serde_json::Value = serde_json::from_str(&sent.body).unwrap();
+    assert_eq!(body["model"], "pinned");
+    assert!(!sent.head().contains(gateway.token()));
     gateway.shutdown().await;
     assert!(
         tokio::net::TcpStream::connect(gw).await.is_err(),
