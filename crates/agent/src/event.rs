@@ -92,6 +92,21 @@ pub enum Event {
 }
 
 impl Event {
+    /// Every event's `type` name (docs/rpc.md documents each; a test checks
+    /// that the two lists agree).
+    pub const KINDS: [&'static str; 10] = [
+        "session",
+        "message_delta",
+        "message",
+        "tool_call",
+        "decision",
+        "tool_result",
+        "mark",
+        "answer",
+        "error",
+        "end",
+    ];
+
     /// The event's `type` name.
     pub fn kind(&self) -> &'static str {
         match self {
