@@ -23,7 +23,7 @@ use crate::history::{Entry, ToolCall};
 use crate::limits::{LimitHit, Limits};
 use crate::marker::ConversationMarker;
 use crate::tool::{Registry, ShellSetup, ToolContext};
-use crate::tools::web::WebEngine;
+use crate::tools::web::{WebEngine, WebSetup};
 use crate::window::History;
 
 /// Which conversation a run uses.
@@ -49,8 +49,8 @@ pub struct SessionSetup {
     pub profile: ExecutionProfile,
     /// The process redactor (every known secret).
     pub redactor: Redactor,
-    /// The research engine for the web tools, if set up.
-    pub web: Option<Arc<WebEngine>>,
+    /// What the web tools are built from (none: they say they are not set up).
+    pub web: Option<WebSetup>,
     /// The model client (through the gateway, with its token).
     pub model: ModelClient,
     /// Limits and the context budget.
@@ -102,6 +102,9 @@ pub enum SessionError {
     /// A stored message cannot be read back.
     #[error(transparent)]
     Stored(#[from] crate::history::StoredEntryError),
+    /// The web tools could not be set up (research.json, the resolver).
+    #[error("the web tools: {0}")]
+    Web(#[from] ploy_research::command::CommandError),
 }
 
 /// How a prompt ended.
@@ -245,6 +248,16 @@ impl Session {
             conversation_rules.clone(),
             saved,
         )?);
+        let web = match web {
+            Some(setup) => {
+                let (engine, notes) = WebEngine::build(&setup, &redactor, policy.clone())?;
+                for note in notes {
+                    tracing::warn!("{note}");
+                }
+                Some(Arc::new(engine))
+            }
+            None => None,
+        };
         let marker = Arc::new(ConversationMarker::new(
             store.clone(),
             conversation_rules,

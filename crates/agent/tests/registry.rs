@@ -24,7 +24,7 @@ use ploy_agent::tool::{
     BoxFuture, Cleared, Prepared, Registry, ShellSetup, Tool, ToolContext, ToolError, ToolOutput,
     ToolSpec,
 };
-use ploy_agent::tools::web::WebEngine;
+use ploy_agent::tools::web::{WebEngine, WebSetup};
 use ploy_agent::tools::{BUILTIN, builtin_registry};
 use ploy_policy::{
     ActionKind, ApprovalMode, ConversationRules, Effect, ExecutionProfile, ProjectRoot, Rule,
@@ -179,19 +179,16 @@ async fn dispatch_all(world: &World, rule_list: Vec<Rule>) -> (Vec<(String, usiz
     .unwrap();
     let config_dir = world.dir.path().join("config");
     std::fs::create_dir_all(&config_dir).unwrap();
-    let (research, _) = ploy_research::command::command_engine(
-        &config_dir,
-        &[],
-        Some(&hosts),
+    let (web, _) = WebEngine::build(
+        &WebSetup {
+            config_dir,
+            hosts: Some(hosts),
+            answer_model: None,
+        },
         &ploy_secrets::Redactor::empty(),
+        policy.clone(),
     )
     .unwrap();
-    let web = WebEngine {
-        backend_urls: research.backend_endpoints(),
-        research,
-        redactor: ploy_secrets::Redactor::empty(),
-        answer_model: None,
-    };
     let ctx = ToolContext {
         project: world.project.clone(),
         root,

@@ -5,14 +5,17 @@
 //! (TAINT-1, TAINT-3); the agent's marker also updates the rules `assert`
 //! reads, so the very next call is judged as tainted (PERM-3).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use ploy_egress::scrub;
+use ploy_egress::{HopGate, Stage, scrub};
 use ploy_policy::Action;
+use ploy_research::command::{CommandError, command_engine};
 use ploy_research::{Research, ResearchModel, ResearchOutput, RunRequest};
 use ploy_secrets::Redactor;
 use serde_json::{Value, json};
 
+use crate::dispatch::Policy;
 use crate::tool::{
     BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, only_args,
     str_arg,
@@ -38,6 +41,78 @@ impl std::fmt::Debug for WebEngine {
         f.debug_struct("WebEngine")
             .field("backend_urls", &self.backend_urls)
             .finish_non_exhaustive()
+    }
+}
+
+/// What the web tools are built from; the session builds the engine once
+/// its policy exists ([`WebEngine::build`]).
+#[derive(Clone)]
+pub struct WebSetup {
+    /// The config folder (`research.json`).
+    pub config_dir: PathBuf,
+    /// A hosts(5) file answering names instead of DNS (`--hosts`).
+    pub hosts: Option<PathBuf>,
+    /// The model that answers `research` from the dossier.
+    pub answer_model: Option<Arc<dyn ResearchModel>>,
+}
+
+impl std::fmt::Debug for WebSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebSetup")
+            .field("config_dir", &self.config_dir)
+            .field("hosts", &self.hosts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The fetcher's gate for the agent (PERM-1): every request the web tools
+/// make — each search, each page research reads, each redirect hop — is an
+/// `Action::web` decided by the session's [`Policy`] (rules, the
+/// conversation's rules and marks, saved approvals). A deny refuses it
+/// before its name is resolved. An ask goes ahead: the tool call itself
+/// was decided by the dispatcher (and refused there when it asked with
+/// nobody to answer); the requests inside it are the engine's, as for a
+/// command a person typed.
+pub fn policy_gate(policy: Arc<Policy>) -> HopGate {
+    Arc::new(move |url: &str| {
+        let decision = policy.assert(&Action::web("web", url));
+        if decision.is_deny() {
+            Err(ploy_egress::Refusal::new(
+                decision.requirement,
+                Stage::Request,
+                format!("{}; nothing was sent", decision.reason),
+            ))
+        } else {
+            Ok(())
+        }
+    })
+}
+
+impl WebEngine {
+    /// The engine of `setup` (research.json, the backends, the fetcher
+    /// with the secret door, BEYOND-6, and [`policy_gate`]). Returns notes
+    /// for a person (a backend left out, and why).
+    pub fn build(
+        setup: &WebSetup,
+        redactor: &Redactor,
+        policy: Arc<Policy>,
+    ) -> Result<(WebEngine, Vec<String>), CommandError> {
+        let (research, notes) = command_engine(
+            &setup.config_dir,
+            &[],
+            setup.hosts.as_deref(),
+            redactor,
+            policy_gate(policy),
+        )?;
+        Ok((
+            WebEngine {
+                backend_urls: research.backend_endpoints(),
+                research,
+                redactor: redactor.clone(),
+                answer_model: setup.answer_model.clone(),
+            },
+            notes,
+        ))
     }
 }
 

@@ -25,9 +25,8 @@ use ploy_agent::connect::{ConnectOptions, Route, connect};
 use ploy_agent::event::{Event, EventSink};
 use ploy_agent::session::{Outcome, Resume, Session, SessionError, SessionSetup, system_prompt};
 use ploy_agent::tools::builtin_registry;
-use ploy_agent::tools::web::WebEngine;
+use ploy_agent::tools::web::WebSetup;
 use ploy_policy::PloyFolders;
-use ploy_research::command::command_engine;
 use ploy_research::model::ChatModel;
 use ploy_secrets::{Redactor, SharedRedactor};
 use ploy_service::ServiceSection;
@@ -349,25 +348,9 @@ fn run_inner(
         let redactor = log
             .and_then(SharedRedactor::current)
             .unwrap_or_else(|| Redactor::from_process_env().0);
-        let (research, notes) = command_engine(
-            &dirs.config,
-            &[],
-            args.hosts.as_deref(),
-            &redactor,
-            ploy_research::web_gate::web_gate(
-                "web_fetch",
-                resolved.rules.clone(),
-                ploy_policy::ConversationRules::new(),
-            ),
-        )
-            .map_err(|e| usage(e.to_string(), e.hint()))?;
-        for note in notes {
-            eprintln!("ploy: {note}");
-        }
-        let web = WebEngine {
-            backend_urls: research.backend_endpoints(),
-            research,
-            redactor: redactor.clone(),
+        let web = WebSetup {
+            config_dir: dirs.config.clone(),
+            hosts: args.hosts.clone(),
             answer_model: Some(Arc::new(ChatModel::with_client(connection.client.clone()))),
         };
         let context: Vec<(PathBuf, String)> = loaded
@@ -384,7 +367,7 @@ fn run_inner(
             rules: resolved.rules,
             profile: resolved.profile,
             redactor,
-            web: Some(Arc::new(web)),
+            web: Some(web),
             model: connection.client.clone(),
             config,
             resume,
@@ -405,6 +388,7 @@ fn run_inner(
             SessionError::OtherProject { .. } | SessionError::Store(ploy_store::StoreError::NoSuchConversation { .. }) => {
                 usage(e.to_string(), "`ploy conversations` lists this project's conversations")
             }
+            SessionError::Web(err) => usage(err.to_string(), err.hint()),
             other => runtime(other.to_string()),
         })?;
         let cancel = CancellationToken::new();
