@@ -130,11 +130,11 @@ exit 7
 "#;
 
 // proves: SVC-1 (the exec child cannot read the service file or call the
-// API, has no PLOY_* variable, cannot undo the hiding), GW-4 (it still
-// reaches the gateway with its token)
+// API, has no PLOY_* variable, cannot undo the hiding, cannot type into the
+// user's terminal), GW-4 (it still reaches the gateway with its token)
 #[test]
 fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
-    for name in ["sh", "curl", "umount", "unshare", "mount"] {
+    for name in ["sh", "curl", "umount", "unshare", "mount", "script", "perl"] {
         ploy_testkit::require_part!(name, tool(name));
     }
     ploy_testkit::require_part!("user namespaces", user_namespaces());
@@ -219,6 +219,26 @@ fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
     assert!(!stdout.contains("tvly-contained-canary"));
     // The folders are still there for the service, unchanged.
     assert!(service_file.exists());
+
+    // Typing into the user's terminal (TIOCSTI) would run a command in the
+    // shell outside once the program ends: refused inside (found by
+    // attacking the containment). Run on a real pseudo-terminal.
+    let inject = r#"perl -e '$c="x"; print ioctl(STDIN, 0x5412, $c) ? "TIOCSTI-WORKS\n" : "TIOCSTI-DENIED\n"'"#;
+    let on_pty = |line: &str| {
+        let mut command = std::process::Command::new("script");
+        support::point_at(&mut command, dirs.path());
+        let out = command.args(["-qec", line, "/dev/null"]).output().unwrap();
+        support::stdout(&out)
+    };
+    let outside = on_pty(inject);
+    let inside = on_pty(&format!("{} exec -- {inject}", support::PLOY));
+    assert!(
+        inside.contains("TIOCSTI-DENIED"),
+        "inside: {inside:?} (outside: {outside:?})"
+    );
+    assert!(!inside.contains("TIOCSTI-WORKS"), "{inside:?}");
+    // Outside, the kernel allows it here unless dev.tty.legacy_tiocsti=0.
+    assert!(outside.contains("TIOCSTI-"), "{outside:?}");
     drop(serve);
 }
 

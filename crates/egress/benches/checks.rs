@@ -2,7 +2,7 @@
 //! scrubber on a 110-character phrase (target: median < 20 µs), and reading
 //! this machine's addresses from the kernel, which the fetcher does at every
 //! hop and again at the dial (URL-2; it must stay far below a connection's
-//! milliseconds).
+//! milliseconds), and the secret door's check per request (BEYOND-6).
 
 #![allow(missing_docs)]
 
@@ -77,5 +77,25 @@ fn own_addresses(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, text_check, scrubber, own_addresses);
+/// BEYOND-6: the door's check per request with 100 known secrets (what
+/// every hop pays before resolution), and building the door once.
+fn secret_door(c: &mut Criterion) {
+    let secrets: Vec<String> = (0..100)
+        .map(|i| format!("sk-bench-{i:03}-Qx7vLm2pR9tW4yZ8aB3c"))
+        .collect();
+    let door = ploy_egress::SecretDoor::new(&secrets);
+    let url = "https://en.wikipedia.org/w/api.php?action=query&generator=search&gsrsearch=rust+tokio+timeout+error&prop=extracts%7Cinfo&format=json";
+    c.bench_function("door/check_url_100_secrets", |b| {
+        b.iter(|| black_box(door.check_text(ploy_egress::Part::Url, black_box(url), true)))
+    });
+    let body = br#"{"query":"rust tokio timeout error when calling an upstream","search_depth":"basic","max_results":5,"include_answer":false,"include_images":false}"#;
+    c.bench_function("door/check_json_body_100_secrets", |b| {
+        b.iter(|| black_box(door.check_body(black_box(body))))
+    });
+    c.bench_function("door/build_100_secrets", |b| {
+        b.iter(|| black_box(ploy_egress::SecretDoor::new(black_box(&secrets))))
+    });
+}
+
+criterion_group!(benches, text_check, scrubber, own_addresses, secret_door);
 criterion_main!(benches);

@@ -149,7 +149,9 @@ pub fn fetch(
     gate: Option<HopGate>,
 ) -> Result<Result<FetchOutcome, Cancelled>, SetupError> {
     let rt = runtime()?;
-    let mut config = FetchConfig::production()?;
+    // The caller's door replaces the environment's one production() would
+    // build (building a door is the costly part).
+    let mut config = FetchConfig::with_tls(crate::fetch::default_tls_config()?);
     config.secrets = secrets;
     config.hop_gate = gate;
     let resolver = rt.block_on(async { resolver_for(source) })?;

@@ -472,6 +472,10 @@ fn pid_one(
     match unsafe { fork() }.map_err(|err| format!("ERR fork: {err}"))? {
         ForkResult::Child => {
             reset_signals();
+            if let Err(reason) = deny_terminal_injection() {
+                report(status, &format!("ERR {reason}"));
+                std::process::exit(i32::from(SETUP_FAILED));
+            }
             let err = match nix::unistd::execvp(&program, &argv) {
                 Err(err) => err,
                 Ok(never) => match never {},
@@ -486,6 +490,99 @@ fn pid_one(
             Ok(reap_until(child.as_raw()))
         }
     }
+}
+
+/// `ioctl(TIOCSTI)` pushes bytes into a terminal's input queue and
+/// `ioctl(TIOCLINUX)` can do the same through the console's selection: the
+/// program shares the user's terminal, so either would let it type a command
+/// into the shell that started `ploy exec`, which runs outside every
+/// namespace once the program ends (an escape found by testing). A seccomp
+/// filter refuses both with EPERM, for native, x32 and i386 system calls;
+/// every other call, and every other ioctl, is untouched. It is installed
+/// with the capability the nested user namespace gives (no `no_new_privs`,
+/// so nothing else about exec changes).
+fn deny_terminal_injection() -> Result<(), String> {
+    let program = terminal_injection_filter().ok_or_else(|| {
+        "seccomp: ploy exec does not know this architecture's system call numbers".to_owned()
+    })?;
+    let fprog = libc::sock_fprog {
+        len: u16::try_from(program.len()).map_err(|_| "seccomp: filter too long".to_owned())?,
+        filter: program.as_ptr().cast_mut(),
+    };
+    // SAFETY: `fprog` points at `program`, alive for the call; the kernel
+    // copies the filter.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            0,
+            &fprog as *const libc::sock_fprog,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "installing the terminal-injection filter (seccomp): {}",
+            std::io::Error::last_os_error()
+        ))
+    }
+}
+
+/// The classic BPF program of [`deny_terminal_injection`].
+fn terminal_injection_filter() -> Option<Vec<libc::sock_filter>> {
+    // seccomp_data: nr at 0, arch at 4, args[n] at 16 + 8n (the request is
+    // the low 32 bits of args[1], at 24 on little-endian machines).
+    const LD: u16 = (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16;
+    const JEQ: u16 = (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16;
+    const RET: u16 = (libc::BPF_RET | libc::BPF_K) as u16;
+    let op = |code: u16, jt: u8, jf: u8, k: u32| libc::sock_filter { code, jt, jf, k };
+    #[allow(clippy::unnecessary_cast)] // the request type differs between targets
+    let (tiocsti, tioclinux) = (libc::TIOCSTI as u32, libc::TIOCLINUX as u32);
+    // SYS_ioctl is a small positive number on every Linux target.
+    let ioctl = u32::try_from(libc::SYS_ioctl).unwrap_or(u32::MAX);
+    let (native, x32_ioctl, compat, compat_ioctl) = arch_numbers(ioctl)?;
+    Some(vec![
+        /* 0 */ op(LD, 0, 0, 4),
+        /* 1 */ op(JEQ, 0, 3, native),
+        /* 2 */ op(LD, 0, 0, 0),
+        /* 3 */ op(JEQ, 4, 0, ioctl),
+        /* 4 */ op(JEQ, 3, 7, x32_ioctl),
+        /* 5 */ op(JEQ, 0, 6, compat),
+        /* 6 */ op(LD, 0, 0, 0),
+        /* 7 */ op(JEQ, 0, 4, compat_ioctl),
+        /* 8 */ op(LD, 0, 0, 24),
+        /* 9 */ op(JEQ, 1, 0, tiocsti),
+        /* 10 */ op(JEQ, 0, 1, tioclinux),
+        /* 11 */ op(RET, 0, 0, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),
+        /* 12 */ op(RET, 0, 0, libc::SECCOMP_RET_ALLOW),
+    ])
+}
+
+/// (native audit arch, x32 ioctl number, compat audit arch, compat ioctl
+/// number); `None` on an architecture whose numbers are not listed. Where
+/// there is no x32 ABI the native number repeats, which adds no case.
+#[cfg(target_arch = "x86_64")]
+fn arch_numbers(_ioctl: u32) -> Option<(u32, u32, u32, u32)> {
+    const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
+    const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+    // x32 calls ioctl as 514 with bit 30 set; i386 calls it as 54.
+    Some((AUDIT_ARCH_X86_64, 0x4000_0000 | 514, AUDIT_ARCH_I386, 54))
+}
+
+#[cfg(target_arch = "aarch64")]
+fn arch_numbers(ioctl: u32) -> Option<(u32, u32, u32, u32)> {
+    const AUDIT_ARCH_AARCH64: u32 = 0xC000_00B7;
+    const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
+    // 32-bit ARM processes call ioctl as 54.
+    Some((AUDIT_ARCH_AARCH64, ioctl, AUDIT_ARCH_ARM, 54))
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn arch_numbers(_ioctl: u32) -> Option<(u32, u32, u32, u32)> {
+    // Another layout is not known here: refuse rather than guess (the
+    // program is not started).
+    None
 }
 
 fn to_cstring(text: &OsString) -> Result<CString, String> {
