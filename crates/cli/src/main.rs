@@ -72,6 +72,8 @@ enum Command {
     Approvals(cmd::approvals::ApprovalsArgs),
     /// List, show or remove the agent's conversations, with their marks.
     Conversations(cmd::conversations::ConversationsArgs),
+    /// Serve ploy's doors (web search/fetch, research, proofs, sandbox) as MCP tools over stdio.
+    Mcp(cmd::mcp::McpArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -187,5 +189,6 @@ fn main() -> ExitCode {
         Command::Hook(command) => cmd::hook::run(command),
         Command::Approvals(args) => cmd::approvals::run(args),
         Command::Conversations(args) => cmd::conversations::run(args),
+        Command::Mcp(args) => cmd::mcp::run(args),
     }
 }

@@ -114,6 +114,12 @@ fn every_printing_command_exits_quietly_into_a_closed_pipe() {
             args: vec!["hook".into(), "claude-code".into()],
             stdin: Some("not json"),
         },
+        Case {
+            args: vec!["mcp".into()],
+            stdin: Some(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n",
+            ),
+        },
         case(&["doctor"]),
         case(&["doctor", "--json"]),
         case(&["trust", "status"]),

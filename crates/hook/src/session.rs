@@ -74,6 +74,17 @@ impl Sessions {
         })
     }
 
+    /// The session's conversation, if it was ever marked (reads only).
+    pub fn conversation_id(&self, session: &str) -> Result<Option<String>, String> {
+        if !self.path.exists() {
+            return Ok(None);
+        }
+        let store = Store::open(&self.path).map_err(|e| e.to_string())?;
+        store
+            .session_conversation(self.agent, session)
+            .map_err(|e| e.to_string())
+    }
+
     /// Mark the session (TAINT-1) and return its conversation id. `Ok` only
     /// once the mark is durable; on `Err` the web tool must not run (TAINT-3).
     pub fn mark(&self, session: &str, mark: &TaintMark) -> Result<String, String> {

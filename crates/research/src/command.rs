@@ -132,23 +132,8 @@ pub fn run_command(
     }
     let tools = ResearchTools::register(settings, engine)?;
 
-    let model: Option<Box<dyn ResearchModel>> = if options.want_answer {
-        let name = options
-            .model
-            .clone()
-            .or_else(|| std::env::var(MODEL_ENV).ok().filter(|m| !m.is_empty()));
-        match name {
-            Some(name) => {
-                let url = options
-                    .upstream
-                    .as_deref()
-                    .unwrap_or(ploy_model::DEFAULT_UPSTREAM);
-                let upstream = LoopbackUpstream::parse(url)
-                    .map_err(|err| LoadError::Config(format!("the model upstream: {err}")))?;
-                Some(Box::new(ChatModel::new(upstream, name)))
-            }
-            None => None,
-        }
+    let model = if options.want_answer {
+        answer_model(options.model.clone(), options.upstream.as_deref())?
     } else {
         None
     };
@@ -245,6 +230,23 @@ pub fn command_engine(
         fetcher,
         redactor,
     )?)
+}
+
+/// The answer model named by `model` (else `PLOY_MODEL`) on the loopback
+/// `upstream` (else the service's gateway); `None` when no model is named
+/// (`ploy research`, `ploy mcp`).
+pub fn answer_model(
+    model: Option<String>,
+    upstream: Option<&str>,
+) -> Result<Option<Box<dyn ResearchModel>>, CommandError> {
+    let name = model.or_else(|| std::env::var(MODEL_ENV).ok().filter(|m| !m.is_empty()));
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    let url = upstream.unwrap_or(ploy_model::DEFAULT_UPSTREAM);
+    let upstream = LoopbackUpstream::parse(url)
+        .map_err(|err| LoadError::Config(format!("the model upstream: {err}")))?;
+    Ok(Some(Box::new(ChatModel::new(upstream, name))))
 }
 
 fn load_config(config_dir: &Path) -> Result<ResearchConfig, CommandError> {

@@ -8,6 +8,7 @@ pub mod config_show;
 pub mod conversations;
 pub mod hook;
 pub mod keys;
+pub mod mcp;
 pub mod redact;
 pub mod research;
 pub mod sandbox;
