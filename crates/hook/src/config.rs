@@ -54,35 +54,6 @@ struct RawHook {
 pub const DEFAULT_WEB_TOOLS: [&str; 3] =
     ["mcp__*__*fetch*", "mcp__*__*search*", "mcp__*__*browser*"];
 
-/// Claude Code's own tools, which `hook.tools` may not remap.
-pub const BUILT_IN_TOOLS: [&str; 25] = [
-    "Bash",
-    "Edit",
-    "MultiEdit",
-    "Write",
-    "NotebookEdit",
-    "Read",
-    "NotebookRead",
-    "Grep",
-    "Glob",
-    "LS",
-    "WebFetch",
-    "WebSearch",
-    "Task",
-    "Agent",
-    "TodoWrite",
-    "TodoRead",
-    "ExitPlanMode",
-    "EnterPlanMode",
-    "BashOutput",
-    "KillShell",
-    "KillBash",
-    "AskUserQuestion",
-    "SlashCommand",
-    "Skill",
-    "ListMcpResourcesTool",
-];
-
 /// Why the `hook` section was refused (CONFIG-1).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("CONFIG-1: {origin}: `hook{key}`: {message}")]
@@ -174,7 +145,7 @@ impl HookSettings {
         let mut globs = GlobSetBuilder::new();
         let mut list = Vec::new();
         for (name, kind) in tools {
-            if BUILT_IN_TOOLS.contains(&name.as_str()) {
+            if crate::map::is_built_in(&name) {
                 return Err(error(
                     format!(".tools.{name}"),
                     "Claude Code's own tools are mapped by ploy and cannot be remapped".into(),

@@ -40,6 +40,28 @@ pub const PASS_TOOLS: [&str; 13] = [
     "ListMcpResourcesTool",
 ];
 
+/// Claude Code tools ploy maps to actions.
+pub const MAPPED_TOOLS: [&str; 12] = [
+    "Bash",
+    "Edit",
+    "MultiEdit",
+    "Write",
+    "NotebookEdit",
+    "Read",
+    "NotebookRead",
+    "Grep",
+    "Glob",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+];
+
+/// True for Claude Code's own tools (mapped or passed through), which
+/// `hook.tools` may not remap.
+pub fn is_built_in(tool: &str) -> bool {
+    MAPPED_TOOLS.contains(&tool) || PASS_TOOLS.contains(&tool)
+}
+
 /// Where WebSearch phrases go (Anthropic runs the search); web rules on this
 /// address or host cover WebSearch.
 pub const WEB_SEARCH_SERVICE: &str = "https://api.anthropic.com/";

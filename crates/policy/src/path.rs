@@ -120,7 +120,7 @@ impl ProjectRoot {
 }
 
 /// `~/a/../b` → `~/b`; the `~` or `~user` head is kept as the anchor.
-fn tilde_normalise(raw: &str) -> String {
+pub(crate) fn tilde_normalise(raw: &str) -> String {
     let (head, rest) = raw.split_once('/').unwrap_or((raw, ""));
     let mut parts: Vec<&str> = Vec::new();
     for part in rest.split('/') {

@@ -319,13 +319,8 @@ impl ProtectedPaths {
                     other => names.push(fold(other)),
                 }
             }
-            let display = if rest.is_empty() {
-                format!("~{user}")
-            } else {
-                format!("~{user}/{}", tilde_display(rest))
-            };
             return PlacedPath {
-                display,
+                display: crate::path::tilde_normalise(raw),
                 placed: Placed::Tilde(names),
             };
         }
@@ -433,20 +428,6 @@ pub(crate) fn normalise(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-fn tilde_display(rest: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in rest.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            other => parts.push(other),
-        }
-    }
-    parts.join("/")
 }
 
 #[cfg(test)]
