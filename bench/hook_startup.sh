@@ -7,15 +7,19 @@
 # WebFetch (which writes the mark: one SQLite commit with fsync).
 #
 # Needs: hyperfine, python3, a release build (`cargo build --release -p ploy`).
-# Usage: bench/hook_startup.sh [RUNS]   (PLOY=path/to/ploy to compare builds)
+# Usage: bench/hook_startup.sh [RUNS]   (PLOY=… PLOY_HOOK=… to compare builds)
+# `ploy-hook claude-code` is what `ploy hook install` puts in Claude Code's
+# settings (the small binary: same judge); `ploy hook claude-code` is the
+# same command inside the full binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-300}"
 ploy="$(realpath -m "${PLOY:-target/release/ploy}")"
+hook="$(realpath -m "${PLOY_HOOK:-target/release/ploy-hook}")"
 for tool in hyperfine python3; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install hyperfine)" >&2; exit 2; }
 done
-[ -x "$ploy" ] || cargo build --release -p ploy
+[ -x "$ploy" ] && [ -x "$hook" ] || cargo build --release -p ploy
 root="$(mktemp -d /tmp/ploy-hook-bench-XXXXXX)"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/config" "$root/state" "$root/proj/src" "$root/proj/.git/hooks"
@@ -41,17 +45,20 @@ event marked WebFetch '{"url":"https://docs.example.org/","prompt":"p"}' | "$plo
 cd "$root/proj"
 # hyperfine 1.15 cannot feed stdin per command: each case runs as
 # `sh -c 'exec CMD < FILE'`, and `sh -c 'exec true < FILE'` is measured too,
-# so the shell's own start-up can be taken off (`adjusted` below).
+# so the shell's own start-up can be taken off (`adjusted` below). `-i`:
+# `ploy-hook` alone exits 2 (usage); the hook itself always exits 0.
 feed() { echo "sh -c 'exec \"\$0\" \"\$@\" < $1' $2"; }
-hyperfine -N --warmup 20 --runs "$runs" --export-json "$root/out.json" \
+hyperfine -N -i --warmup 20 --runs "$runs" --export-json "$root/out.json" \
   -n "true" /usr/bin/true \
   -n "ploy --version" "$ploy --version" \
   -n "sh: true < input" "$(feed "$root/bash.json" /usr/bin/true)" \
-  -n "hook Bash (clean)" "$(feed "$root/bash.json" "$ploy hook claude-code")" \
-  -n "hook Bash (marked: ask)" "$(feed "$root/bash-marked.json" "$ploy hook claude-code")" \
-  -n "hook Read" "$(feed "$root/read.json" "$ploy hook claude-code")" \
-  -n "hook Write .git/hooks (ask)" "$(feed "$root/protected.json" "$ploy hook claude-code")" \
-  -n "hook WebFetch (marks)" "$(feed "$root/webfetch.json" "$ploy hook claude-code")" >/dev/null
+  -n "ploy-hook (usage error)" "$hook" \
+  -n "hook Bash (clean)" "$(feed "$root/bash.json" "$hook claude-code")" \
+  -n "hook Bash (marked: ask)" "$(feed "$root/bash-marked.json" "$hook claude-code")" \
+  -n "hook Read" "$(feed "$root/read.json" "$hook claude-code")" \
+  -n "hook Write .git/hooks (ask)" "$(feed "$root/protected.json" "$hook claude-code")" \
+  -n "hook WebFetch (marks)" "$(feed "$root/webfetch.json" "$hook claude-code")" \
+  -n "hook Bash (clean), full ploy" "$(feed "$root/bash.json" "$ploy hook claude-code")" >/dev/null
 python3 - "$root/out.json" <<'PY'
 import json, sys, os
 results = json.load(open(sys.argv[1]))["results"]
@@ -65,5 +72,5 @@ for r in results:
 print(f"load average: {open('/proc/loadavg').read().split()[0]} (on {os.cpu_count()} cores)")
 clean = med["hook Bash (clean)"] - shell
 print(f"hook Bash (clean), shell taken off: {clean:.2f} ms = {clean / 5:.2f} x the 5 ms target; "
-      f"{clean - med['ploy --version']:.2f} ms more than the bare start-up")
+      f"{clean - med['ploy-hook (usage error)']:.2f} ms more than ploy-hook's bare start-up")
 PY

@@ -522,12 +522,9 @@ fn install_and_uninstall_round_trip_byte_for_byte() {
         let installed = std::fs::read_to_string(&settings).unwrap();
         let value: Value = serde_json::from_str(&installed).unwrap();
         let pre = value["hooks"]["PreToolUse"].as_array().unwrap();
-        assert!(pre.iter().any(|g| {
-            g["hooks"][0]["command"]
-                .as_str()
-                .unwrap()
-                .ends_with(" hook claude-code")
-        }));
+        // The small ploy-hook binary next to ploy (cargo builds both).
+        let command = pre.last().unwrap()["hooks"][0]["command"].as_str().unwrap();
+        assert!(command.ends_with("ploy-hook' claude-code"), "{command}");
         assert_eq!(pre.last().unwrap()["hooks"][0]["timeout"], 10);
         assert!(value["hooks"]["PostToolUse"].is_array());
         if original == ODD {
@@ -590,4 +587,45 @@ fn install_refuses_without_valid_ploy_settings() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("PROFILE-2"), "{}", stderr(&out));
     assert!(!world.dir.path().join("home/.claude/settings.json").exists());
+}
+
+// proves: PERM-3, PERM-7, FAIL-1 (the small ploy-hook binary gives the same answers)
+#[test]
+fn the_ploy_hook_binary_answers_as_ploy_hook_claude_code() {
+    let world = World::with(
+        r#""permissions": {"shell": {"allow": ["cargo test*"], "deny": ["git push*"]}}"#,
+    );
+    let small = Path::new(support::PLOY).with_file_name("ploy-hook");
+    let event = |session: &str, tool: &str, input: Value| {
+        json!({"session_id": session, "cwd": world.project(), "hook_event_name": "PreToolUse",
+               "tool_name": tool, "tool_input": input})
+        .to_string()
+    };
+    let cases = [
+        event("a", "Bash", bash("cargo test")),
+        event("a", "Bash", bash("git push")),
+        event(
+            "a",
+            "Write",
+            json!({"file_path": ".claude/settings.json", "content": "{}"}),
+        ),
+        event("a", "WebFetch", json!({"url": PAGE, "prompt": "p"})),
+        event("a", "Bash", bash("cargo test")),
+        "not json".to_string(),
+    ];
+    for case in cases {
+        let full = world.run(&["hook", "claude-code"], case.as_bytes());
+        let mut command = Command::new(&small);
+        support::point_at(&mut command, world.dir.path())
+            .arg("claude-code")
+            .current_dir(world.project())
+            .env("HOME", world.dir.path().join("home"));
+        let fast = run_with_input(&mut command, case.as_bytes());
+        assert_eq!(fast.status.code(), Some(0), "{}", stderr(&fast));
+        // The WebFetch marks the session in both runs (same session, same mark).
+        assert_eq!(stdout(&fast), stdout(&full), "{case}");
+    }
+    let mut command = Command::new(&small);
+    let usage = run_with_input(command.arg("nonsense"), b"");
+    assert_eq!(usage.status.code(), Some(2));
 }

@@ -29,8 +29,11 @@ use serde_json::json;
 /// answers in milliseconds, this bound only covers a stalled disk.
 pub const HOOK_TIMEOUT_SECONDS: u64 = 10;
 
-/// The suffix of every command ploy installs (how its entries are found).
+/// The suffix of a command that runs `ploy hook claude-code`.
 pub const COMMAND_SUFFIX: &str = " hook claude-code";
+
+/// The small hook binary installed next to `ploy` (`ploy-hook claude-code`).
+pub const HOOK_BINARY: &str = "ploy-hook";
 
 /// The events ploy installs itself for, with their matchers.
 pub const EVENTS: [(&str, &str); 2] = [
@@ -93,6 +96,12 @@ pub fn hook_command(ploy: &str) -> String {
         crate::quote::sh_quote(ploy)
     };
     format!("{program}{COMMAND_SUFFIX}")
+}
+
+/// The command line for the small hook binary at `path` (same answers,
+/// faster start: see `ploy-hook`).
+pub fn hook_binary_command(path: &str) -> String {
+    format!("{} claude-code", crate::quote::sh_quote(path))
 }
 
 /// The settings text with ploy's entries added (`original` `None`: no
@@ -273,8 +282,12 @@ pub fn backup_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// A command ploy installed: `… hook claude-code` or `…ploy-hook claude-code`.
 fn is_ploy_command(command: &str) -> bool {
     command.ends_with(COMMAND_SUFFIX)
+        || command
+            .strip_suffix(" claude-code")
+            .is_some_and(|program| program.trim_end_matches('\'').ends_with(HOOK_BINARY))
 }
 
 fn format_error(path: &Path, message: String) -> InstallError {
@@ -506,6 +519,26 @@ fn remove_one(text: &str, event: &str) -> Result<Option<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_command_forms_are_ploy_s() {
+        for command in [
+            "ploy hook claude-code",
+            "'/opt/my ploy/ploy' hook claude-code",
+            "'/usr/local/bin/ploy-hook' claude-code",
+            &hook_binary_command("/a b/ploy-hook"),
+            &hook_command("/x/ploy"),
+        ] {
+            assert!(is_ploy_command(command), "{command}");
+        }
+        for command in [
+            "~/bin/guard.sh",
+            "ploy-hooker claude",
+            "my-hook claude-code",
+        ] {
+            assert!(!is_ploy_command(command), "{command}");
+        }
+    }
 
     #[test]
     fn cut_ranges_take_the_right_separator() {

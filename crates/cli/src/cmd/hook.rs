@@ -133,17 +133,24 @@ fn change(args: &InstallArgs, add: bool) -> ExitCode {
         }
     }
     let result = if add {
-        let program = if args.project {
-            "ploy".to_string()
+        let command = if args.project {
+            // Runs on every machine that has ploy on PATH.
+            install::hook_command("ploy")
         } else {
             match std::env::current_exe() {
-                Ok(exe) => exe.to_string_lossy().into_owned(),
+                // The small hook binary next to ploy answers faster (same judge).
+                Ok(exe) if exe.with_file_name(install::HOOK_BINARY).is_file() => {
+                    install::hook_binary_command(
+                        &exe.with_file_name(install::HOOK_BINARY).to_string_lossy(),
+                    )
+                }
+                Ok(exe) => install::hook_command(&exe.to_string_lossy()),
                 Err(err) => {
                     return fail(format!("where is ploy? {err}"), "run ploy by its full path");
                 }
             }
         };
-        install::install(&path, &install::hook_command(&program))
+        install::install(&path, &command)
     } else {
         install::uninstall(&path)
     };
