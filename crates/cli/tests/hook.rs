@@ -141,6 +141,11 @@ fn a_web_fetch_marks_the_session_and_later_commands_ask_naming_the_page() {
         ),
         None
     );
+    // The state folder is owner-only once the hook wrote to it (SVC-1).
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(world.dir.state()).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o077, 0, "state folder mode {mode:o}");
     let store = ploy_store::Store::open(world.db()).unwrap();
     let conversation = store
         .session_conversation("claude-code", "s-1")

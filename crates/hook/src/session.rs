@@ -88,8 +88,10 @@ impl Sessions {
     /// Mark the session (TAINT-1) and return its conversation id. `Ok` only
     /// once the mark is durable; on `Err` the web tool must not run (TAINT-3).
     pub fn mark(&self, session: &str, mark: &TaintMark) -> Result<String, String> {
+        // The state folder holds the store: owner-only (SVC-1), created
+        // 0700 or tightened, as every command that writes the store does.
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            ploy_dirs::ensure_private_dir(dir).map_err(|e| e.to_string())?;
         }
         let mut store = Store::open(&self.path).map_err(|e| e.to_string())?;
         let title = format!("{} session {session}", self.agent);
