@@ -438,9 +438,21 @@ impl Session {
                 .redact(completion.content.as_deref().unwrap_or(""))
                 .into_owned();
             let calls: Vec<ToolCall> = completion.tool_calls.clone();
+            // The calls run as the model wrote them (the decision is made on
+            // that text, and the egress door checks what leaves, BEYOND-6);
+            // what is stored and shown back to the model is redacted like
+            // every other text.
             let assistant = Entry::Assistant {
                 text: text.clone(),
-                tool_calls: calls.clone(),
+                tool_calls: calls
+                    .iter()
+                    .map(|call| {
+                        let mut shown = call.clone();
+                        shown.function.arguments =
+                            self.redactor.redact(&call.function.arguments).into_owned();
+                        shown
+                    })
+                    .collect(),
             };
             if let Err(err) = self.store_entry(&assistant) {
                 return self.end(Outcome::Runtime(format!("the conversation store: {err}")));
