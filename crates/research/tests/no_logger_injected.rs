@@ -18,8 +18,6 @@
 //!    `tracing-subscriber` is not a dependency of ploy-research.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::any::TypeId;
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use ploy_egress::{Dial, FetchConfig, Fetcher, Resolve};
@@ -30,71 +28,11 @@ use ploy_research::{
     SearchBackend, Searxng, Tavily, TavilyKeys, Wikipedia, build_engine,
 };
 use ploy_secrets::Redactor;
-use tracing_subscriber::fmt::MakeWriter;
 use url::Url;
 
-// ---- guard 2: the probe (autoref specialization on concrete types) ----
+// ---- guard 2: the probe (ploy_testkit::logger_traits!) ----
 
-struct Probe<T: ?Sized>(PhantomData<T>);
-
-macro_rules! detector {
-    ($yes:ident, $no:ident, $method:ident, $($bound:tt)+) => {
-        trait $yes {
-            fn $method(&self) -> bool {
-                true
-            }
-        }
-        impl<T: ?Sized + $($bound)+> $yes for Probe<T> {}
-        trait $no {
-            fn $method(&self) -> bool {
-                false
-            }
-        }
-        impl<T: ?Sized> $no for &Probe<T> {}
-    };
-}
-
-detector!(IsSubscriber, NotSubscriber, subscriber, tracing::Subscriber);
-detector!(
-    IsLayer,
-    NotLayer,
-    layer,
-    tracing_subscriber::Layer<tracing_subscriber::Registry>
-);
-detector!(
-    IsMakeWriter,
-    NotMakeWriter,
-    make_writer,
-    for<'a> MakeWriter<'a>
-);
-detector!(IsIoWrite, NotIoWrite, io_write, std::io::Write);
-
-/// The logger traits `$t` implements, plus "Dispatch" when it is one.
-macro_rules! logger_traits {
-    ($t:ty) => {{
-        let mut found: Vec<&'static str> = Vec::new();
-        if (&Probe::<$t>(PhantomData)).subscriber() {
-            found.push("tracing::Subscriber");
-        }
-        if (&Probe::<$t>(PhantomData)).layer() {
-            found.push("tracing_subscriber::Layer");
-        }
-        if (&Probe::<$t>(PhantomData)).make_writer() {
-            found.push("MakeWriter");
-        }
-        if (&Probe::<$t>(PhantomData)).io_write() {
-            found.push("std::io::Write");
-        }
-        if is_dispatch::<$t>() {
-            found.push("tracing::Dispatch");
-        }
-        (stringify!($t), found)
-    }};
-}
-
-fn is_dispatch<T: ?Sized + 'static>() -> bool {
-    TypeId::of::<T>() == TypeId::of::<tracing::Dispatch>()
-}
+use ploy_testkit::logger_traits;
 
 // proves: A-5 (the probe is not blind: it finds each kind of logger)
 #[test]

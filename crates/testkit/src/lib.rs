@@ -14,9 +14,12 @@
 //! * [`tls`]: a throwaway CA and server certificate (rcgen).
 //! * [`raw_http`]: a raw HTTP/1.1 client for hostile requests.
 //! * [`scripted_model`]: `ploy-scripted-model`, re-exported.
+//! * [`loggers`]: the A-5 probe ([`logger_traits!`]): which logger traits
+//!   a type implements.
 //!
 //! Everything here talks to 127.0.0.1 only.
 
+pub mod loggers;
 pub mod net;
 pub mod raw_http;
 pub mod strict;

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `ploy -p` from process start to the first byte its model server receives
+# (issue 11 target: < 30 ms). Everything a run does before it asks the model
+# is inside: settings and trust, the store (open, migrate, quick_check), the
+# web engine (research.json, TLS roots, the resolver), the model connection
+# (no running service: the check of the upstream and the run's own gateway,
+# with a new token), the session, the system prompt; and the first request
+# goes through the gateway to the upstream.
+#
+# The upstream is a tiny listener on 127.0.0.1 that timestamps the first
+# byte of each request and answers at once, so ploy ends right after.
+# Needs: python3 and a release build (`cargo build --release -p ploy`).
+# Usage: bench/agent_first_byte.sh [RUNS]    (PLOY=path/to/ploy for another build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-50}"
+ploy="$(realpath -m "${PLOY:-target/release/ploy}")"
+command -v python3 >/dev/null || { echo "missing python3" >&2; exit 2; }
+[ -x "$ploy" ] || cargo build --release -p ploy
+python3 - "$ploy" "$runs" <<'PY'
+import json, os, socket, statistics, subprocess, sys, tempfile, threading, time
+
+ploy, runs = sys.argv[1], int(sys.argv[2])
+root = tempfile.mkdtemp(prefix="ploy-first-byte-")
+for d in ("config", "state", "proj", "home"):
+    os.makedirs(os.path.join(root, d), mode=0o700)
+with open(os.path.join(root, "config", "settings.json"), "w") as f:
+    f.write('{"security_profile": {"sandbox": "workspace-write", "approval": "ask"}}')
+with open(os.path.join(root, "proj", "README.md"), "w") as f:
+    f.write("# a project\n")
+
+first_byte = []
+lock = threading.Condition()
+reply = json.dumps({"id": "r", "object": "chat.completion", "choices": [
+    {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}).encode()
+
+def serve(conn):
+    with conn:
+        data = conn.recv(1)
+        if not data:
+            return  # ploy's check that a model server listens: no bytes
+        now = time.monotonic_ns()
+        with lock:
+            first_byte.append(now)
+            lock.notify_all()
+        buf = data
+        while b"\r\n\r\n" not in buf:
+            buf += conn.recv(65536)
+        head, body = buf.split(b"\r\n\r\n", 1)
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        while len(body) < length:
+            body += conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: "
+                     + str(len(reply)).encode() + b"\r\nconnection: close\r\n\r\n" + reply)
+
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(64)
+url = "http://127.0.0.1:%d/v1/chat/completions" % listener.getsockname()[1]
+def accept():
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+threading.Thread(target=accept, daemon=True).start()
+
+env = dict(os.environ, PLOY_CONFIG_DIR=os.path.join(root, "config"),
+           PLOY_STATE_DIR=os.path.join(root, "state"), HOME=os.path.join(root, "home"))
+env.pop("PLOY_MODEL", None)
+cmd = [ploy, "-p", "hello", "--upstream", url]
+
+def once():
+    with lock:
+        seen = len(first_byte)
+    start = time.monotonic_ns()
+    proc = subprocess.Popen(cmd, cwd=os.path.join(root, "proj"), env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with lock:
+        lock.wait_for(lambda: len(first_byte) > seen, timeout=30)
+        got = first_byte[seen] if len(first_byte) > seen else None
+    out, err = proc.communicate(timeout=60)
+    if proc.returncode != 0 or got is None:
+        sys.exit("ploy -p failed (%s): %s" % (proc.returncode, err.decode()))
+    return (got - start) / 1e6, (time.monotonic_ns() - start) / 1e6
+
+for _ in range(3):
+    once()  # warm the page cache and the store file
+samples = [once() for _ in range(runs)]
+fb = sorted(s[0] for s in samples)
+total = sorted(s[1] for s in samples)
+p90 = fb[int(len(fb) * 0.9) - 1]
+print(f"ploy -p start to first byte upstream: median {statistics.median(fb):.2f} ms, "
+      f"p90 {p90:.2f} ms, min {fb[0]:.2f} ms over {runs} runs (target < 30 ms: "
+      f"{'met' if statistics.median(fb) < 30 else 'NOT met'})")
+print(f"whole run (answer printed, process exited): median {statistics.median(total):.2f} ms")
+print(f"load average: {open('/proc/loadavg').read().split()[0]} (on {os.cpu_count()} cores)")
+subprocess.run(["rm", "-rf", root])
+PY
