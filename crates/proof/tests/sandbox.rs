@@ -1484,3 +1484,26 @@ fn the_program_has_no_capabilities_and_no_new_privs() {
     assert!(text.contains("NoNewPrivs:\t1"), "{result}");
     assert!(text.contains("Seccomp:\t2"), "{result}");
 }
+
+// A file name the program chose is printed by ploy in its notes: a terminal
+// escape sequence in it is shown escaped, never sent to the terminal raw.
+// proves: SBX-6
+#[test]
+fn notes_never_carry_raw_control_characters_from_file_names() {
+    let world = World::new();
+    let result = world.sh(
+        &["--writable-project"],
+        "mkdir -p \"$(printf 'a\\033]0;pwned\\007')/.claude\"",
+    );
+    let notes: Vec<String> = result["notes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{result}"))
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    assert!(!notes.is_empty(), "{result}");
+    for note in &notes {
+        assert!(!note.chars().any(char::is_control), "{note:?}");
+        assert!(note.contains("\\u{1b}"), "{note:?}");
+    }
+}

@@ -384,8 +384,8 @@ fn unmapped_owner_warning(project: &Path) -> Option<String> {
          and group are); a proof that edits such a file fails with EOVERFLOW (\"Value too \
          large for defined data type\") when the copy-on-write layer copies it. Fix: chown or \
          chgrp the project's files to yourself (e.g. `chgrp -R \"$(id -g)\" {}`)",
-        path.display(),
-        project.display()
+        sandbox::shown_path(&path),
+        sandbox::shown_path(project)
     ))
 }
 

@@ -428,7 +428,7 @@ fn copy_up_failure(project: &Path, output: &RunOutput) -> Option<String> {
          {} belongs to uid {uid} / gid {gid}, which the sandbox's user namespace cannot map, so \
          the copy-on-write layer cannot copy it; chown or chgrp the project's files to yourself \
          (`ploy doctor` lists such files)",
-        path.display()
+        shown_path(&path)
     ))
 }
 
@@ -446,16 +446,12 @@ fn created_protected_paths(project: &Path, before: &view::ProjectScan) -> Vec<St
         if before.described.iter().any(|(old, _)| old == path) {
             continue;
         }
-        let shown = path
-            .strip_prefix(project)
-            .unwrap_or(path)
-            .display()
-            .to_string();
+        let shown = shown_path(path.strip_prefix(project).unwrap_or(path));
         notes.push(match view::quarantine(path) {
             Ok(moved) => format!(
                 "SBX-6: the program created {shown} ({what}); it was moved aside to {} so \
                  nothing runs it. Review it; rename it back only if you made it yourself",
-                moved.strip_prefix(project).unwrap_or(&moved).display()
+                shown_path(moved.strip_prefix(project).unwrap_or(&moved))
             ),
             Err(err) => format!(
                 "SBX-6: the program created {shown} ({what}) and it could not be moved aside \
@@ -464,6 +460,22 @@ fn created_protected_paths(project: &Path, before: &view::ProjectScan) -> Vec<St
         });
     }
     notes
+}
+
+/// A path the program chose, safe to print: control characters (a terminal
+/// escape sequence in a file name) are shown escaped, never sent raw.
+pub fn shown_path(path: &Path) -> String {
+    path.to_string_lossy()
+        .chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }
 
 /// Probes every layer with the dedicated init next to the running
