@@ -544,6 +544,7 @@ fn a_build_cache_inside_the_project_is_refused() {
 #[test]
 fn each_missing_layer_stops_everything() {
     let world = World::new();
+    let cache = world.cache_option();
     for layer in [
         "user-namespaces",
         "filesystem",
@@ -552,26 +553,47 @@ fn each_missing_layer_stops_everything() {
         "landlock",
         "seccomp",
     ] {
-        let marker = world.project.join("ran");
-        let result = world.run(
-            &["--writable-project", "--simulate-missing", layer],
-            &["/bin/sh", "-c", "echo ran > ran"],
-        );
-        assert_eq!(result["rule"], "SBX-5", "{layer}: {result}");
-        let error = result["error"].as_str().unwrap();
-        assert!(
-            error.contains(layer) && error.contains("To enable it"),
-            "{error}"
-        );
-        assert!(!marker.exists(), "{layer}: the program ran");
+        // Both views; the copy-on-write one writes its marker into the build
+        // cache, the one place its writes persist.
+        for options in [
+            &["--writable-project"][..],
+            &["--build-cache", cache.as_str()][..],
+        ] {
+            if layer == "overlay" && options[0] == "--writable-project" {
+                continue; // a writable project uses no overlay (below)
+            }
+            let mut all = options.to_vec();
+            all.extend(["--simulate-missing", layer]);
+            let result = world.sh(
+                &all,
+                "echo ran > ran; mkdir -p $CARGO_TARGET_DIR && echo ran > $CARGO_TARGET_DIR/ran",
+            );
+            assert_eq!(result["rule"], "SBX-5", "{layer}: {result}");
+            let error = result["error"].as_str().unwrap();
+            assert!(
+                error.contains(layer) && error.contains("To enable it"),
+                "{error}"
+            );
+            assert!(
+                !world.project.join("ran").exists(),
+                "{layer}: the program ran"
+            );
+            assert!(
+                world.cache_file("cargo-target/ran").is_none(),
+                "{layer}: it ran"
+            );
+        }
     }
-    // The overlay layer is probed even for a writable project: a missing
-    // layer is missing for every run.
-    let result = world.run(
-        &["--simulate-missing", "overlay"],
-        &["/bin/sh", "-c", "echo ran > ran"],
+    // `ploy sandbox run` (a writable project) does not use the overlay, so it
+    // neither builds nor needs it; the probe and every proof still do.
+    let result = world.sh(
+        &["--writable-project", "--simulate-missing", "overlay"],
+        "echo ran > ran",
     );
-    assert_eq!(result["rule"], "SBX-5");
+    assert_eq!(exit_code(&result), 0, "{result}");
+    assert!(world.project.join("ran").exists());
+    let probe = world.run(&["--probe", "--simulate-missing", "overlay"], &[]);
+    assert_eq!(probe["can_run"], false, "{probe}");
 }
 
 // proves: SBX-5

@@ -319,9 +319,13 @@ fn mount_project(request: &InitRequest) -> StepResult<Option<OwnedFd>> {
     let target = inside(&view.project);
     mkdir_all(&target)?;
     if !view.copy_on_write {
-        // The project needs no overlay here, but every layer is checked on
-        // every run (SBX-5): mount a throwaway overlay in the scaffold.
-        overlay_self_test(request)?;
+        // A writable project uses no overlay: the layer is not part of this
+        // sandbox, so it is neither built nor claimed (the probe and every
+        // proof still need it, SBX-5).
+        report_ok(
+            Layer::Overlay,
+            "not used: the project is writable (ploy sandbox run)",
+        );
         bind(&source, &target)?;
         restrict_mount(&target, ATTR_NOSUID | ATTR_NODEV, true)?;
         return Ok(None);
@@ -387,26 +391,6 @@ fn mount_overlay(target: &Path, options: &str) -> rustix::io::Result<()> {
         Some(with_xattr.as_c_str()),
     )
     .or_else(|_| rustix::mount::mount("overlay", target, "overlay", flags, Some(plain.as_c_str())))
-}
-
-/// Mounts an overlay made of scaffold folders, to prove the layer works when
-/// the project itself is bound writable. It is left mounted: it goes away
-/// with the whole scaffold when the old root is detached, which spares an
-/// unmount (each one waits for the kernel's RCU grace period).
-fn overlay_self_test(request: &InitRequest) -> StepResult {
-    simulated(request, Layer::Overlay)?;
-    let overlay_err =
-        |err: &dyn std::fmt::Display| (Layer::Overlay, format!("overlayfs self-test: {err}"));
-    for dir in ["/ovl/lower", "/ovl/upper", "/ovl/work", "/ovl/merged"] {
-        fs::create_dir_all(dir).map_err(|err| overlay_err(&err))?;
-    }
-    mount_overlay(
-        Path::new("/ovl/merged"),
-        "lowerdir=/ovl/lower,upperdir=/ovl/upper,workdir=/ovl/work",
-    )
-    .map_err(|err| overlay_err(&err))?;
-    report_ok(Layer::Overlay, "overlayfs mounts inside the user namespace");
-    Ok(())
 }
 
 /// Hides a path inside the new root: an empty read-only tmpfs over a folder,

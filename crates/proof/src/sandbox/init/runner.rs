@@ -18,7 +18,7 @@ use std::{
         fd::{AsRawFd, OwnedFd, RawFd},
         unix::ffi::{OsStrExt, OsStringExt},
     },
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use ploy_validate::{Pipeline, PlanCommand, ProofPlan, StreamTarget};
@@ -65,7 +65,14 @@ pub(super) struct Runner<'w> {
     /// program: the caller wants an error, not status 127).
     exec_errors_fatal: bool,
     watch: &'w mut dyn Watch,
+    /// When the watcher checks next.
+    next_check: Instant,
 }
+
+/// The watcher's first check, after the work started: a program that exits
+/// at once (the common case of a quick check) never pays for a scan, and no
+/// process can grow past its own RLIMIT_DATA before it.
+const FIRST_CHECK: Duration = Duration::from_millis(5);
 
 impl<'w> Runner<'w> {
     /// A runner with the init's own environment (the program's, built by the
@@ -96,6 +103,7 @@ impl<'w> Runner<'w> {
             reaped: HashMap::new(),
             exec_errors_fatal,
             watch,
+            next_check: Instant::now() + FIRST_CHECK,
         })
     }
 
@@ -299,8 +307,13 @@ impl<'w> Runner<'w> {
             if pids.iter().all(|pid| self.reaped.contains_key(pid)) {
                 return Ok(());
             }
-            let wait = self.watch.tick();
-            wait_for_child_signal(wait);
+            // The watcher runs on its own schedule, not at every child's
+            // end (a build starts and reaps thousands of short processes).
+            let now = Instant::now();
+            if now >= self.next_check {
+                self.next_check = now + self.watch.tick();
+            }
+            wait_for_child_signal(self.next_check.saturating_duration_since(now));
         }
     }
 
