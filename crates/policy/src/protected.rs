@@ -18,6 +18,12 @@
 //! * a `hooks` folder below a `.git` folder (`.git/hooks/**`, and a
 //!   submodule's `.git/modules/x/hooks/**`), and git's `config` /
 //!   `config.worktree` files below a `.git` folder;
+//! * git's pointer files below a `.git` folder: `commondir` (a linked
+//!   worktree's admin folder names the repository whose config and hooks
+//!   git then uses) and `gitdir` (`.git/worktrees/x/gitdir`,
+//!   `.git/modules/x/gitdir`); pointing one elsewhere makes the host's git
+//!   read a planted `config` (`core.fsmonitor`, `core.hooksPath`) — code
+//!   the next `git status` runs;
 //! * the files `.mcp.json` and `.envrc`;
 //! * ploy's config and state folders and the trust file (given by the caller);
 //! * a path that *holds* one of these: a `.git` folder itself, or a folder
@@ -90,8 +96,12 @@ const PROTECTED_FILES: [(&str, &str); 2] = [
 /// git's configuration files below a `.git` folder.
 const GIT_CONFIG_FILES: [&str; 2] = ["config", "config.worktree"];
 
+/// git's pointer files below a `.git` folder: where git finds the
+/// repository (and so the config and hooks) it uses.
+const GIT_POINTER_FILES: [&str; 2] = ["commondir", "gitdir"];
+
 /// Every name a protected path is made of, for glob matching.
-const MATCHABLE_NAMES: [&str; 12] = [
+const MATCHABLE_NAMES: [&str; 14] = [
     ".ploy",
     ".claude",
     ".pi",
@@ -104,6 +114,8 @@ const MATCHABLE_NAMES: [&str; 12] = [
     "hooks",
     "config",
     "config.worktree",
+    "commondir",
+    "gitdir",
 ];
 
 /// The protected names one glob component (`.g*`, `hoo?s`, `[.]claude`)
@@ -380,6 +392,14 @@ fn name_rule(names: &[String]) -> Option<&'static str> {
                 .is_some_and(|n| GIT_CONFIG_FILES.contains(&n.as_str()))
             {
                 return Some("git's configuration (it names programs git runs)");
+            }
+            if below
+                .last()
+                .is_some_and(|n| GIT_POINTER_FILES.contains(&n.as_str()))
+            {
+                return Some(
+                    "a git pointer file (it sends git to another repository's configuration and hooks)",
+                );
             }
         }
     }

@@ -154,6 +154,12 @@ const PROTECTED: &[&str] = &[
     ".git/modules/sub/hooks/post-checkout",
     ".git/modules/sub/config",
     ".git/worktrees/w/config.worktree",
+    // git's pointer files (where git finds the config and hooks it uses)
+    ".git/commondir",
+    ".GIT/CommonDir",
+    ".git/worktrees/w/commondir",
+    ".git/worktrees/w/gitdir",
+    ".git/modules/sub/gitdir",
     "vendor/lib/.git/hooks/pre-commit",
     ".git",
     ".git/",
@@ -206,6 +212,8 @@ const ORDINARY: &[&str] = &[
     ".github/workflows/ci.yml",
     ".git/index",
     ".git/objects/ab/cdef",
+    "commondir",
+    "src/gitdir",
     "config",
     "hooks/pre-commit",
     "src/config",
@@ -306,6 +314,9 @@ const PROTECTED_LINES: &[&str] = &[
     "echo x > .g?t/hooks/pre-commit",
     "cp x .git/h*/pre-commit",
     "cp x .git/*/pre-commit",
+    "echo /tmp/evil/.git > .git/commondir",
+    "cp x .git/common*",
+    "printf %s ../../elsewhere > .git/worktrees/w/gitdir",
     "echo x > .[c]laude/settings.json",
     "shopt -s dotglob; cp -r template/* .",
     "sudo tee .git/config",
@@ -539,6 +550,36 @@ fn the_one_function_answers_for_the_sandbox_and_the_hook() {
             .is_none()
     );
     assert!(names.protects(".mcp.json").is_some());
+}
+
+// proves: PERM-7 (found attacking the sandbox: a linked worktree's
+// `.git/commondir` pointed at a folder holding a planted `config` makes the
+// host's next `git status` run its `core.fsmonitor`)
+#[test]
+fn git_pointer_files_are_protected_like_git_config() {
+    let list = ProtectedPaths::new(Path::new(PROJECT), &folders());
+    for path in [
+        ".git/commondir",
+        "/home/dev/proj/.git/worktrees/w/commondir",
+        ".git/worktrees/w/gitdir",
+        "vendor/sub/.git/modules/x/gitdir",
+    ] {
+        let hit = list
+            .protects(path)
+            .unwrap_or_else(|| panic!("{path} must be protected"));
+        assert!(hit.what.contains("pointer file"), "{path}: {hit}");
+    }
+    // Only below a `.git` folder: a project file named so is ordinary.
+    for path in ["commondir", "docs/gitdir", ".github/commondir"] {
+        assert!(list.protects(path).is_none(), "{path}");
+    }
+    // Through the real assert: an allow rule on `**` and an "always"
+    // approval of the write do not let it through; nobody to ask → refused.
+    let r = root();
+    let action = Action::edit("write", ".git/commondir", &r);
+    assert_eq!(check_protected("commondir", &action), None);
+    let line = Action::shell("bash", "echo /tmp/evil/.git > .git/commondir", &r);
+    assert_eq!(check_protected("commondir line", &line), None);
 }
 
 // proves: PERM-1 (a decision names the kinds it asks about)
