@@ -34,23 +34,94 @@ pub enum LoggingError {
 
 /// The redactor shared by the log writer, which can learn secrets later
 /// (generated tokens, keys entered at run time). Cheap to clone.
+///
+/// It can be made [`SharedRedactor::deferred`]: the secret values are taken
+/// at once, but the automaton over them (the costly part, about a
+/// millisecond for a usual environment) is built on first use, so a command
+/// that never logs never pays for it. Every use ([`SharedRedactor::current`],
+/// [`SharedRedactor::add_secrets`]) builds it first, so no line is ever
+/// written with fewer secrets than were given.
 #[derive(Debug, Clone, Default)]
 pub struct SharedRedactor {
-    inner: Arc<RwLock<Redactor>>,
+    inner: Arc<RwLock<Slot>>,
+}
+
+/// A shared redactor's state: the redactor, and the secret values it is
+/// still to be built from when it was deferred.
+#[derive(Default)]
+struct Slot {
+    built: Redactor,
+    deferred: Option<Vec<String>>,
+}
+
+impl std::fmt::Debug for Slot {
+    // Never prints a value: only counts.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.deferred {
+            None => self.built.fmt(f),
+            Some(values) => write!(f, "Deferred({} secrets)", values.len()),
+        }
+    }
+}
+
+impl Slot {
+    /// The built redactor, building it first if it was deferred.
+    fn ready(&mut self) -> &Redactor {
+        if let Some(values) = self.deferred.take() {
+            // Short values were noted (or not, by level) where they were taken.
+            let (built, _rejected) = Redactor::new(values);
+            self.built = built;
+        }
+        &self.built
+    }
 }
 
 impl SharedRedactor {
     /// Shares `redactor`.
     pub fn new(redactor: Redactor) -> SharedRedactor {
         SharedRedactor {
-            inner: Arc::new(RwLock::new(redactor)),
+            inner: Arc::new(RwLock::new(Slot {
+                built: redactor,
+                deferred: None,
+            })),
         }
     }
 
-    /// The current redactor, or `None` if a writer panicked while holding
-    /// the lock (callers then fail closed).
+    /// Shares a redactor for `secrets` that is built on first use (see the
+    /// type's docs). The values are kept from now on, so later changes to
+    /// where they came from (e.g. the environment) change nothing.
+    pub fn deferred<I, S>(secrets: I) -> SharedRedactor
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let values = secrets.into_iter().map(Into::into).collect();
+        SharedRedactor {
+            inner: Arc::new(RwLock::new(Slot {
+                built: Redactor::empty(),
+                deferred: Some(values),
+            })),
+        }
+    }
+
+    /// The current redactor (built now if it was deferred), or `None` if a
+    /// writer panicked while holding the lock (callers then fail closed).
     pub fn current(&self) -> Option<Redactor> {
-        self.inner.read().ok().map(|guard| guard.clone())
+        if let Ok(guard) = self.inner.read()
+            && guard.deferred.is_none()
+        {
+            return Some(guard.built.clone());
+        }
+        let mut guard = self.inner.write().ok()?;
+        Some(guard.ready().clone())
+    }
+
+    /// Whether the redactor has been built (false only for a
+    /// [`SharedRedactor::deferred`] one not used yet).
+    pub fn is_built(&self) -> bool {
+        self.inner
+            .read()
+            .is_ok_and(|guard| guard.deferred.is_none())
     }
 
     /// Teaches the shared redactor more secrets; returns the refused ones.
@@ -61,8 +132,8 @@ impl SharedRedactor {
     {
         match self.inner.write() {
             Ok(mut guard) => {
-                let (next, rejected) = guard.with_more(secrets);
-                *guard = next;
+                let (next, rejected) = guard.ready().with_more(secrets);
+                guard.built = next;
                 rejected
             }
             // A poisoned lock already makes every log line withheld.
@@ -174,11 +245,18 @@ impl<W: Write> Drop for RedactingWriter<W> {
 /// each passing `redactor`, at the level named by [`LOG_LEVEL_ENV`] (default
 /// `warn`). Returns the shared redactor so secrets learned later can be added.
 pub fn init_logging(redactor: Redactor) -> Result<SharedRedactor, LoggingError> {
-    let shared = SharedRedactor::new(redactor);
-    let level = std::env::var(LOG_LEVEL_ENV)
+    install(SharedRedactor::new(redactor), log_level())
+}
+
+/// The level named by [`LOG_LEVEL_ENV`], `warn` when unset or unreadable.
+fn log_level() -> LevelFilter {
+    std::env::var(LOG_LEVEL_ENV)
         .ok()
         .and_then(|value| value.parse::<LevelFilter>().ok())
-        .unwrap_or(LevelFilter::WARN);
+        .unwrap_or(LevelFilter::WARN)
+}
+
+fn install(shared: SharedRedactor, level: LevelFilter) -> Result<SharedRedactor, LoggingError> {
     let subscriber = tracing_subscriber::fmt()
         .with_writer(RedactingMakeWriter::new(io::stderr, shared.clone()))
         .with_ansi(false)
@@ -190,11 +268,19 @@ pub fn init_logging(redactor: Redactor) -> Result<SharedRedactor, LoggingError> 
 }
 
 /// [`init_logging`] with the secret-looking variables of this process's
-/// environment. Values too short to redact are only noted at debug level
+/// environment, taken now. The automaton is built on the first log line or
+/// other use ([`SharedRedactor::deferred`]): most commands never log, and
+/// building it is most of a short command's start-up. At `debug` level and
+/// finer it is built at once, and values too short to redact are noted
 /// (environments hold many short harmless ones, such as `XDG_SESSION_TYPE`).
 pub fn init_logging_from_env() -> Result<SharedRedactor, LoggingError> {
-    let (redactor, rejected) = Redactor::from_process_env();
-    let shared = init_logging(redactor)?;
+    let set = crate::SecretSet::from_process_env();
+    let level = log_level();
+    if level < LevelFilter::DEBUG {
+        return install(SharedRedactor::deferred(set.values()), level);
+    }
+    let (redactor, rejected) = Redactor::new(set.values());
+    let shared = install(SharedRedactor::new(redactor), level)?;
     for refused in rejected {
         tracing::debug!("{refused}");
     }

@@ -148,3 +148,30 @@ fn without_redactor_lines_are_withheld() {
     }
     assert_eq!(capture.text(), WITHHELD_LINE);
 }
+
+// proves: A-1, REDACT-1 (a deferred redactor — ploy's start-up one — is built
+// before the first line is written: that line and every later one are
+// redacted; secrets added before the first use join the deferred ones)
+#[test]
+fn a_deferred_redactor_redacts_from_the_first_line() {
+    let capture = Capture::default();
+    let shared = SharedRedactor::deferred([SECRET.to_owned()]);
+    assert!(!shared.is_built(), "nothing is built before a use");
+    tracing::subscriber::with_default(subscriber(&capture, &shared), || {
+        tracing::warn!("first line {SECRET}");
+    });
+    assert!(shared.is_built());
+    let logged = capture.text();
+    assert!(logged.contains("first line [REDACTED]"), "{logged}");
+    assert!(!leaks(&logged, SECRET), "{logged}");
+
+    let learned = "learned-before-first-use-7f3a";
+    let later = SharedRedactor::deferred([SECRET]);
+    assert!(later.add_secrets([learned]).is_empty());
+    let redactor = later.current().expect("readable");
+    assert_eq!(redactor.len(), 2, "deferred and added secrets both kept");
+    let line = format!("{SECRET} and {learned}");
+    assert_eq!(redactor.redact(&line), "[REDACTED] and [REDACTED]");
+    let debug = format!("{later:?} {:?}", SharedRedactor::deferred([SECRET]));
+    assert!(!debug.contains(SECRET), "{debug}");
+}
