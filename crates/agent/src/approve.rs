@@ -9,7 +9,7 @@
 //! answers offered (never `always` in a tainted conversation, with the mark
 //! that says why).
 
-use ploy_policy::{AskOption, Basis, KindSet, TaintMark};
+use ploy_policy::{Approval, ApprovalScope, AskOption, Basis, Grant, KindSet, TaintMark};
 use serde::Serialize;
 
 use crate::tool::BoxFuture;
@@ -43,6 +43,26 @@ pub struct ApprovalRequest {
     /// When the conversation is tainted, its first mark: the reason `always`
     /// is not offered ("this conversation read web content from ...").
     pub tainted_by: Option<TaintMark>,
+    /// When `always` is offered: what it would save, one line per narrow
+    /// grant ([`describe_approval`]), so the person sees its scope.
+    pub always_scope: Vec<String>,
+}
+
+/// One line saying what an approval allows (`ploy approvals list`, and the
+/// scope an `always` answer would save).
+pub fn describe_approval(approval: &Approval) -> String {
+    let scope = match approval.scope {
+        ApprovalScope::Once => "once",
+        ApprovalScope::Always => "always",
+    };
+    match &approval.grant {
+        Grant::Pattern { kind, pattern } => format!("{scope} {kind} `{pattern}`"),
+        Grant::ExactAction {
+            tool,
+            target,
+            kinds,
+        } => format!("{scope} {tool} ({kinds}) `{target}`"),
+    }
 }
 
 /// A person's answer.

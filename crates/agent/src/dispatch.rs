@@ -129,6 +129,14 @@ impl Policy {
             .and_then(|c| c.marks().first().cloned())
     }
 
+    /// Every mark of the conversation, oldest first.
+    pub fn marks(&self) -> Vec<ploy_policy::TaintMark> {
+        self.conversation
+            .lock()
+            .map(|c| c.marks().to_vec())
+            .unwrap_or_default()
+    }
+
     /// True when the conversation is tainted (or its state is unusable).
     pub fn is_tainted(&self) -> bool {
         self.conversation
@@ -222,6 +230,19 @@ pub struct Dispatched {
     pub args: String,
     /// The decision, when the call got that far.
     pub decision: Option<DecisionRecord>,
+}
+
+/// What an `always` answer would save (empty when it is not offered): the
+/// same narrow grants [`Dispatcher`] saves, described for the prompt.
+fn always_scope(decisions: &[(Decision, &Action)]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (decision, action) in decisions.iter().filter(|(d, _)| d.is_ask()) {
+        match Approval::for_answer(action, decision, AskOption::Always) {
+            Ok(grants) => lines.extend(grants.iter().map(crate::approve::describe_approval)),
+            Err(_) => return Vec::new(),
+        }
+    }
+    lines
 }
 
 /// Runs tool calls through the one path.
@@ -547,6 +568,10 @@ impl Dispatcher {
             diff: diff.map(|d| self.redactor.redact(&d).into_owned()),
             options: decision.options().to_vec(),
             tainted_by: self.policy.first_mark(),
+            always_scope: always_scope(decisions)
+                .iter()
+                .map(|line| self.redactor.redact(line).into_owned())
+                .collect(),
         }
     }
 

@@ -20,11 +20,15 @@
 //! 5. [`limits`]: turns, wall time, the loop guard.
 //! 6. [`event`]: the event stream (`--mode json`, docs/rpc.md).
 //!
-//! Extension points for later faces: an interactive prompt or an RPC client
-//! implements [`approve::Approver`]; more tools (browser, memory) implement
+//! 7. [`ask`]: the approval prompt as pure code (what a person is shown,
+//!    which answers are accepted), shared by the terminal and [`rpc`].
+//! 8. [`rpc`]: `--mode rpc`'s protocol and its [`approve::Approver`].
+//!
+//! Extension points: a face implements [`approve::Approver`]; more tools (browser, memory) implement
 //! [`tool::Tool`] and are added to the [`tool::Registry`].
 
 pub mod approve;
+pub mod ask;
 pub mod config;
 pub mod connect;
 pub mod dispatch;
@@ -32,6 +36,7 @@ pub mod event;
 pub mod history;
 pub mod limits;
 pub mod marker;
+pub mod rpc;
 pub mod session;
 pub mod tool;
 pub mod tools;

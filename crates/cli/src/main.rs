@@ -160,12 +160,6 @@ fn main() -> ExitCode {
         }
     };
     let Some(command) = cli.command else {
-        if cmd::agent::is_empty(&cli.agent) {
-            eprintln!(
-                "ploy: the interactive mode is not available yet; run one prompt with `ploy -p \"PROMPT\"` (see `ploy --help`)"
-            );
-            return ExitCode::from(2);
-        }
         return cmd::agent::run(cli.agent, log_secrets.as_ref());
     };
     match command {

@@ -1,5 +1,9 @@
-//! `ploy -p "PROMPT" [--mode text|json] [--continue | --conversation ID]
+//! `ploy [-p "PROMPT"] [--mode text|json|rpc] [--continue | --conversation ID]
 //! [--model NAME] [--upstream URL] [--hosts FILE] [-a | -na]`
+//!
+//! `-p` runs one prompt (text or JSON events); `--mode rpc` reads commands
+//! on stdin (agent_rpc.rs); `ploy` alone is the interactive terminal
+//! (agent_tui.rs). All three open sessions through [`Wiring`].
 //!
 //! Thin: trust and settings load in ploy-trust / ploy-policy, the model
 //! connection and the loop live in ploy-agent, the web engine in
@@ -82,32 +86,19 @@ pub enum Mode {
     Text,
     /// One JSON event per line on stdout (docs/rpc.md).
     Json,
-    /// JSON commands on stdin (not yet available).
+    /// JSON commands on stdin, JSON events and responses on stdout
+    /// (docs/rpc.md); approvals are answered with `approve` commands.
     Rpc,
 }
 
-/// True when no agent flag was given (then `ploy` alone is the
-/// interactive mode, which is not built yet).
-pub fn is_empty(args: &AgentArgs) -> bool {
-    args.print.is_none()
-        && args.mode.is_none()
-        && !args.continue_latest
-        && args.conversation.is_none()
-        && args.model.is_none()
-        && args.upstream.is_none()
-        && args.hosts.is_none()
-        && !args.approve
-        && !args.no_approve
-}
-
 /// Why a run could not start, for a person (and the `error` event).
-struct Failure {
-    code: u8,
-    message: String,
-    hint: Option<String>,
+pub(crate) struct Failure {
+    pub(crate) code: u8,
+    pub(crate) message: String,
+    pub(crate) hint: Option<String>,
 }
 
-fn usage(message: impl Into<String>, hint: impl Into<String>) -> Failure {
+pub(crate) fn usage(message: impl Into<String>, hint: impl Into<String>) -> Failure {
     Failure {
         code: EXIT_USAGE,
         message: message.into(),
@@ -115,7 +106,7 @@ fn usage(message: impl Into<String>, hint: impl Into<String>) -> Failure {
     }
 }
 
-fn runtime(message: impl Into<String>) -> Failure {
+pub(crate) fn runtime(message: impl Into<String>) -> Failure {
     Failure {
         code: EXIT_RUNTIME,
         message: message.into(),
@@ -182,7 +173,7 @@ impl Printer {
 /// (it learns the gateway token, and every printed text is redacted with it).
 pub fn run(args: AgentArgs, log: Option<&SharedRedactor>) -> ExitCode {
     let printer = Printer {
-        json: args.mode == Some(Mode::Json),
+        json: matches!(args.mode, Some(Mode::Json | Mode::Rpc)),
     };
     match run_inner(&args, log, &printer) {
         Ok(code) => code,
@@ -217,7 +208,12 @@ fn prompt_text(print: &str) -> Result<String, Failure> {
     })
 }
 
-fn load(args: &AgentArgs, dirs: &PloyDirs, mode: UiMode) -> Result<LoadedProject, Failure> {
+fn load(
+    args: &AgentArgs,
+    dirs: &PloyDirs,
+    mode: UiMode,
+    prompt: Option<&mut dyn ploy_trust::TrustPrompt>,
+) -> Result<LoadedProject, Failure> {
     let mut options = LoadOptions::new(".");
     options.flag = match (args.approve, args.no_approve) {
         (true, _) => Some(true),
@@ -225,11 +221,16 @@ fn load(args: &AgentArgs, dirs: &PloyDirs, mode: UiMode) -> Result<LoadedProject
         _ => None,
     };
     options.mode = mode;
-    options.stdin_is_tty = false;
-    // TRUST-7: never a question in -p / json; the resolver does not ask in
-    // these modes, and this prompt would refuse if it ever did.
+    // TRUST-7: a question only in the interactive mode on a terminal; in
+    // -p, json and rpc the resolver does not ask, and this prompt would
+    // refuse if it ever did.
+    options.stdin_is_tty = prompt.is_some();
     let mut never = ScriptedPrompt::failing("non-interactive run (TRUST-7)");
-    load_project(dirs, &options, &mut never).map_err(|e| {
+    let prompt: &mut dyn ploy_trust::TrustPrompt = match prompt {
+        Some(prompt) => prompt,
+        None => &mut never,
+    };
+    load_project(dirs, &options, prompt).map_err(|e| {
         usage(
             e.to_string(),
             "fix the file named above (`ploy config check` validates settings)",
@@ -237,96 +238,115 @@ fn load(args: &AgentArgs, dirs: &PloyDirs, mode: UiMode) -> Result<LoadedProject
     })
 }
 
-fn run_inner(
-    args: &AgentArgs,
-    log: Option<&SharedRedactor>,
-    printer: &Printer,
-) -> Result<ExitCode, Failure> {
-    let mode = args.mode.unwrap_or(Mode::Text);
-    if mode == Mode::Rpc {
-        return Err(usage(
-            "--mode rpc is not available yet",
-            "use -p PROMPT with --mode text or --mode json",
-        ));
-    }
-    let Some(print) = &args.print else {
-        return Err(usage(
-            "a run needs -p PROMPT (the interactive mode is not available yet)",
-            "ploy -p \"what does this project do?\"",
-        ));
-    };
-    let prompt = prompt_text(print)?;
-    if prompt.trim().is_empty() {
-        return Err(usage("the prompt is empty", "ploy -p \"PROMPT\""));
-    }
-    let dirs = PloyDirs::from_env()
-        .map_err(|e| usage(e.to_string(), "set PLOY_CONFIG_DIR and PLOY_STATE_DIR"))?;
-    let loaded = load(
-        args,
-        &dirs,
-        if mode == Mode::Json {
-            UiMode::Json
-        } else {
-            UiMode::Print
-        },
-    )?;
-    for warning in &loaded.warnings {
-        eprintln!("ploy: {warning}");
-    }
-    if let Some(notice) = loaded.skipped_notice() {
-        eprintln!("ploy: {notice}");
-    }
-    let resolved = loaded.resolved_settings().map_err(|e| {
-        usage(
-            e.to_string(),
-            "add {\"security_profile\": {\"sandbox\": \"workspace-write\", \"approval\": \"ask\"}} to settings.json in the config folder",
-        )
-    })?;
-    let user_settings = loaded.user.settings.as_ref();
-    let config = AgentConfig::from_settings(user_settings).map_err(|e| {
-        usage(
-            e.to_string(),
-            "fix the `model` / `agent` settings named above",
-        )
-    })?;
-    let service = match user_settings.and_then(|s| s.service()) {
-        Some(section) => {
-            ServiceSection::from_value(section.clone(), &loaded.user.path.display().to_string())
-                .map_err(|e| usage(e.to_string(), "fix the `service` settings named above"))?
-        }
-        None => ServiceSection::default(),
-    };
-    let project = loaded.resolution.cwd.clone();
-    let resume = match (&args.conversation, args.continue_latest) {
-        (Some(id), _) => Resume::Id(id.clone()),
-        (None, true) => Resume::Latest,
-        (None, false) => Resume::New,
-    };
-    // The state folder holds the store: created 0700, tightened when it
-    // grants group or other access (SVC-1).
-    if let ploy_dirs::PrivateDir::Tightened { was } =
-        ploy_dirs::ensure_private_dir(&dirs.state).map_err(|e| runtime(e.to_string()))?
-    {
-        eprintln!(
-            "ploy: SVC-1: the state folder {} had mode {was:o}; tightened to owner-only",
-            dirs.state.display()
-        );
-    }
-    let store = Store::open(dirs.state.join("ploy.db")).map_err(|e| runtime(e.to_string()))?;
+/// What every face opens sessions from: settings, rules, profile, the
+/// project and its system prompt (loaded once per process).
+pub(crate) struct Wiring {
+    pub(crate) dirs: PloyDirs,
+    pub(crate) rules: ploy_policy::Rules,
+    pub(crate) profile: ploy_policy::ExecutionProfile,
+    pub(crate) config: AgentConfig,
+    pub(crate) service: ServiceSection,
+    pub(crate) project: PathBuf,
+    pub(crate) system_prompt: String,
+    pub(crate) hosts: Option<PathBuf>,
+}
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| runtime(format!("cannot start the async runtime: {e}")))?;
-    let result = rt.block_on(async {
+/// The model connection and the redactor that knows its token.
+pub(crate) struct Linked {
+    pub(crate) connection: ploy_agent::connect::Connection,
+    pub(crate) redactor: Redactor,
+}
+
+impl Wiring {
+    /// Load trust, settings and the agent's configuration; `prompt` asks
+    /// the trust question in the interactive mode (TRUST-7: never otherwise).
+    pub(crate) fn load(
+        args: &AgentArgs,
+        mode: UiMode,
+        prompt: Option<&mut dyn ploy_trust::TrustPrompt>,
+    ) -> Result<Self, Failure> {
+        let dirs = PloyDirs::from_env()
+            .map_err(|e| usage(e.to_string(), "set PLOY_CONFIG_DIR and PLOY_STATE_DIR"))?;
+        let loaded = load(args, &dirs, mode, prompt)?;
+        for warning in &loaded.warnings {
+            eprintln!("ploy: {warning}");
+        }
+        if let Some(notice) = loaded.skipped_notice() {
+            eprintln!("ploy: {notice}");
+        }
+        let resolved = loaded.resolved_settings().map_err(|e| {
+            usage(
+                e.to_string(),
+                "add {\"security_profile\": {\"sandbox\": \"workspace-write\", \"approval\": \"ask\"}} to settings.json in the config folder",
+            )
+        })?;
+        let user_settings = loaded.user.settings.as_ref();
+        let config = AgentConfig::from_settings(user_settings).map_err(|e| {
+            usage(
+                e.to_string(),
+                "fix the `model` / `agent` settings named above",
+            )
+        })?;
+        let service = match user_settings.and_then(|s| s.service()) {
+            Some(section) => {
+                ServiceSection::from_value(section.clone(), &loaded.user.path.display().to_string())
+                    .map_err(|e| usage(e.to_string(), "fix the `service` settings named above"))?
+            }
+            None => ServiceSection::default(),
+        };
+        let project = loaded.resolution.cwd.clone();
+        let context: Vec<(PathBuf, String)> = loaded
+            .context_files
+            .iter()
+            .chain(loaded.system_prompt.iter())
+            .chain(loaded.append_system_prompt.iter())
+            .map(|f| (f.path.clone(), f.text.clone()))
+            .collect();
+        // The state folder holds the store: created 0700, tightened when it
+        // grants group or other access (SVC-1).
+        if let ploy_dirs::PrivateDir::Tightened { was } =
+            ploy_dirs::ensure_private_dir(&dirs.state).map_err(|e| runtime(e.to_string()))?
+        {
+            eprintln!(
+                "ploy: SVC-1: the state folder {} had mode {was:o}; tightened to owner-only",
+                dirs.state.display()
+            );
+        }
+        Ok(Self {
+            system_prompt: system_prompt(&project, &context),
+            dirs,
+            rules: resolved.rules,
+            profile: resolved.profile,
+            config,
+            service,
+            project,
+            hosts: args.hosts.clone(),
+        })
+    }
+
+    /// The conversation to open first (`--continue`, `--conversation ID`).
+    pub(crate) fn resume_of(args: &AgentArgs) -> Resume {
+        match (&args.conversation, args.continue_latest) {
+            (Some(id), _) => Resume::Id(id.clone()),
+            (None, true) => Resume::Latest,
+            (None, false) => Resume::New,
+        }
+    }
+
+    /// Connect to the model (the running service's gateway, or one for
+    /// this process).
+    pub(crate) async fn link(
+        &self,
+        args: &AgentArgs,
+        log: Option<&SharedRedactor>,
+    ) -> Result<Linked, Failure> {
         let connection = connect(
             ConnectOptions {
-                state_dir: dirs.state.clone(),
-                upstream: args.upstream.clone().or_else(|| config.upstream.clone()),
-                model: args.model.clone().or_else(|| config.model.clone()),
+                state_dir: self.dirs.state.clone(),
+                upstream: args.upstream.clone().or_else(|| self.config.upstream.clone()),
+                model: args.model.clone().or_else(|| self.config.model.clone()),
                 model_from_flag: args.model.is_some(),
-                service,
+                service: self.service.clone(),
             },
             log,
         )
@@ -348,49 +368,118 @@ fn run_inner(
         let redactor = log
             .and_then(SharedRedactor::current)
             .unwrap_or_else(|| Redactor::from_process_env().0);
+        Ok(Linked {
+            connection,
+            redactor,
+        })
+    }
+
+    /// Open a session (a new conversation titled by `first_prompt`, or a
+    /// resumed one with its marks, TAINT-2).
+    pub(crate) fn open(
+        &self,
+        linked: &Linked,
+        resume: Resume,
+        first_prompt: &str,
+        events: Arc<dyn EventSink>,
+    ) -> Result<Session, Failure> {
+        let store =
+            Store::open(self.dirs.state.join("ploy.db")).map_err(|e| runtime(e.to_string()))?;
+        let client = linked.connection.client.clone();
         let web = WebSetup {
-            config_dir: dirs.config.clone(),
-            hosts: args.hosts.clone(),
-            answer_model: Some(Arc::new(ChatModel::with_client(connection.client.clone()))),
+            config_dir: self.dirs.config.clone(),
+            hosts: self.hosts.clone(),
+            answer_model: Some(Arc::new(ChatModel::with_client(client.clone()))),
         };
-        let context: Vec<(PathBuf, String)> = loaded
-            .context_files
-            .iter()
-            .chain(loaded.system_prompt.iter())
-            .chain(loaded.append_system_prompt.iter())
-            .map(|f| (f.path.clone(), f.text.clone()))
-            .collect();
-        let events: Arc<dyn EventSink> = Arc::new(Printer { json: printer.json });
+        let home = std::env::var_os("HOME").map(PathBuf::from);
         let setup = SessionSetup {
             store,
-            project: project.clone(),
-            rules: resolved.rules,
-            profile: resolved.profile,
-            redactor,
+            project: self.project.clone(),
+            rules: self.rules.clone(),
+            profile: self.profile,
+            redactor: linked.redactor.clone(),
             web: Some(web),
-            model: connection.client.clone(),
-            config,
+            model: client,
+            config: self.config.clone(),
             resume,
-            title: prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
-            system_prompt: system_prompt(&project, &context),
+            title: first_prompt
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .to_string(),
+            system_prompt: self.system_prompt.clone(),
             events,
             registry: builtin_registry().map_err(|e| runtime(e.to_string()))?,
             launcher: None,
-            home: std::env::var_os("HOME").map(PathBuf::from),
+            home: home.clone(),
             ploy_folders: PloyFolders {
-                config_dir: Some(dirs.config.clone()),
-                state_dir: Some(dirs.state.clone()),
-                trust_file: Some(dirs.trust_file()),
-                home: std::env::var_os("HOME").map(PathBuf::from),
+                config_dir: Some(self.dirs.config.clone()),
+                state_dir: Some(self.dirs.state.clone()),
+                trust_file: Some(self.dirs.trust_file()),
+                home,
             },
         };
-        let mut session = Session::open(setup).map_err(|e| match e {
-            SessionError::OtherProject { .. } | SessionError::Store(ploy_store::StoreError::NoSuchConversation { .. }) => {
-                usage(e.to_string(), "`ploy conversations` lists this project's conversations")
-            }
+        Session::open(setup).map_err(|e| match e {
+            SessionError::OtherProject { .. }
+            | SessionError::Store(ploy_store::StoreError::NoSuchConversation { .. }) => usage(
+                e.to_string(),
+                "`ploy conversations` lists this project's conversations",
+            ),
             SessionError::Web(err) => usage(err.to_string(), err.hint()),
             other => runtime(other.to_string()),
-        })?;
+        })
+    }
+}
+
+/// A multi-threaded runtime of two workers (the model client, the gateway,
+/// the blocking tool work).
+pub(crate) fn runtime_for_agent() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| runtime(format!("cannot start the async runtime: {e}")))
+}
+
+fn run_inner(
+    args: &AgentArgs,
+    log: Option<&SharedRedactor>,
+    printer: &Printer,
+) -> Result<ExitCode, Failure> {
+    let mode = args.mode.unwrap_or(Mode::Text);
+    if mode == Mode::Rpc {
+        if args.print.is_some() {
+            return Err(usage(
+                "--mode rpc reads its prompts from stdin as commands; it takes no -p",
+                "ploy --mode rpc, then write {\"type\":\"prompt\",\"message\":\"...\"} lines (docs/rpc.md)",
+            ));
+        }
+        return super::agent_rpc::run(args, log);
+    }
+    let Some(print) = &args.print else {
+        if mode == Mode::Json {
+            return Err(usage(
+                "--mode json needs -p PROMPT",
+                "ploy -p \"PROMPT\" --mode json, or ploy --mode rpc for many prompts",
+            ));
+        }
+        return super::agent_tui::run(args, log);
+    };
+    let prompt = prompt_text(print)?;
+    if prompt.trim().is_empty() {
+        return Err(usage("the prompt is empty", "ploy -p \"PROMPT\""));
+    }
+    let ui = if mode == Mode::Json {
+        UiMode::Json
+    } else {
+        UiMode::Print
+    };
+    let wiring = Wiring::load(args, ui, None)?;
+    let rt = runtime_for_agent()?;
+    let result = rt.block_on(async {
+        let linked = wiring.link(args, log).await?;
+        let events: Arc<dyn EventSink> = Arc::new(Printer { json: printer.json });
+        let mut session = wiring.open(&linked, Wiring::resume_of(args), &prompt, events)?;
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
         let signal = tokio::spawn(async move {
@@ -400,7 +489,7 @@ fn run_inner(
         });
         let outcome = session.prompt(&prompt, &NoPerson, &cancel).await;
         signal.abort();
-        drop(connection);
+        drop(linked);
         Ok(outcome)
     });
     // A sandboxed command still running after an interrupt is not waited

@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use ploy_policy::{Approval, ApprovalScope, Grant};
+use ploy_policy::Approval;
 use ploy_store::SavedApproval;
 use serde_json::json;
 
@@ -42,20 +42,9 @@ pub enum ApprovalsAction {
     },
 }
 
-/// One line saying what an approval allows.
+/// One line saying what an approval allows (shared with the approval prompt).
 pub fn describe(approval: &Approval) -> String {
-    let scope = match approval.scope {
-        ApprovalScope::Once => "once",
-        ApprovalScope::Always => "always",
-    };
-    match &approval.grant {
-        Grant::Pattern { kind, pattern } => format!("{scope} {kind} `{pattern}`"),
-        Grant::ExactAction {
-            tool,
-            target,
-            kinds,
-        } => format!("{scope} {tool} ({kinds}) `{target}`"),
-    }
+    ploy_agent::approve::describe_approval(approval)
 }
 
 fn as_json(saved: &SavedApproval) -> serde_json::Value {

@@ -1,6 +1,8 @@
 //! One module per command group. Each owns its clap arguments and a `run`.
 
 pub mod agent;
+pub mod agent_rpc;
+pub mod agent_tui;
 pub mod approvals;
 pub mod check_proof;
 pub mod config_check;

@@ -1,0 +1,358 @@
+//! `ploy --mode rpc` through the real binary and the scripted model: a whole
+//! conversation (prompt, approval_request, approve once / reject with a
+//! message / always, answers), every line validated against its schema in
+//! docs/rpc.md; `always` refused in a tainted conversation; unknown ids and
+//! bad lines refused; framing (CRLF, U+2028/2029); closing stdin ends the
+//! process cleanly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod rpc_kit;
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+
+use ploy_policy::{TaintMark, TaintSource};
+use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
+use ploy_store::Store;
+use rpc_kit::Rpc;
+use serde_json::{Value, json};
+use support::{TempDir, code, ploy_at_home, run, stderr, stdout};
+
+fn world(label: &str) -> TempDir {
+    let dir = TempDir::with_config_and_state(label);
+    std::fs::set_permissions(dir.state(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    dir.write_settings(support::WORKSPACE_PROFILE);
+    dir.write("proj/src/lib.rs", "pub fn f() {}\n");
+    dir
+}
+
+fn start(dir: &TempDir, model: &ScriptedModel, extra: &[&str]) -> Rpc {
+    let mut command = ploy_at_home(dir.path());
+    command
+        .current_dir(dir.path().join("proj"))
+        .args(["--mode", "rpc", "--upstream", &model.url()])
+        .args(extra);
+    Rpc::start(command)
+}
+
+fn edit(old: &str, new: &str) -> Value {
+    json!({"path": "src/lib.rs", "old_string": old, "new_string": new})
+}
+
+fn lib(dir: &TempDir) -> String {
+    std::fs::read_to_string(dir.path().join("proj/src/lib.rs")).unwrap()
+}
+
+fn approvals(dir: &TempDir) -> Value {
+    let mut command = ploy_at_home(dir.path());
+    command
+        .current_dir(dir.path().join("proj"))
+        .args(["approvals", "list", "--json"]);
+    let out = run(&mut command);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+// proves: PERM-4, PERM-5 (answers over RPC), TRUST-7 (rpc)
+#[test]
+fn rpc_drives_a_whole_conversation_with_approvals() {
+    let dir = world("rpc-whole");
+    let model = serve_in_thread(
+        Script::new()
+            .call("edit", edit("f()", "g()"))
+            .text("Renamed f to g.")
+            .call("edit", edit("g()", "h()"))
+            .text("I will not rename it then.")
+            .call("edit", edit("g()", "k()"))
+            .text("Renamed g to k."),
+    )
+    .unwrap();
+    let mut rpc = start(&dir, &model, &[]);
+
+    rpc.send(json!({"type": "get_state", "id": "s0"}));
+    let state = rpc.response();
+    assert_eq!(state["id"], "s0");
+    assert_eq!(state["data"]["conversation_id"], Value::Null);
+    assert_eq!(state["data"]["tainted"], false);
+    assert_eq!(state["data"]["mark"], "clean");
+
+    // A CRLF line whose message holds U+2028 and U+2029: one command.
+    let message = "rename f\u{2028}to g\u{2029}please";
+    let line = format!(
+        "{}\r\n",
+        json!({"type": "prompt", "id": "p1", "message": message})
+    );
+    rpc.send_raw(line.as_bytes());
+    let session = rpc.until("session");
+    assert_eq!(session["tainted"], false);
+    let conversation = session["conversation_id"].as_str().unwrap().to_string();
+    let accepted = rpc.response();
+    assert_eq!(accepted["id"], "p1");
+    assert_eq!(accepted["success"], true);
+    assert_eq!(accepted["data"]["conversation_id"], conversation.as_str());
+    let user = rpc.until("message");
+    assert_eq!(user["text"], message, "the line was not split");
+
+    let decision = rpc.until("decision");
+    assert_eq!(decision["verdict"], "ask");
+    let ask = rpc.until("approval_request");
+    assert_eq!(ask["tool"], "edit");
+    assert_eq!(ask["target"], "src/lib.rs");
+    assert_eq!(ask["options"], json!(["once", "always", "reject"]));
+    let diff = ask["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("-pub fn f() {}") && diff.contains("+pub fn g() {}"),
+        "{diff}"
+    );
+    assert!(ask.get("no_always").is_none());
+    assert_eq!(
+        lib(&dir),
+        "pub fn f() {}\n",
+        "nothing ran before the answer"
+    );
+
+    // While it waits: state says so; an unknown id is refused.
+    rpc.send(json!({"type": "get_state", "id": "s1"}));
+    let state = rpc.response();
+    assert_eq!(state["data"]["busy"], true);
+    assert_eq!(state["data"]["pending_approvals"], json!([ask["id"]]));
+    rpc.send(json!({"type": "approve", "id": "ask-999", "answer": "once"}));
+    let refused = rpc.response();
+    assert_eq!(refused["success"], false);
+    assert!(
+        refused["error"].as_str().unwrap().contains("PERM-5"),
+        "{refused}"
+    );
+    // Another prompt while one runs is refused.
+    rpc.send(json!({"type": "prompt", "id": "p-busy", "message": "also this"}));
+    let busy = rpc.response();
+    assert_eq!(
+        (busy["id"].as_str(), busy["success"].as_bool()),
+        (Some("p-busy"), Some(false))
+    );
+
+    rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "once"}));
+    let ok = rpc.response();
+    assert_eq!(
+        (ok["command"].as_str(), ok["success"].as_bool()),
+        (Some("approve"), Some(true))
+    );
+    assert_eq!(ok["id"], ask["id"]);
+    let result = rpc.until("tool_result");
+    assert_eq!(result["ok"], true, "{result}");
+    assert_eq!(rpc.until("answer")["text"], "Renamed f to g.");
+    assert_eq!(rpc.until("end")["exit_code"], 0);
+    assert_eq!(lib(&dir), "pub fn g() {}\n");
+
+    // Second prompt: reject with a message; the model gets the message.
+    rpc.send(json!({"type": "prompt", "id": "p2", "message": "now rename g to h"}));
+    assert_eq!(rpc.response()["success"], true);
+    let ask = rpc.until("approval_request");
+    rpc.send(
+        json!({"type": "approve", "id": ask["id"], "answer": "reject",
+                    "message": "keep g, rename nothing else"}),
+    );
+    assert_eq!(rpc.response()["success"], true);
+    let result = rpc.until("tool_result");
+    assert_eq!(result["ok"], false);
+    assert!(
+        result["output"]
+            .as_str()
+            .unwrap()
+            .contains("keep g, rename nothing else")
+    );
+    assert_eq!(rpc.until("end")["exit_code"], 0);
+    assert!(
+        model.saw("keep g, rename nothing else"),
+        "the message reached the model"
+    );
+    assert_eq!(lib(&dir), "pub fn g() {}\n");
+
+    // Third: `always` in a clean conversation saves a narrow approval.
+    assert_eq!(approvals(&dir)["approvals"], json!([]));
+    rpc.send(json!({"type": "prompt", "message": "rename g to k"}));
+    let accepted = rpc.response();
+    assert!(accepted.get("id").is_none(), "no id sent, none echoed");
+    let ask = rpc.until("approval_request");
+    let scope = ask["always_scope"].as_array().unwrap();
+    assert_eq!(scope.len(), 1, "{ask}");
+    assert!(scope[0].as_str().unwrap().contains("src/lib.rs"), "{ask}");
+    rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "always"}));
+    assert_eq!(rpc.response()["success"], true);
+    assert_eq!(rpc.until("tool_result")["ok"], true);
+    assert_eq!(rpc.until("end")["exit_code"], 0);
+    assert_eq!(lib(&dir), "pub fn k() {}\n");
+    let saved = approvals(&dir)["approvals"].as_array().unwrap().clone();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(saved[0]["scope"], "always");
+    assert!(
+        saved[0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("src/lib.rs")
+    );
+
+    rpc.close_stdin();
+    assert_eq!(rpc.wait_exit(), 0, "closing stdin ends the process cleanly");
+    // Every kind of line ploy printed was validated; this run saw these.
+    for kind in [
+        "session",
+        "response",
+        "message",
+        "tool_call",
+        "decision",
+        "approval_request",
+        "tool_result",
+        "answer",
+        "end",
+    ] {
+        assert!(rpc.seen.iter().any(|v| v["type"] == kind), "{kind}");
+    }
+}
+
+// proves: PERM-3, PERM-5 (`always` on a tainted conversation is an error response)
+#[test]
+fn always_on_a_tainted_conversation_is_refused() {
+    let dir = world("rpc-taint");
+    let project = dir.path().join("proj").to_string_lossy().into_owned();
+    let url = "http://pages.test/injected";
+    let marked = {
+        let mut store = Store::open(dir.state().join("ploy.db")).unwrap();
+        let conversation = store
+            .create_conversation_in("read a page", Some(&project))
+            .unwrap();
+        store
+            .mark_tainted(
+                &conversation.id,
+                &TaintMark {
+                    reason: format!("web_fetch read {url}"),
+                    source: TaintSource::Url(url.into()),
+                },
+            )
+            .unwrap();
+        conversation.id
+    };
+    let model = serve_in_thread(
+        Script::new()
+            .call("edit", edit("f()", "g()"))
+            .text("Renamed."),
+    )
+    .unwrap();
+    let mut rpc = start(&dir, &model, &[]);
+    rpc.send(json!({"type": "resume", "id": "r", "conversation_id": marked}));
+    let state = rpc.response();
+    assert_eq!(state["success"], true, "{state}");
+    assert_eq!(state["data"]["tainted"], true);
+    assert_eq!(state["data"]["mark"], format!("⚠ tainted: read {url}"));
+    assert_eq!(state["data"]["marks"][0]["source"], format!("url {url}"));
+    // The `session` event came before the response, with the same mark.
+    let session = rpc.seen.iter().find(|v| v["type"] == "session").unwrap();
+    assert_eq!(session["tainted"], true);
+
+    rpc.send(json!({"type": "prompt", "message": "rename f to g"}));
+    assert_eq!(rpc.response()["success"], true);
+    let ask = rpc.until("approval_request");
+    assert_eq!(ask["options"], json!(["once", "reject"]), "{ask}");
+    let why = ask["no_always"].as_str().unwrap();
+    assert!(
+        why.contains(&format!("this conversation read web content from {url}")),
+        "{why}"
+    );
+    assert!(ask.get("always_scope").is_none());
+
+    rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "always"}));
+    let refused = rpc.response();
+    assert_eq!(refused["success"], false, "{refused}");
+    let error = refused["error"].as_str().unwrap();
+    assert!(error.contains("PERM-5") && error.contains(url), "{error}");
+    assert_eq!(lib(&dir), "pub fn f() {}\n");
+    // The request still waits; `once` is accepted.
+    rpc.send(json!({"type": "get_state"}));
+    assert_eq!(
+        rpc.response()["data"]["pending_approvals"],
+        json!([ask["id"]])
+    );
+    rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "once"}));
+    assert_eq!(rpc.response()["success"], true);
+    assert_eq!(rpc.until("end")["exit_code"], 0);
+    assert_eq!(lib(&dir), "pub fn g() {}\n");
+    assert_eq!(approvals(&dir)["approvals"], json!([]), "nothing saved");
+    rpc.close_stdin();
+    assert_eq!(rpc.wait_exit(), 0);
+}
+
+// proves: TRUST-7 (rpc: bad lines are answered, never crash the process)
+#[test]
+fn bad_lines_get_error_responses_and_the_process_goes_on() {
+    let dir = world("rpc-bad");
+    let model = serve_in_thread(Script::new().text("hi")).unwrap();
+    let mut rpc = start(&dir, &model, &[]);
+    rpc.send_raw(b"not json\n");
+    let r = rpc.response();
+    assert_eq!(
+        (r["command"].as_str(), r["success"].as_bool()),
+        (Some("unknown"), Some(false))
+    );
+    rpc.send_raw(b"{\"type\":\"fly\",\"id\":\"x\"}\n\n");
+    let r = rpc.response();
+    assert_eq!(
+        (r["command"].as_str(), r["id"].as_str()),
+        (Some("fly"), Some("x"))
+    );
+    rpc.send_raw(b"{\"type\":\"prompt\",\"id\":\"y\",\"message\":\"a\",\"extra\":1}\n");
+    let r = rpc.response();
+    assert_eq!(
+        (r["command"].as_str(), r["success"].as_bool()),
+        (Some("prompt"), Some(false))
+    );
+    rpc.send(json!({"type": "abort", "id": "z"}));
+    let r = rpc.response();
+    assert_eq!(r["data"]["aborted"], false);
+    rpc.send(json!({"type": "resume", "conversation_id": "0123456789abcdef01234567"}));
+    assert_eq!(rpc.response()["success"], false);
+    rpc.send(json!({"type": "new_conversation"}));
+    assert_eq!(rpc.response()["data"]["conversation_id"], Value::Null);
+    rpc.send(json!({"type": "prompt", "id": "ok", "message": "hello"}));
+    rpc.until("response");
+    assert_eq!(rpc.until("answer")["text"], "hi");
+    assert_eq!(rpc.until("end")["exit_code"], 0);
+    rpc.close_stdin();
+    assert_eq!(rpc.wait_exit(), 0);
+}
+
+// proves: TRUST-7 (rpc: closing stdin while an approval waits ends the
+// process cleanly; the waiting call never runs)
+#[test]
+fn closing_stdin_while_an_approval_waits_ends_cleanly() {
+    let dir = world("rpc-close");
+    let model = serve_in_thread(Script::new().call("edit", edit("f()", "g()")).text("x")).unwrap();
+    let mut rpc = start(&dir, &model, &[]);
+    rpc.send(json!({"type": "prompt", "message": "rename"}));
+    rpc.until("approval_request");
+    rpc.close_stdin();
+    assert_eq!(rpc.wait_exit(), 0);
+    assert_eq!(lib(&dir), "pub fn f() {}\n", "the waiting edit never ran");
+    let end = rpc.seen.iter().rev().find(|v| v["type"] == "end").cloned();
+    assert_eq!(end.map(|e| e["exit_code"].clone()), Some(json!(130)));
+}
+
+#[test]
+fn every_documented_schema_compiles_and_names_every_command() {
+    let schemas = rpc_kit::Schemas::load();
+    let titles = schemas.titles();
+    for name in ploy_agent_names() {
+        assert!(
+            titles.iter().any(|t| t == name),
+            "docs/rpc.md lacks `{name}`"
+        );
+    }
+}
+
+fn ploy_agent_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    names.extend(ploy_agent::event::Event::KINDS);
+    names.extend(ploy_agent::rpc::COMMANDS);
+    names.extend(ploy_agent::rpc::RPC_EVENTS);
+    names.push("state");
+    names
+}

@@ -1,0 +1,191 @@
+//! A `ploy --mode rpc` client for tests: sends commands (each validated
+//! against its schema in docs/rpc.md), reads every line ploy prints and
+//! validates it against the schema of its `type`, with timeouts so a hang
+//! fails instead of blocking.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Every ```json block of docs/rpc.md with a `title`, compiled.
+pub struct Schemas(HashMap<String, jsonschema::Validator>);
+
+impl Schemas {
+    pub fn load() -> Self {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rpc.md");
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut map = HashMap::new();
+        for block in text.split("```json\n").skip(1) {
+            let body = block.split("\n```").next().unwrap();
+            let schema: Value = serde_json::from_str(body)
+                .unwrap_or_else(|e| panic!("a schema in docs/rpc.md does not parse: {e}"));
+            let title = schema["title"].as_str().unwrap().to_string();
+            map.insert(title, jsonschema::validator_for(&schema).unwrap());
+        }
+        Self(map)
+    }
+
+    pub fn titles(&self) -> Vec<String> {
+        let mut t: Vec<String> = self.0.keys().cloned().collect();
+        t.sort();
+        t
+    }
+
+    /// Validate `value` against the schema named `title`.
+    pub fn check(&self, title: &str, value: &Value) {
+        let validator = self
+            .0
+            .get(title)
+            .unwrap_or_else(|| panic!("docs/rpc.md has no schema titled `{title}` ({value})"));
+        let errors: Vec<String> = validator
+            .iter_errors(value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{title}: {value}: {errors:?}");
+    }
+
+    /// Validate one line ploy printed, by its `type` (and a response's
+    /// state data).
+    pub fn check_line(&self, value: &Value) {
+        let kind = value["type"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no type: {value}"));
+        self.check(kind, value);
+        if kind == "response"
+            && value["success"] == true
+            && ["get_state", "new_conversation", "resume"]
+                .contains(&value["command"].as_str().unwrap())
+        {
+            self.check("state", &value["data"]);
+        }
+    }
+}
+
+/// A running `ploy --mode rpc`.
+pub struct Rpc {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    pub seen: Vec<Value>,
+    schemas: Schemas,
+}
+
+pub const WAIT: Duration = Duration::from_secs(60);
+
+impl Rpc {
+    pub fn start(mut command: Command) -> Self {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = command.spawn().expect("spawn ploy --mode rpc");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Self {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+            schemas: Schemas::load(),
+        }
+    }
+
+    pub fn schemas(&self) -> &Schemas {
+        &self.schemas
+    }
+
+    /// Send a command (validated against its schema first).
+    pub fn send(&mut self, command: Value) {
+        self.schemas
+            .check(command["type"].as_str().unwrap(), &command);
+        self.send_raw(format!("{command}\n").as_bytes());
+    }
+
+    /// Send bytes as they are (framing tests, bad lines).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next line, validated; panics after [`WAIT`].
+    pub fn next(&mut self) -> Value {
+        match self.lines.recv_timeout(WAIT) {
+            Ok(line) => {
+                let value: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line}"));
+                self.schemas.check_line(&value);
+                self.seen.push(value.clone());
+                value
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("no line from ploy within {WAIT:?}; seen: {:#?}", self.seen)
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("ploy closed stdout; seen: {:#?}", self.seen)
+            }
+        }
+    }
+
+    /// Lines until one of `type` (returned), all validated.
+    pub fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let value = self.next();
+            if value["type"] == kind {
+                return value;
+            }
+        }
+    }
+
+    /// The response to the command just sent (other lines are kept in `seen`).
+    pub fn response(&mut self) -> Value {
+        self.until("response")
+    }
+
+    /// Waits for the process to end (after stdin closed); its exit code.
+    pub fn wait_exit(&mut self) -> i32 {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            // Drain and validate whatever is still printed.
+            while let Ok(line) = self.lines.try_recv() {
+                let value: Value = serde_json::from_str(&line).unwrap();
+                self.schemas.check_line(&value);
+                self.seen.push(value);
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "ploy did not exit after stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Rpc {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
