@@ -1529,3 +1529,133 @@ fn notes_never_carry_raw_control_characters_from_file_names() {
         assert!(note.contains("\\u{1b}"), "{note:?}");
     }
 }
+
+fn set_mode(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+// A folder the scan cannot list hides the PERM-7 paths in it, yet the
+// program, running as its owner, can `chmod` it back: found attacking the
+// sandbox, `chmod 311 .` in one run unlocked `.git/config` in the next. The
+// scan fails closed before a run, and repairs (u+rx, with a note) after a
+// writable run, so what was planted in such a folder is still moved aside.
+// proves: SBX-6
+#[test]
+fn a_folder_made_unlistable_never_unlocks_the_protected_paths() {
+    let world = World::new();
+    repository(&world);
+    for dir in [world.project.clone(), world.project.join("src")] {
+        set_mode(&dir, 0o311);
+        let result = world.sh(
+            &["--writable-project"],
+            "echo evil >> .envrc; echo '{}' > .claude/settings.json; echo ran",
+        );
+        set_mode(&dir, 0o755);
+        let error = result["error"].as_str().unwrap_or_default();
+        assert_eq!(result["rule"], "SBX-6", "{result}");
+        assert!(
+            error.contains("cannot be read") && error.contains("chmod u+rx"),
+            "{result}"
+        );
+        assert!(result.get("stdout").is_none(), "it ran: {result}");
+        assert_eq!(
+            std::fs::read_to_string(world.project.join(".envrc")).unwrap(),
+            "export A=1\n"
+        );
+    }
+    // The program makes folders unlistable during a writable run and plants
+    // PERM-7 paths in them: ploy gives the folders back to their owner and
+    // moves the planted paths aside.
+    let result = world.sh(
+        &["--writable-project"],
+        "mkdir -p src/deep && echo '{}' > src/deep/.mcp.json && chmod 311 src/deep; \
+         mkdir -p sub/.git && chmod 311 sub; echo '{}' > .mcp.json; chmod 311 .",
+    );
+    let notes = result["notes"].to_string();
+    for planted in ["src/deep/.mcp.json", "sub/.git", ".mcp.json"] {
+        assert!(
+            !world.project.join(planted).exists(),
+            "{planted} stayed: {result}"
+        );
+        assert!(notes.contains(planted), "{planted}: {result}");
+    }
+    assert!(
+        notes.contains("took away your permission to list"),
+        "{result}"
+    );
+    // And the next run starts: every folder is listable again.
+    let again = world.sh(&["--writable-project"], "echo ran");
+    assert_eq!(stdout(&again), "ran\n", "{again}");
+    // Another user's folder the user cannot even enter hides nothing the
+    // program could reach: it is passed over, not refused.
+    if world.user.is_some() {
+        let closed = world.project.join("root-only");
+        std::fs::create_dir_all(closed.join(".claude")).unwrap();
+        set_mode(&closed, 0o700);
+        let result = world.sh(&["--writable-project"], "ls root-only || echo closed");
+        assert!(stdout(&result).contains("closed"), "{result}");
+    }
+}
+
+// A PERM-7 path that is a symbolic link (dotfile setups: `.claude ->
+// conf/claude`, or `.git -> .realgit`) keeps its target read-only, and the
+// link itself cannot be removed or swapped for a real folder whose
+// configuration the host's tools would then read.
+// proves: SBX-6
+#[test]
+fn a_protected_symbolic_link_cannot_be_swapped_for_a_real_folder() {
+    let world = World::new();
+    for dir in ["conf/claude", ".realgit/hooks", "src"] {
+        std::fs::create_dir_all(world.project.join(dir)).unwrap();
+    }
+    std::fs::write(world.project.join("conf/claude/settings.json"), "{}\n").unwrap();
+    std::fs::write(world.project.join(".realgit/config"), "[core]\n").unwrap();
+    std::fs::write(
+        world.project.join(".realgit/HEAD"),
+        "ref: refs/heads/main\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("conf/claude", world.project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(".realgit", world.project.join(".git")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", world.project.join(".mcp.json")).unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let attack = "
+        echo x > .claude/settings.json 2>/dev/null || echo target-locked
+        rm .claude 2>/dev/null || echo link-kept
+        mv .git .git-old 2>/dev/null || echo git-link-kept
+        rm -f .git; mkdir .git 2>/dev/null; printf '[core]\\n\\tfsmonitor = touch /tmp/p\\n' > .git/config 2>/dev/null
+        rm -f .mcp.json; echo '{}' > .mcp.json 2>/dev/null
+        mv conf conf-old 2>/dev/null || echo parent-pinned
+        true";
+    for options in [&["--writable-project"][..], &[][..]] {
+        let result = world.sh(options, attack);
+        let text = stdout(&result);
+        for kept in [
+            "target-locked",
+            "link-kept",
+            "git-link-kept",
+            "parent-pinned",
+        ] {
+            assert!(text.contains(kept), "{kept} ({options:?}): {result}");
+        }
+        for (link, target) in [
+            (".claude", "conf/claude"),
+            (".git", ".realgit"),
+            (".mcp.json", "/etc/hostname"),
+        ] {
+            let found = std::fs::read_link(world.project.join(link))
+                .unwrap_or_else(|err| panic!("{link} is no longer a link ({err}): {result}"));
+            assert_eq!(found, Path::new(target), "{options:?}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(world.project.join(".realgit/config")).unwrap(),
+            "[core]\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(world.project.join("conf/claude/settings.json")).unwrap(),
+            "{}\n"
+        );
+    }
+}

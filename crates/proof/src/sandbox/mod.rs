@@ -294,8 +294,8 @@ impl Sandbox {
 
     /// The file system the init builds for this run, from a fresh walk of
     /// the project (SBX-3, SBX-6).
-    fn view_spec(&self) -> (ViewSpec, view::ProjectScan) {
-        let scan = view::scan_project(&self.project);
+    fn view_spec(&self) -> Result<(ViewSpec, view::ProjectScan), SandboxError> {
+        let scan = view::scan_project(&self.project, view::Unlistable::Refuse)?;
         let mut masks = view::masks_inside(&self.project, &self.sensitive);
         // ploy's own folders (PLOY_CONFIG_DIR, PLOY_STATE_DIR) and a cargo
         // home's credentials may live under a folder that is bound read-only,
@@ -318,11 +318,11 @@ impl Sandbox {
             sockets: scan.sockets.clone(),
             build_cache: self.build_cache.clone(),
         };
-        (spec, scan)
+        Ok((spec, scan))
     }
 
     fn run_work(&self, work: Work) -> Result<RunOutput, SandboxError> {
-        let (view, before) = self.view_spec();
+        let (view, before) = self.view_spec()?;
         let request = InitRequest {
             protocol: PROTOCOL,
             uid: rustix::process::geteuid().as_raw(),
@@ -440,18 +440,36 @@ fn copy_up_failure(project: &Path, output: &RunOutput) -> Option<String> {
 /// entering the folder. Every process of the run is dead by now, so nothing
 /// races the move; nothing is deleted.
 fn created_protected_paths(project: &Path, before: &view::ProjectScan) -> Vec<String> {
-    let after = view::scan_project(project);
-    let mut notes = Vec::new();
+    let after = match view::scan_project(project, view::Unlistable::Repair) {
+        Ok(after) => after,
+        Err(err) => {
+            return vec![format!(
+                "{err} (found after the run: the program may have planted PERM-7 paths there; \
+                 review the folder before any tool reads it)"
+            )];
+        }
+    };
+    let mut notes: Vec<String> = after
+        .repaired
+        .iter()
+        .map(|dir| {
+            format!(
+                "SBX-6: the program took away your permission to list {}; it was given back \
+                 (u+rx) so its contents could be checked",
+                in_project(project, dir)
+            )
+        })
+        .collect();
     for (path, what) in &after.described {
         if before.described.iter().any(|(old, _)| old == path) {
             continue;
         }
-        let shown = shown_path(path.strip_prefix(project).unwrap_or(path));
+        let shown = in_project(project, path);
         notes.push(match view::quarantine(path) {
             Ok(moved) => format!(
                 "SBX-6: the program created {shown} ({what}); it was moved aside to {} so \
                  nothing runs it. Review it; rename it back only if you made it yourself",
-                shown_path(moved.strip_prefix(project).unwrap_or(&moved))
+                in_project(project, &moved)
             ),
             Err(err) => format!(
                 "SBX-6: the program created {shown} ({what}) and it could not be moved aside \
@@ -460,6 +478,15 @@ fn created_protected_paths(project: &Path, before: &view::ProjectScan) -> Vec<St
         });
     }
     notes
+}
+
+/// `path` relative to the project (`.` for the project itself), safe to print.
+fn in_project(project: &Path, path: &Path) -> String {
+    match path.strip_prefix(project) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => shown_path(rel),
+        Err(_) => shown_path(path),
+    }
 }
 
 /// A path the program chose, safe to print: control characters (a terminal

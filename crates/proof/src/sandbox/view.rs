@@ -5,7 +5,7 @@
 //! project (BEYOND-4). The init mounts exactly this list (`init::root`).
 
 use std::{
-    os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt},
+    os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt},
     path::{Path, PathBuf},
 };
 
@@ -28,6 +28,22 @@ pub(super) struct ProjectScan {
     /// Every protected entry found (a link itself, not its target), with
     /// what `protects` says it is.
     pub described: Vec<(PathBuf, String)>,
+    /// Folders of the user's that could not be listed after a writable run
+    /// and were given back `u+rx` to be checked ([`Unlistable::Repair`]).
+    pub repaired: Vec<PathBuf>,
+}
+
+/// What a walk does with a folder it cannot list or enter that the program
+/// could reach (SBX-6: a folder the scan cannot see into is never skipped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Unlistable {
+    /// Before a run: refuse it, naming the folder (nothing has run yet, so
+    /// the user made it so, or an earlier run did).
+    Refuse,
+    /// After a writable run: the program made it so (the scan before the run
+    /// listed everything it could reach), so give the owner back read and
+    /// search permission (`u+rx`) and look inside; say so in a note.
+    Repair,
 }
 
 /// Walks the project once, without following symbolic links, and collects
@@ -36,20 +52,29 @@ pub(super) struct ProjectScan {
 /// included (`protects` names it: it holds git's hooks and configuration),
 /// because git reads more of it than a list could name (a `commondir` file
 /// makes git take its configuration from another folder).
-pub(super) fn scan_project(project: &Path) -> ProjectScan {
+///
+/// Fails closed (SBX-6): a folder that cannot be listed, or listed but not
+/// entered, hides what is in it, yet the program can reach it (it runs as
+/// the folder's owner and can `chmod` it back). Only a folder of another
+/// user that the user cannot even enter is passed over: nothing in it is
+/// reachable from inside either.
+pub(super) fn scan_project(
+    project: &Path,
+    unlistable: Unlistable,
+) -> Result<ProjectScan, SandboxError> {
     let protected_paths = ProtectedPaths::names_only(project);
     let mut scan = ProjectScan::default();
     // (absolute folder, its path relative to the project)
     let mut stack: Vec<(PathBuf, String)> = vec![(project.to_path_buf(), String::new())];
     while let Some((dir, rel_dir)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
+        let entries = match open_for_scan(&dir, unlistable, &mut scan)? {
+            Some(entries) => entries,
+            None => continue,
         };
         let mut children: Vec<(PathBuf, String)> = Vec::new();
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
+        for entry in entries {
+            let entry = entry.map_err(|err| unreadable(&dir, &err))?;
+            let kind = entry.file_type().map_err(|err| unreadable(&dir, &err))?;
             let path = entry.path();
             let name = entry.file_name();
             // A name that is not UTF-8 is none of PERM-7's names; a
@@ -75,9 +100,10 @@ pub(super) fn scan_project(project: &Path) -> ProjectScan {
                     {
                         scan.protected.push(target);
                     }
-                } else {
-                    scan.protected.push(path.clone());
                 }
+                // The entry itself, a link included: the init pins a link
+                // so it cannot be swapped for a real file or folder.
+                scan.protected.push(path.clone());
                 scan.described.push((path, hit.what));
                 continue;
             }
@@ -98,7 +124,53 @@ pub(super) fn scan_project(project: &Path) -> ProjectScan {
     scan.protected.dedup();
     // A pinned folder that is itself protected is bound read-only instead.
     scan.pinned.retain(|dir| !scan.protected.contains(dir));
-    scan
+    Ok(scan)
+}
+
+fn unreadable(dir: &Path, err: &dyn std::fmt::Display) -> SandboxError {
+    refuse(
+        "SBX-6",
+        format!(
+            "the folder {} cannot be read ({err}), so the PERM-7 paths in it (git's \
+             configuration and hooks, agent settings) cannot be found and locked; nothing was \
+             run. Give yourself read and search permission on it (`chmod u+rx`); an earlier \
+             sandbox run may have taken it away",
+            super::shown_path(dir)
+        ),
+    )
+}
+
+/// Opens `dir` for the walk: its entries, `None` when nothing in it is
+/// reachable (another user's folder the user cannot enter), or the refusal.
+fn open_for_scan(
+    dir: &Path,
+    unlistable: Unlistable,
+    scan: &mut ProjectScan,
+) -> Result<Option<std::fs::ReadDir>, SandboxError> {
+    use rustix::fs::Access;
+    let listable = |dir: &Path| rustix::fs::access(dir, Access::READ_OK | Access::EXEC_OK);
+    let Err(denied) = listable(dir) else {
+        return std::fs::read_dir(dir)
+            .map(Some)
+            .map_err(|err| unreadable(dir, &err));
+    };
+    let meta = dir
+        .symlink_metadata()
+        .map_err(|err| unreadable(dir, &err))?;
+    // SAFETY: geteuid has no preconditions.
+    let mine = meta.uid() == unsafe { libc::geteuid() };
+    if !mine && rustix::fs::access(dir, Access::EXEC_OK).is_err() {
+        return Ok(None);
+    }
+    if unlistable == Unlistable::Refuse || !mine {
+        return Err(unreadable(dir, &std::io::Error::from(denied)));
+    }
+    let repaired = std::fs::Permissions::from_mode(meta.mode() | 0o500);
+    std::fs::set_permissions(dir, repaired).map_err(|err| unreadable(dir, &err))?;
+    scan.repaired.push(dir.to_path_buf());
+    std::fs::read_dir(dir)
+        .map(Some)
+        .map_err(|err| unreadable(dir, &err))
 }
 
 /// Every folder strictly between the project root and a protected path: if
@@ -309,7 +381,7 @@ mod tests {
         }
         let socket = root.join("src/app.sock");
         let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
-        let scan = scan_project(&root);
+        let scan = scan_project(&root, Unlistable::Refuse).unwrap();
         let rel = |paths: &[PathBuf]| -> Vec<String> {
             paths
                 .iter()
@@ -338,8 +410,15 @@ mod tests {
         std::fs::write(root.join("real-envrc"), "x").unwrap();
         std::os::unix::fs::symlink(root.join("real-envrc"), root.join(".envrc")).unwrap();
         std::os::unix::fs::symlink("/etc/hostname", root.join(".mcp.json")).unwrap();
-        let scan = scan_project(&root);
-        assert_eq!(scan.protected, vec![root.join("real-envrc")]);
+        let scan = scan_project(&root, Unlistable::Refuse).unwrap();
+        assert_eq!(
+            scan.protected,
+            vec![
+                root.join(".envrc"),
+                root.join(".mcp.json"),
+                root.join("real-envrc")
+            ]
+        );
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -169,6 +169,32 @@ fn bind_read_only(path: &Path) -> StepResult {
     restrict_mount(&target, LOCKED_DOWN, true)
 }
 
+/// Binds the symbolic link `path` onto itself, never following it: a mount
+/// point cannot be unlinked or renamed (EBUSY), so the link stays as it is.
+/// (A link cannot be made read-only; it has no content to write.)
+fn pin_link(path: &Path) -> StepResult {
+    use rustix::mount::{MoveMountFlags, OpenTreeFlags};
+    let err =
+        |what: &str, err: rustix::io::Errno| fs_err(format!("{what} {}", path.display()), err);
+    let tree = rustix::mount::open_tree(
+        rustix::fs::CWD,
+        path,
+        OpenTreeFlags::OPEN_TREE_CLONE
+            | OpenTreeFlags::OPEN_TREE_CLOEXEC
+            | OpenTreeFlags::AT_SYMLINK_NOFOLLOW,
+    )
+    .map_err(|e| err("open_tree (link)", e))?;
+    // No MOVE_MOUNT_T_SYMLINKS: the mount lands on the link, not its target.
+    rustix::mount::move_mount(
+        &tree,
+        "",
+        rustix::fs::CWD,
+        path,
+        MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+    )
+    .map_err(|e| err("pin the link", e))
+}
+
 fn tmpfs(target: &Path, options: &str, flags: MountFlags) -> StepResult {
     mkdir_all(target)?;
     mount(Path::new("tmpfs"), target, "tmpfs", flags, Some(options))
@@ -232,12 +258,16 @@ pub(super) fn build(request: &InitRequest) -> StepResult<Built> {
     }
     for path in &view.protected {
         let target = inside(path);
-        // Gone since the parent looked, or a link: nothing to lock here
-        // (the parent resolved protected links to their targets).
+        // Gone since the parent looked: nothing to lock here.
         let Ok(meta) = target.symlink_metadata() else {
             continue;
         };
         if meta.file_type().is_symlink() {
+            // The link itself (its target is in the list too, when inside
+            // the project): pinned, so it cannot be removed or replaced by a
+            // real folder of the program's (a `.git -> .realgit` swapped for
+            // a `.git` whose configuration the host's git then runs).
+            pin_link(&target)?;
             continue;
         }
         bind(&target, &target)?;
