@@ -1,6 +1,7 @@
 //! ploy-proof: the one door to running commands.
 //!
-//! * [`validate`]: the proof validator, on `ploy-shell`'s real parse (PROOF-1..5).
+//! * [`proof_run`] and [`plan`]: proofs validated by `ploy-validate` (PROOF-1..5),
+//!   then the validated plan run in the sandbox (PROOF-6).
 //! * [`sandbox`]: the Linux sandbox that fails closed (SBX-1..5, BEYOND-3, BEYOND-4).
 //! * [`host_command`]: the agent's `shell` under `danger-full-access` (host,
 //!   unsandboxed, environment filtered, process group killed at the end).
@@ -16,4 +17,3 @@ pub mod host_command;
 pub mod plan;
 pub mod proof_run;
 pub mod sandbox;
-pub mod validate;

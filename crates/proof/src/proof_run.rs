@@ -1,21 +1,25 @@
-//! `proof run`: validate a proof line, then run it in the sandbox (PROOF-6).
+//! `proof run`: validate a proof line, then run the plan it validated in the
+//! sandbox (PROOF-6).
 //!
-//! The validator is the first filter; the sandbox is the safeguard. An
-//! accepted line runs as `/bin/sh -c LINE` inside the sandbox, with the
-//! project copy-on-write (BEYOND-4). Output is capped by the sandbox and
-//! redacted here before anyone sees it.
+//! The validator (`ploy-validate`) is the first filter; the sandbox is the
+//! safeguard. What runs is the validator's [`ProofPlan`], never the line:
+//! a plan of one plain command is executed directly (no shell); a plan
+//! with pipes, `&&`, `||`, `!` or redirections runs as its own rendering
+//! ([`ProofPlan::to_line`], every word quoted) until the sandbox init runs
+//! plans itself. The project is copy-on-write (BEYOND-4). Output is capped
+//! by the sandbox and redacted here before anyone sees it.
 
 use std::time::Duration;
 
 use ploy_secrets::Redactor;
 use serde::Serialize;
 
-use crate::{
-    sandbox::{Sandbox, SandboxError, Termination},
-    validate::{ProofVerdict, validate},
-};
+use ploy_validate::{ProofPlan, ProofVerdict, StreamTarget, validate};
 
-/// The shell that runs an accepted proof line inside the sandbox.
+use crate::sandbox::{RunOutput, Sandbox, SandboxError, Termination};
+
+/// The shell that runs the rendering of a plan with pipes or connectors,
+/// until the sandbox init runs plans itself.
 pub const PROOF_SHELL: &str = "/bin/sh";
 
 /// The end of a proof.
@@ -61,6 +65,8 @@ pub struct ProofReport {
     pub rules: Vec<String>,
     /// Each refusal with its detail.
     pub refusals: Vec<ProofRuleHit>,
+    /// What ran: the validated plan (none when refused).
+    pub plan: Option<ProofPlan>,
     /// The exit code (128 + signal when killed); none when it did not run.
     pub exit_code: Option<i32>,
     /// Whether the wall-time limit stopped it.
@@ -84,6 +90,7 @@ impl ProofReport {
             verdict: ProofOutcome::Refused,
             rules,
             refusals,
+            plan: None,
             exit_code: None,
             timed_out: false,
             time_ms: elapsed.as_millis() as u64,
@@ -110,20 +117,23 @@ impl ProofReport {
     }
 }
 
-/// Validates `line` and, when accepted, runs it in `sandbox`.
+/// Validates `line` and, when accepted, runs the validated plan in `sandbox`.
 pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofReport {
     let started = std::time::Instant::now();
-    if let ProofVerdict::Refused(refusals) = validate(line) {
-        let hits = refusals
-            .into_iter()
-            .map(|refusal| ProofRuleHit {
-                rule: refusal.rule.to_string(),
-                detail: redactor.redact(&refusal.detail).into_owned(),
-            })
-            .collect();
-        return ProofReport::refused(line, hits, started.elapsed());
-    }
-    match sandbox.run(PROOF_SHELL, &["-c".to_string(), line.to_string()]) {
+    let plan = match validate(line) {
+        ProofVerdict::Refused { refusals } => {
+            let hits = refusals
+                .into_iter()
+                .map(|refusal| ProofRuleHit {
+                    rule: refusal.rule.to_string(),
+                    detail: redactor.redact(&refusal.detail).into_owned(),
+                })
+                .collect();
+            return ProofReport::refused(line, hits, started.elapsed());
+        }
+        ProofVerdict::Accepted { plan } => plan,
+    };
+    match run_plan(sandbox, &plan) {
         Err(err) => ProofReport::refused(line, vec![sandbox_hit(&err)], started.elapsed()),
         Ok(out) => {
             let passed = out.success();
@@ -136,6 +146,7 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
                 },
                 rules: Vec::new(),
                 refusals: Vec::new(),
+                plan: Some(plan),
                 exit_code: Some(match out.termination {
                     Termination::Exited(code) => code,
                     Termination::Signaled(signal) => 128 + signal,
@@ -151,6 +162,35 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
                 output_truncated: out.output_truncated,
             }
         }
+    }
+}
+
+/// Runs a validated plan in the sandbox. A single plain command is its own
+/// argv: executed directly, no shell. Anything else runs as the plan's
+/// quoted rendering, which reads back as exactly this plan (the validator's
+/// tests prove it), until the sandbox init runs plans itself.
+pub fn run_plan(sandbox: &Sandbox, plan: &ProofPlan) -> Result<RunOutput, SandboxError> {
+    if let Some(argv) = single_plain_command(plan) {
+        return sandbox.run(&argv[0], &argv[1..]);
+    }
+    sandbox.run(PROOF_SHELL, &["-c".to_string(), plan.to_line()])
+}
+
+/// The argv of a plan that is one command, not negated, not redirected.
+fn single_plain_command(plan: &ProofPlan) -> Option<&[String]> {
+    let pipeline = &plan.first;
+    match (
+        plan.rest.is_empty(),
+        pipeline.negated,
+        pipeline.commands.as_slice(),
+    ) {
+        (true, false, [command])
+            if command.stdout == StreamTarget::Inherit
+                && command.stderr == StreamTarget::Inherit =>
+        {
+            Some(&command.argv)
+        }
+        _ => None,
     }
 }
 

@@ -1,12 +1,433 @@
 //! `ploy-validate`: the proof validator (PROOF-1..6), pure.
 //!
-//! A proof line is parsed (ploy-shell), checked against an allowlist grammar,
-//! and turned into a typed [`ProofPlan`]: simple commands as argv vectors
-//! joined by `&&`, `||`, `|` and `!`, with `/dev/null` as the only
-//! redirection target. The sandbox's init runs that plan itself; no proof
-//! path ever hands the line to a shell (PROOF-6: execute exactly what was
-//! checked).
+//! A proof is the one-line check a project step must pass. The model writes
+//! it, possibly under a hostile page's orders, so the validator accepts only
+//! what it can fully see and turns it into a typed [`ProofPlan`]: simple
+//! commands as argv vectors joined by `&&`, `||`, `|` and `!`, with
+//! `/dev/null` as the only redirection target. The sandbox's init runs that
+//! plan itself; no proof path hands the line to a shell, so what runs is
+//! exactly what was checked.
+//!
+//! The line is read twice, by two independent readers, and refused unless
+//! both agree: `ploy-shell` (a real bash parser, which names the construct
+//! that is not allowed: substitutions, expansions, `&>`, `time`, …) and a
+//! small strict reader ([`reader`]) that knows only the subset of shell
+//! syntax that means the same to bash, to dash and to the plan runner.
+//! Every command is then checked against the allowlist grammar
+//! ([`grammar`]): the program, its options as the real program reads them
+//! (GNU abbreviations included), their values, and every path (PROOF-2,
+//! PROOF-3, PROOF-4). Last, the plan must be able to both pass and fail
+//! (PROOF-5, [`vacuity`]). Every rule that trips is reported, with its ID
+//! and a reason that says what to write instead. It is only the first
+//! layer (PROOF-6): an accepted plan still runs inside the sandbox.
 
+mod bash;
+mod grammar;
 pub mod plan;
+mod reader;
+mod vacuity;
 
-pub use plan::{Connector, Pipeline, PlanCommand, PlanError, ProofPlan, StreamTarget};
+use serde::Serialize;
+
+pub use plan::{
+    Connector, Pipeline, PlanCommand, PlanError, ProofPlan, StatusDomain, StreamTarget,
+};
+
+/// PROOF-1: a proof is at most this many characters.
+pub const MAX_PROOF_CHARS: usize = 400;
+
+pub(crate) const PROOF_1: &str = "PROOF-1";
+pub(crate) const PROOF_2: &str = "PROOF-2";
+pub(crate) const PROOF_3: &str = "PROOF-3";
+pub(crate) const PROOF_4: &str = "PROOF-4";
+pub(crate) const PROOF_5: &str = "PROOF-5";
+
+/// One tripped rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProofRefusal {
+    /// The requirement ID, e.g. `"PROOF-3"`.
+    pub rule: &'static str,
+    /// Why, for a person (and the model): what was found and what to write
+    /// instead.
+    pub detail: String,
+}
+
+pub(crate) type Refusal = ProofRefusal;
+
+impl ProofRefusal {
+    pub(crate) fn new(rule: &'static str, detail: impl Into<String>) -> ProofRefusal {
+        ProofRefusal {
+            rule,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// The validator's answer for one line. As JSON:
+/// `{"verdict":"accepted","plan":{…}}` or
+/// `{"verdict":"refused","refusals":[{"rule":"PROOF-3","detail":"…"}]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum ProofVerdict {
+    /// Every rule passed: this plan (and nothing else) may run in the sandbox.
+    Accepted {
+        /// What runs.
+        plan: ProofPlan,
+    },
+    /// At least one rule tripped; all of them are listed.
+    Refused {
+        /// Every tripped rule, in the order found.
+        refusals: Vec<ProofRefusal>,
+    },
+}
+
+impl ProofVerdict {
+    /// True when the line was accepted.
+    pub fn is_accepted(&self) -> bool {
+        matches!(self, Self::Accepted { .. })
+    }
+
+    /// The plan to run, when accepted.
+    pub fn plan(&self) -> Option<&ProofPlan> {
+        match self {
+            Self::Accepted { plan } => Some(plan),
+            Self::Refused { .. } => None,
+        }
+    }
+
+    /// The refusals (empty when accepted).
+    pub fn refusals(&self) -> &[ProofRefusal] {
+        match self {
+            Self::Accepted { .. } => &[],
+            Self::Refused { refusals } => refusals,
+        }
+    }
+
+    /// The distinct rule IDs that tripped, in first-seen order.
+    pub fn rules(&self) -> Vec<&'static str> {
+        let mut rules: Vec<&'static str> = Vec::new();
+        for refusal in self.refusals() {
+            if !rules.contains(&refusal.rule) {
+                rules.push(refusal.rule);
+            }
+        }
+        rules
+    }
+}
+
+/// What a program of a plan is to the validator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgramKind {
+    /// A checker whose behaviour is fully known (`test`, `grep`, `cat`,
+    /// read-only `git`, …): it reads the paths the validator checked and
+    /// starts no other program.
+    Checker,
+    /// A build tool (`cargo`, `make`, `npm`, `pytest`, `go`): it runs the
+    /// project's own code, which the sandbox contains (PROOF-6).
+    BuildTool,
+    /// A project script named by its relative path: project code.
+    ProjectScript,
+}
+
+/// What `program` (a plan's `argv[0]`) is, or `None` when a proof may not
+/// run it.
+pub fn program_kind(program: &str) -> Option<ProgramKind> {
+    if program.contains('/') {
+        return (!program.starts_with('/')).then_some(ProgramKind::ProjectScript);
+    }
+    grammar::PROGRAMS
+        .iter()
+        .find(|p| p.name == program)
+        .map(|p| {
+            if p.runs_project_code {
+                ProgramKind::BuildTool
+            } else {
+                ProgramKind::Checker
+            }
+        })
+}
+
+/// Every program a proof may run by name, with its kind (the allowlist
+/// documented in docs/proofs.md).
+pub fn allowed_programs() -> Vec<(&'static str, ProgramKind)> {
+    grammar::PROGRAMS
+        .iter()
+        .filter_map(|p| program_kind(p.name).map(|kind| (p.name, kind)))
+        .collect()
+}
+
+/// How a GNU program reads a long option the way glibc's `getopt_long`
+/// resolves it (see [`gnu_long_option`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LongOption {
+    /// The exact name of an option.
+    Exact(&'static str),
+    /// A unique abbreviation of this option.
+    Abbreviation(&'static str),
+    /// An abbreviation of several options: the program refuses it.
+    Ambiguous(Vec<&'static str>),
+    /// No option of the program starts with this text.
+    Unknown,
+}
+
+/// The GNU programs of the allowlist whose long options abbreviate.
+pub const GNU_PROGRAMS: &[&str] = &[
+    "grep", "cat", "head", "tail", "wc", "ls", "diff", "cmp", "make",
+];
+
+/// How `program` (one of [`GNU_PROGRAMS`]) reads `--name` (`name` without
+/// the dashes): the validator's reading, which its tests compare with the
+/// real programs'. `None` for other programs.
+pub fn gnu_long_option(program: &str, name: &str) -> Option<LongOption> {
+    let table = grammar::gnu_table(program)?;
+    Some(
+        match grammar::options::resolve_long(table.longs, name, true) {
+            Ok(option) if option.name == name => LongOption::Exact(option.name),
+            Ok(option) => LongOption::Abbreviation(option.name),
+            Err(grammar::options::ScanError::Ambiguous(_, names)) => LongOption::Ambiguous(names),
+            Err(_) => LongOption::Unknown,
+        },
+    )
+}
+
+/// Every long option name of `program` (one of [`GNU_PROGRAMS`]), hidden
+/// ones included, in the program's own table order.
+pub fn gnu_long_options(program: &str) -> Option<Vec<&'static str>> {
+    grammar::gnu_table(program).map(|table| table.longs.iter().map(|l| l.name).collect())
+}
+
+/// Collects refusals without repeats.
+#[derive(Default)]
+struct Refusals(Vec<Refusal>);
+
+impl Refusals {
+    fn push(&mut self, refusal: Refusal) {
+        if !self.0.contains(&refusal) {
+            self.0.push(refusal);
+        }
+    }
+
+    fn extend(&mut self, refusals: impl IntoIterator<Item = Refusal>) {
+        for refusal in refusals {
+            self.push(refusal);
+        }
+    }
+}
+
+/// Validates one proof line. Never panics; anything it cannot check is
+/// refused.
+pub fn validate(line: &str) -> ProofVerdict {
+    let mut refusals = Refusals::default();
+    let plan = check_line(line, &mut refusals);
+    match plan {
+        Some(plan) if refusals.0.is_empty() => ProofVerdict::Accepted { plan },
+        _ => {
+            if refusals.0.is_empty() {
+                refusals.push(Refusal::new(PROOF_1, "the line could not be checked"));
+            }
+            ProofVerdict::Refused {
+                refusals: refusals.0,
+            }
+        }
+    }
+}
+
+fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
+    let chars = line.chars().count();
+    if chars > MAX_PROOF_CHARS {
+        refusals.push(Refusal::new(
+            PROOF_1,
+            format!("the line is {chars} characters; a proof is one short line of at most {MAX_PROOF_CHARS}"),
+        ));
+    }
+    if line.contains(['\n', '\r']) {
+        refusals.push(Refusal::new(
+            PROOF_1,
+            "the line contains a line break; a proof is exactly one line",
+        ));
+    }
+    if let Some(c) = line
+        .chars()
+        .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        refusals.push(Refusal::new(
+            PROOF_1,
+            format!(
+                "the line contains the control character U+{:04X}; write plain text",
+                u32::from(c)
+            ),
+        ));
+    }
+    if line.len() > ploy_shell::MAX_LINE_BYTES {
+        return None;
+    }
+    let summary = ploy_shell::analyze(line);
+    if let Some(reason) = &summary.parse_error {
+        refusals.push(Refusal::new(
+            PROOF_1,
+            format!("the line does not parse as one shell command line ({reason})"),
+        ));
+        return None;
+    }
+    if summary.commands.is_empty() {
+        refusals.push(Refusal::new(
+            PROOF_5,
+            "the line runs nothing; a proof must check something",
+        ));
+    }
+    let constructs = bash::construct_refusals(&summary);
+    let read = reader::read(line);
+    let plan = match (&read, constructs.is_empty()) {
+        (Ok(plan), true) => match bash::plan_of(&summary) {
+            Some(bash_plan) if bash_plan == *plan => Some(plan.clone()),
+            Some(bash_plan) => {
+                refusals.push(Refusal::new(
+                    PROOF_3,
+                    format!(
+                        "bash reads this line as `{}` but the plan runner would run `{}`; write it so both agree",
+                        bash_plan.to_line(),
+                        plan.to_line()
+                    ),
+                ));
+                None
+            }
+            None => {
+                refusals.push(Refusal::new(
+                    PROOF_3,
+                    "bash reads this line as something other than plain commands joined by && and ||",
+                ));
+                None
+            }
+        },
+        (Err(refusal), true) => {
+            refusals.push(refusal.clone());
+            None
+        }
+        (_, false) => {
+            refusals.extend(constructs);
+            None
+        }
+    };
+    match plan {
+        Some(plan) => {
+            if let Err(err) = plan.check() {
+                refusals.push(Refusal::new(PROOF_1, err.to_string()));
+                return None;
+            }
+            check_plan(&plan, refusals);
+            Some(plan)
+        }
+        None => {
+            // Still report every program-level rule bash's reading trips.
+            for argv in bash::all_argvs(&summary) {
+                let at = grammar::At {
+                    head: true,
+                    key: argv.join("\0"),
+                };
+                if let Err(found) = grammar::check(&argv, &at) {
+                    refusals.extend(found);
+                }
+            }
+            None
+        }
+    }
+}
+
+/// The grammar on every command, then PROOF-5 on the plan.
+fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
+    let mut deciding = Vec::new();
+    let mut notes = Vec::new();
+    let mut complete = true;
+    for (_, pipeline) in plan.pipelines() {
+        let mut key = String::new();
+        let mut last = None;
+        for (index, command) in pipeline.commands.iter().enumerate() {
+            if index > 0 {
+                key.push_str("\0|\0");
+            }
+            key.push_str(&command.argv.join("\0"));
+            let at = grammar::At {
+                head: index == 0,
+                key: key.clone(),
+            };
+            match grammar::check(&command.argv, &at) {
+                Ok(checked) => last = Some(checked),
+                Err(found) => {
+                    complete = false;
+                    refusals.extend(found);
+                }
+            }
+        }
+        match last {
+            Some(checked) => {
+                deciding.push(checked.status);
+                notes.push(checked.note);
+            }
+            None => complete = false,
+        }
+    }
+    if !complete || !refusals.0.is_empty() {
+        return;
+    }
+    // PROOF-5: every pipeline must be able to pass and fail, and so must
+    // the whole line.
+    for ((_, pipeline), (cond, note)) in plan.pipelines().zip(deciding.iter().zip(&notes)) {
+        let cond = if pipeline.negated {
+            cond.clone().not()
+        } else {
+            cond.clone()
+        };
+        let text = ProofPlan {
+            first: pipeline.clone(),
+            rest: Vec::new(),
+        }
+        .to_line();
+        match vacuity::outcome(&cond) {
+            vacuity::Outcome::Depends => {}
+            vacuity::Outcome::Fixed(passes) => refusals.push(Refusal::new(
+                PROOF_5,
+                format!(
+                    "`{text}` verifies nothing: {}",
+                    note.map(str::to_string)
+                        .unwrap_or_else(|| fixed_reason(passes))
+                ),
+            )),
+            vacuity::Outcome::TooComplex => refusals.push(too_complex()),
+        }
+    }
+    if !refusals.0.is_empty() {
+        return;
+    }
+    match vacuity::outcome(&vacuity::plan_condition(plan, &deciding)) {
+        vacuity::Outcome::Depends => {}
+        vacuity::Outcome::Fixed(passes) => refusals.push(Refusal::new(
+            PROOF_5,
+            format!(
+                "the line verifies nothing: taken together its checks {} (e.g. `|| true`, or a check joined with its own negation)",
+                if passes {
+                    "always pass, whatever the project holds"
+                } else {
+                    "can never pass"
+                }
+            ),
+        )),
+        vacuity::Outcome::TooComplex => refusals.push(too_complex()),
+    }
+}
+
+fn fixed_reason(passes: bool) -> String {
+    if passes {
+        "it passes whatever the project holds (a comparison of fixed text, a folder that always exists, a tautology)".into()
+    } else {
+        "it can never pass (a comparison of fixed text that is false, a path that cannot exist)"
+            .into()
+    }
+}
+
+fn too_complex() -> Refusal {
+    Refusal::new(
+        PROOF_5,
+        "the line repeats the same checks too often to tell whether it verifies anything; write each check once",
+    )
+}

@@ -137,22 +137,160 @@ impl ProofPlan {
     }
 
     /// The plan's exit status, given a function that runs one pipeline and
-    /// returns its raw status (the last command's). This is the only place
-    /// the and-or semantics live; the init calls it with its real runner.
-    pub fn evaluate(&self, mut run_pipeline: impl FnMut(&Pipeline) -> i32) -> i32 {
-        let apply =
-            |p: &Pipeline, raw: i32| -> i32 { if p.negated { i32::from(raw == 0) } else { raw } };
-        let mut status = apply(&self.first, run_pipeline(&self.first));
+    /// returns its raw status (its deciding command's, see
+    /// [`Pipeline::deciding_command`]). The init calls it with its real
+    /// runner; only the pipelines whose turn comes are run, in order.
+    pub fn evaluate(&self, run_pipeline: impl FnMut(&Pipeline) -> i32) -> i32 {
+        self.fold(&mut ExitStatuses(run_pipeline))
+    }
+
+    /// Folds the plan's status in the domain `statuses`: this is the only
+    /// place the and-or structure is walked (left to right, `!` applied to
+    /// a pipeline's raw status, each connector handed to the domain). The
+    /// concrete domain ([`ProofPlan::evaluate`]) and the validator's
+    /// symbolic one (PROOF-5: can the line fail at all?) both go through it.
+    pub fn fold<D: StatusDomain>(&self, statuses: &mut D) -> D::Status {
+        let mut status = pipeline_status(&self.first, statuses);
         for (connector, pipeline) in &self.rest {
-            let run = match connector {
-                Connector::And => status == 0,
-                Connector::Or => status != 0,
+            status = match connector {
+                Connector::And => {
+                    statuses.and_then(status, &mut |d: &mut D| pipeline_status(pipeline, d))
+                }
+                Connector::Or => {
+                    statuses.or_else(status, &mut |d: &mut D| pipeline_status(pipeline, d))
+                }
             };
-            if run {
-                status = apply(pipeline, run_pipeline(pipeline));
-            }
         }
         status
+    }
+}
+
+impl ProofPlan {
+    /// The plan written as a POSIX shell line: words that are not plain
+    /// are single-quoted, so the text reads back (through the validator)
+    /// as this exact plan. For people, and for runners that still need a
+    /// line.
+    pub fn to_line(&self) -> String {
+        let mut out = String::new();
+        for (connector, pipeline) in self.pipelines() {
+            match connector {
+                Some(Connector::And) => out.push_str(" && "),
+                Some(Connector::Or) => out.push_str(" || "),
+                None => {}
+            }
+            if pipeline.negated {
+                out.push_str("! ");
+            }
+            for (i, command) in pipeline.commands.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" | ");
+                }
+                out.push_str(&command.to_line());
+            }
+        }
+        out
+    }
+}
+
+impl PlanCommand {
+    /// The command as shell words (see [`ProofPlan::to_line`]).
+    pub fn to_line(&self) -> String {
+        let mut words: Vec<String> = self.argv.iter().map(|w| quote(w)).collect();
+        match self.stdout {
+            StreamTarget::Null => words.push(">/dev/null".into()),
+            StreamTarget::Inherit | StreamTarget::Stdout => {}
+        }
+        match self.stderr {
+            StreamTarget::Null => words.push("2>/dev/null".into()),
+            StreamTarget::Stdout => words.push("2>&1".into()),
+            StreamTarget::Inherit => {}
+        }
+        words.join(" ")
+    }
+}
+
+/// A word as the shell must see it: plain words as they are, others in
+/// single quotes (`'` written as `'\''`).
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    '-' | '_' | '.' | '/' | '=' | ',' | '+' | '%' | '@' | ':' | '^'
+                )
+        });
+    let keyword = matches!(word, "!" | "[" | "]");
+    if plain || (keyword && word != "!") {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+impl Pipeline {
+    /// The command whose exit status is the pipeline's: the last one (POSIX,
+    /// without `pipefail`). The others' statuses are discarded.
+    pub fn deciding_command(&self) -> Option<&PlanCommand> {
+        self.commands.last()
+    }
+}
+
+/// A pipeline's status in a domain: its raw status, inverted by `!`.
+fn pipeline_status<D: StatusDomain>(pipeline: &Pipeline, statuses: &mut D) -> D::Status {
+    let raw = statuses.pipeline(pipeline);
+    if pipeline.negated {
+        statuses.negate(raw)
+    } else {
+        raw
+    }
+}
+
+/// A domain the plan's status can be computed in (see [`ProofPlan::fold`]).
+pub trait StatusDomain {
+    /// A status in this domain.
+    type Status;
+    /// The raw status of one pipeline (before `!`).
+    fn pipeline(&mut self, pipeline: &Pipeline) -> Self::Status;
+    /// `!`: success becomes failure and failure success.
+    fn negate(&mut self, status: Self::Status) -> Self::Status;
+    /// `left && right`: `right` gives the next pipeline's status; call it
+    /// only when that pipeline may run.
+    fn and_then(
+        &mut self,
+        left: Self::Status,
+        right: &mut dyn FnMut(&mut Self) -> Self::Status,
+    ) -> Self::Status;
+    /// `left || right`, as [`StatusDomain::and_then`].
+    fn or_else(
+        &mut self,
+        left: Self::Status,
+        right: &mut dyn FnMut(&mut Self) -> Self::Status,
+    ) -> Self::Status;
+}
+
+/// Exit statuses as POSIX defines them: 0 is success; `&&` runs the next
+/// pipeline only after a 0, `||` only after anything else; `!` maps 0 to 1
+/// and anything else to 0.
+struct ExitStatuses<F>(F);
+
+impl<F: FnMut(&Pipeline) -> i32> StatusDomain for ExitStatuses<F> {
+    type Status = i32;
+
+    fn pipeline(&mut self, pipeline: &Pipeline) -> i32 {
+        (self.0)(pipeline)
+    }
+
+    fn negate(&mut self, status: i32) -> i32 {
+        i32::from(status == 0)
+    }
+
+    fn and_then(&mut self, left: i32, right: &mut dyn FnMut(&mut Self) -> i32) -> i32 {
+        if left == 0 { right(self) } else { left }
+    }
+
+    fn or_else(&mut self, left: i32, right: &mut dyn FnMut(&mut Self) -> i32) -> i32 {
+        if left != 0 { right(self) } else { left }
     }
 }
 

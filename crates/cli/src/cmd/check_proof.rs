@@ -1,9 +1,13 @@
 //! `ploy check proof 'LINE' [--json]`: the proof validator (PROOF-1..5) on one
 //! line, without running it. Exit 0 accepted, 1 refused, 2 usage.
+//!
+//! JSON: `{"line", "verdict": "accepted"|"refused", "rules": [...],
+//! "refusals": [{"rule", "detail"}], "plan"}`; `plan` is the validated plan
+//! (what `ploy proof run` would execute) or null.
 
 use std::process::ExitCode;
 
-use ploy_proof::validate::{ProofVerdict, validate};
+use ploy_validate::{ProofVerdict, validate};
 
 /// Arguments of `ploy check proof`.
 #[derive(Debug, clap::Args)]
@@ -29,21 +33,25 @@ pub fn run(args: CheckProofArgs) -> ExitCode {
             "verdict": if verdict.is_accepted() { "accepted" } else { "refused" },
             "rules": verdict.rules(),
             "refusals": verdict.refusals(),
+            "plan": verdict.plan(),
         });
         println!("{report}");
         return code;
     }
     match &verdict {
-        ProofVerdict::Accepted => {
-            println!("accepted: the line passes PROOF-1..5 (it still runs only in the sandbox)")
+        ProofVerdict::Accepted { plan } => {
+            println!(
+                "accepted: the line passes PROOF-1..5 and runs as `{}` (only in the sandbox)",
+                plan.to_line()
+            )
         }
-        ProofVerdict::Refused(refusals) => {
+        ProofVerdict::Refused { refusals } => {
             eprintln!("ploy check proof: refused");
             for refusal in refusals {
                 eprintln!("{}: {}", refusal.rule, refusal.detail);
             }
             eprintln!(
-                "hint: a proof is one plain read-only check, e.g. `cargo test -q` or `grep -q \"fn main\" src/main.rs`"
+                "hint: a proof is one plain check from the allowlist (docs/proofs.md), e.g. `cargo test -q` or `grep -q \"fn main\" src/main.rs`"
             );
         }
     }

@@ -1,4 +1,5 @@
-//! Fuzz the proof validator: no panic, and an accepted line is plain.
+//! Fuzz the proof validator: no panic, an accepted line is plain, and its
+//! plan's rendering reads back as the same plan.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,8 +11,14 @@ fuzz_target!(|data: &[u8]| {
     let Ok(line) = std::str::from_utf8(data) else {
         return;
     };
-    let verdict = ploy_proof::validate::validate(line);
-    if verdict.is_accepted() {
+    let verdict = ploy_validate::validate(line);
+    if let Some(plan) = verdict.plan() {
+        // Quoting can lengthen the line past PROOF-1's bound; otherwise the
+        // rendering must read back as exactly this plan.
+        let rendered = plan.to_line();
+        if rendered.chars().count() <= 400 {
+            assert_eq!(ploy_validate::validate(&rendered).plan(), Some(plan));
+        }
         let c = ploy_shell::analyze(line).constructs;
         assert!(
             !(c.command_substitution

@@ -1,0 +1,169 @@
+//! `find` (GNU findutils): starting points, then an expression of tests
+//! and operators. No action except printing: `-exec`, `-ok`, `-delete`,
+//! `-fprint` and the like are refused.
+
+use super::{At, Ctx, Facts, Val, check_value};
+use crate::vacuity::{Cond, PathTest};
+use crate::{PROOF_2, PROOF_3, PROOF_5};
+
+/// What follows an expression word, and whether a proof may use it.
+enum Primary {
+    /// No argument.
+    Flag,
+    /// One argument of this kind.
+    Arg(Val),
+    /// Refused under this rule.
+    No(&'static str, &'static str),
+}
+
+const RUNS: Primary = Primary::No(PROOF_2, "runs programs; a proof runs no hidden program");
+const WRITES: Primary = Primary::No(PROOF_2, "writes a file; a proof writes no file");
+const NUMBER: Primary = Primary::Arg(Val::Count);
+const PATTERN: Primary = Primary::Arg(Val::Pattern);
+
+fn primary(word: &str) -> Option<Primary> {
+    Some(match word {
+        // Operators.
+        "(" | ")" | "!" | "," | "-not" | "-a" | "-and" | "-o" | "-or" => Primary::Flag,
+        // Global options and positional options.
+        "-maxdepth" | "-mindepth" => NUMBER,
+        "-depth"
+        | "-xdev"
+        | "-mount"
+        | "-noleaf"
+        | "-daystart"
+        | "-ignore_readdir_race"
+        | "-noignore_readdir_race"
+        | "-warn"
+        | "-nowarn" => Primary::Flag,
+        "-regextype" => Primary::Arg(Val::Choice(&[
+            "findutils-default",
+            "ed",
+            "emacs",
+            "gnu-awk",
+            "grep",
+            "posix-awk",
+            "awk",
+            "posix-basic",
+            "posix-egrep",
+            "egrep",
+            "posix-extended",
+            "posix-minimal-basic",
+            "sed",
+        ])),
+        "-follow" => Primary::No(PROOF_3, "follows symbolic links out of the folder; drop it"),
+        "-d" => Primary::No(PROOF_2, "is an obsolete spelling; write -depth"),
+        // Tests.
+        "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename" | "-regex"
+        | "-iregex" | "-lname" | "-ilname" => PATTERN,
+        "-type" | "-xtype" => Primary::Arg(Val::Text),
+        "-size" | "-mtime" | "-mmin" | "-atime" | "-amin" | "-ctime" | "-cmin" | "-used"
+        | "-links" | "-inum" | "-uid" | "-gid" => NUMBER,
+        "-perm" => Primary::Arg(Val::Text),
+        "-user" | "-group" | "-fstype" => Primary::Arg(Val::Name),
+        "-newer" | "-anewer" | "-cnewer" | "-samefile" => Primary::Arg(Val::Path),
+        "-empty" | "-readable" | "-writable" | "-executable" | "-nouser" | "-nogroup" | "-true"
+        | "-false" => Primary::Flag,
+        // Actions.
+        "-print" | "-print0" | "-prune" | "-quit" => Primary::Flag,
+        "-exec" | "-execdir" | "-ok" | "-okdir" => RUNS,
+        "-delete" => Primary::No(PROOF_2, "deletes files; a proof changes nothing"),
+        "-fprint" | "-fprint0" | "-fls" | "-fprintf" => WRITES,
+        "-printf" | "-ls" => Primary::No(PROOF_2, "is not needed in a proof; use -print"),
+        "-files0-from" => Primary::No(
+            PROOF_3,
+            "reads starting points from a file the validator cannot check; name them",
+        ),
+        "-context" => Primary::No(PROOF_2, "is not needed in a proof"),
+        "-help" | "--help" | "-version" | "--version" => {
+            Primary::No(PROOF_5, "prints text and verifies nothing")
+        }
+        w if w.starts_with("-newer") => {
+            Primary::No(PROOF_2, "is not needed in a proof; write -newer FILE")
+        }
+        _ => return None,
+    })
+}
+
+/// findutils' `looks_like_expression`: where the starting points end.
+fn starts_expression(arg: &str) -> bool {
+    match arg {
+        "!" | "(" | ")" | "," => true,
+        a => a.starts_with('-') && a.len() > 1,
+    }
+}
+
+pub(super) fn find(ctx: &mut Ctx, args: &[String], _at: &At) -> Option<Facts> {
+    let mut i = 0;
+    // Leading options: only -P (never follow links), the default.
+    while let Some(arg) = args.get(i) {
+        match arg.as_str() {
+            "-P" => i += 1,
+            "--" => {
+                i += 1;
+                break;
+            }
+            "-H" | "-L" => {
+                ctx.refuse(
+                    PROOF_3,
+                    format!("`{arg}` follows symbolic links out of the folder; drop it"),
+                );
+                return None;
+            }
+            a if a.starts_with("-D") || a.starts_with("-O") => {
+                ctx.refuse(
+                    PROOF_2,
+                    format!("`{a}` is a debugging option, not needed in a proof"),
+                );
+                return None;
+            }
+            _ => break,
+        }
+    }
+    let mut starts = Vec::new();
+    while let Some(arg) = args.get(i) {
+        if starts_expression(arg) {
+            break;
+        }
+        ctx.path(arg, "the starting point");
+        starts.push(arg.clone());
+        i += 1;
+    }
+    while let Some(word) = args.get(i) {
+        i += 1;
+        match primary(word) {
+            None => {
+                if word.starts_with('-') {
+                    ctx.refuse(
+                        PROOF_2,
+                        format!("`{word}` is not a find test a proof may use"),
+                    );
+                } else {
+                    ctx.refuse(
+                        PROOF_2,
+                        format!("`{word}` stands where a test or operator is expected (starting points come first)"),
+                    );
+                }
+            }
+            Some(Primary::Flag) => {}
+            Some(Primary::No(rule, why)) => {
+                ctx.refuse(rule, format!("`{word}` {why}"));
+                if matches!(word.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                    return None;
+                }
+            }
+            Some(Primary::Arg(kind)) => match args.get(i) {
+                Some(value) => {
+                    check_value(ctx, kind, value, &format!("the argument of {word}"));
+                    i += 1;
+                }
+                None => ctx.refuse(PROOF_2, format!("`{word}` needs an argument")),
+            },
+        }
+    }
+    // find fails when a starting point is missing; without one it searches
+    // the project folder, which is always there.
+    Some(Facts {
+        status: Cond::all(starts.iter().map(|s| Cond::path(PathTest::Present, s))),
+    })
+}

@@ -1,0 +1,649 @@
+//! `git`, read-only: `diff`, `status`, `log`, `show`, `ls-files`, `grep`.
+//! Exact option names only (git abbreviates long options, so `--ext` would
+//! be `--ext-diff`: anything not written in full is refused), long values
+//! glued with `=`. Options that make git start another program
+//! (`--ext-diff`, `--textconv`, `--show-signature`, `-O`), write a file
+//! (`--output`) or read outside the repository (`--no-index`, `-C`,
+//! `--git-dir`, `-c`) are refused.
+
+use super::options::{Arg, GIT, Long, Short, Table, long, short};
+use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options};
+use crate::vacuity::Cond;
+use crate::{PROOF_2, PROOF_3};
+
+const NO: Arg = Arg::No;
+const REQ: Arg = Arg::Required;
+const OPT: Arg = Arg::Optional;
+
+const RUNS: &str = "makes git start a program named in its configuration";
+
+/// Options shared by the commands that show diffs (`diff`, `log`, `show`).
+const DIFF_LONGS: &[Long] = &[
+    long("patch", NO, "p"),
+    long("no-patch", NO, "s"),
+    long("stat", OPT, "stat"),
+    long("numstat", NO, "numstat"),
+    long("shortstat", NO, "shortstat"),
+    long("summary", NO, "summary"),
+    long("raw", NO, "raw"),
+    long("name-only", NO, "name-only"),
+    long("name-status", NO, "name-status"),
+    long("check", NO, "check"),
+    long("no-color", NO, "no-color"),
+    long("color", OPT, "color"),
+    long("ignore-all-space", NO, "w"),
+    long("ignore-space-change", NO, "b"),
+    long("ignore-space-at-eol", NO, "ignore-space-at-eol"),
+    long("ignore-cr-at-eol", NO, "ignore-cr-at-eol"),
+    long("ignore-blank-lines", NO, "ignore-blank-lines"),
+    long("unified", OPT, "U"),
+    long("no-ext-diff", NO, "no-ext-diff"),
+    long("no-textconv", NO, "no-textconv"),
+    long("no-renames", NO, "no-renames"),
+    long("diff-filter", REQ, "diff-filter"),
+    long("minimal", NO, "minimal"),
+    long("text", NO, "a"),
+    long("ext-diff", NO, "ext-diff"),
+    long("textconv", NO, "textconv"),
+    long("output", REQ, "output"),
+    long("no-index", NO, "no-index"),
+    long("relative", OPT, "relative"),
+];
+
+const DIFF_SHORTS: &[Short] = &[
+    short('p', NO, "p"),
+    short('u', NO, "p"),
+    short('s', NO, "s"),
+    short('w', NO, "w"),
+    short('b', NO, "b"),
+    short('U', OPT, "U"),
+    short('z', NO, "z"),
+    short('R', NO, "R"),
+    short('a', NO, "a"),
+    short('O', REQ, "O"),
+];
+
+const DIFF_RULES: &[Rule] = &[
+    ("p", Use::Flag),
+    ("s", Use::Flag),
+    ("stat", Use::Value(Val::Text)),
+    ("numstat", Use::Flag),
+    ("shortstat", Use::Flag),
+    ("summary", Use::Flag),
+    ("raw", Use::Flag),
+    ("name-only", Use::Flag),
+    ("name-status", Use::Flag),
+    ("check", Use::Flag),
+    ("no-color", Use::Flag),
+    (
+        "color",
+        Use::Value(Val::Choice(&["never", "always", "auto"])),
+    ),
+    ("w", Use::Flag),
+    ("b", Use::Flag),
+    ("ignore-space-at-eol", Use::Flag),
+    ("ignore-cr-at-eol", Use::Flag),
+    ("ignore-blank-lines", Use::Flag),
+    ("U", Use::Value(Val::Count)),
+    ("no-ext-diff", Use::Flag),
+    ("no-textconv", Use::Flag),
+    ("no-renames", Use::Flag),
+    ("diff-filter", Use::Value(Val::Text)),
+    ("minimal", Use::Flag),
+    ("a", Use::Flag),
+    ("z", Use::Flag),
+    ("R", Use::Flag),
+    ("ext-diff", Use::No(PROOF_2, RUNS)),
+    ("textconv", Use::No(PROOF_2, RUNS)),
+    (
+        "output",
+        Use::No(PROOF_2, "writes a file; a proof writes no file"),
+    ),
+    (
+        "no-index",
+        Use::No(PROOF_3, "compares paths outside the repository"),
+    ),
+    (
+        "O",
+        Use::No(PROOF_3, "reads an order file the validator cannot check"),
+    ),
+    ("relative", Use::No(PROOF_2, "is not needed in a proof")),
+];
+
+const fn concat<const N: usize>(a: &[Rule], b: &[Rule]) -> [Rule; N] {
+    let mut out = [("", Use::Flag); N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < b.len() {
+        out[i + j] = b[j];
+        j += 1;
+    }
+    out
+}
+
+const fn concat_longs<const N: usize>(a: &[Long], b: &[Long]) -> [Long; N] {
+    let mut out = [long("", NO, ""); N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < b.len() {
+        out[i + j] = b[j];
+        j += 1;
+    }
+    out
+}
+
+const fn concat_shorts<const N: usize>(a: &[Short], b: &[Short]) -> [Short; N] {
+    let mut out = [short(' ', NO, ""); N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < b.len() {
+        out[i + j] = b[j];
+        j += 1;
+    }
+    out
+}
+
+// ---- diff ----------------------------------------------------------------
+
+const DIFF_ONLY_LONGS: &[Long] = &[
+    long("quiet", NO, "quiet"),
+    long("exit-code", NO, "exit-code"),
+    long("cached", NO, "cached"),
+    long("staged", NO, "cached"),
+];
+const DIFF_ALL_LONGS: [Long; 33] = concat_longs(DIFF_LONGS, DIFF_ONLY_LONGS);
+const DIFF_TABLE: Table = Table {
+    syntax: GIT,
+    shorts: DIFF_SHORTS,
+    longs: &DIFF_ALL_LONGS,
+};
+const DIFF_ALL_RULES: [Rule; 35] = concat(
+    DIFF_RULES,
+    &[
+        ("quiet", Use::Flag),
+        ("exit-code", Use::Flag),
+        ("cached", Use::Flag),
+    ],
+);
+
+// ---- log / show --------------------------------------------------------
+
+const LOG_ONLY_LONGS: &[Long] = &[
+    long("oneline", NO, "oneline"),
+    long("max-count", REQ, "n"),
+    long("skip", REQ, "skip"),
+    long("format", REQ, "format"),
+    long("pretty", OPT, "format"),
+    long("grep", REQ, "grep"),
+    long("author", REQ, "author"),
+    long("committer", REQ, "committer"),
+    long("since", REQ, "date-limit"),
+    long("until", REQ, "date-limit"),
+    long("after", REQ, "date-limit"),
+    long("before", REQ, "date-limit"),
+    long("all", NO, "all"),
+    long("no-merges", NO, "no-merges"),
+    long("merges", NO, "merges"),
+    long("first-parent", NO, "first-parent"),
+    long("follow", NO, "follow"),
+    long("reverse", NO, "reverse"),
+    long("regexp-ignore-case", NO, "i"),
+    long("extended-regexp", NO, "E"),
+    long("fixed-strings", NO, "F"),
+    long("invert-grep", NO, "invert-grep"),
+    long("all-match", NO, "all-match"),
+    long("no-decorate", NO, "no-decorate"),
+    long("abbrev-commit", NO, "abbrev-commit"),
+    long("date", REQ, "date"),
+    long("quiet", NO, "quiet"),
+    long("show-signature", NO, "show-signature"),
+];
+const LOG_LONGS: [Long; 57] = concat_longs(DIFF_LONGS, LOG_ONLY_LONGS);
+const LOG_ONLY_SHORTS: &[Short] = &[
+    short('n', REQ, "n"),
+    short('i', NO, "i"),
+    short('E', NO, "E"),
+    short('F', NO, "F"),
+];
+const LOG_SHORTS: [Short; 14] = concat_shorts(DIFF_SHORTS, LOG_ONLY_SHORTS);
+const LOG_TABLE: Table = Table {
+    syntax: GIT,
+    shorts: &LOG_SHORTS,
+    longs: &LOG_LONGS,
+};
+const LOG_ONLY_RULES: &[Rule] = &[
+    ("oneline", Use::Flag),
+    ("n", Use::Value(Val::Count)),
+    ("skip", Use::Value(Val::Count)),
+    ("format", Use::Value(Val::Text)),
+    ("grep", Use::Value(Val::Pattern)),
+    ("author", Use::Value(Val::Pattern)),
+    ("committer", Use::Value(Val::Pattern)),
+    ("date-limit", Use::Value(Val::Text)),
+    ("all", Use::Flag),
+    ("no-merges", Use::Flag),
+    ("merges", Use::Flag),
+    ("first-parent", Use::Flag),
+    ("follow", Use::Flag),
+    ("reverse", Use::Flag),
+    ("i", Use::Flag),
+    ("E", Use::Flag),
+    ("F", Use::Flag),
+    ("invert-grep", Use::Flag),
+    ("all-match", Use::Flag),
+    ("no-decorate", Use::Flag),
+    ("abbrev-commit", Use::Flag),
+    ("date", Use::Value(Val::Text)),
+    ("quiet", Use::Flag),
+    (
+        "show-signature",
+        Use::No(PROOF_2, "runs gpg to check signatures"),
+    ),
+];
+const LOG_RULES: [Rule; 56] = concat(DIFF_RULES, LOG_ONLY_RULES);
+
+// ---- status ----------------------------------------------------------
+
+const STATUS_TABLE: Table = Table {
+    syntax: GIT,
+    shorts: &[
+        short('s', NO, "s"),
+        short('b', NO, "b"),
+        short('u', OPT, "u"),
+        short('z', NO, "z"),
+    ],
+    longs: &[
+        long("short", NO, "s"),
+        long("branch", NO, "b"),
+        long("porcelain", OPT, "porcelain"),
+        long("long", NO, "long"),
+        long("untracked-files", OPT, "u"),
+        long("ignored", OPT, "ignored"),
+        long("no-renames", NO, "no-renames"),
+        long("ignore-submodules", OPT, "ignore-submodules"),
+        long("show-stash", NO, "show-stash"),
+        long("ahead-behind", NO, "ahead-behind"),
+        long("no-ahead-behind", NO, "ahead-behind"),
+    ],
+};
+const STATUS_RULES: &[Rule] = &[
+    ("s", Use::Flag),
+    ("b", Use::Flag),
+    ("z", Use::Flag),
+    (
+        "porcelain",
+        Use::Value(Val::Choice(&["v1", "v2", "1", "2"])),
+    ),
+    ("long", Use::Flag),
+    ("u", Use::Value(Val::Choice(&["no", "normal", "all"]))),
+    (
+        "ignored",
+        Use::Value(Val::Choice(&["traditional", "no", "matching"])),
+    ),
+    ("no-renames", Use::Flag),
+    (
+        "ignore-submodules",
+        Use::Value(Val::Choice(&["none", "untracked", "dirty", "all"])),
+    ),
+    ("show-stash", Use::Flag),
+    ("ahead-behind", Use::Flag),
+];
+
+// ---- ls-files --------------------------------------------------------
+
+const LS_FILES_TABLE: Table = Table {
+    syntax: GIT,
+    shorts: &[
+        short('c', NO, "c"),
+        short('m', NO, "m"),
+        short('d', NO, "d"),
+        short('o', NO, "o"),
+        short('i', NO, "i"),
+        short('s', NO, "s"),
+        short('u', NO, "u"),
+        short('k', NO, "k"),
+        short('t', NO, "t"),
+        short('z', NO, "z"),
+        short('x', REQ, "x"),
+        short('X', REQ, "X"),
+    ],
+    longs: &[
+        long("error-unmatch", NO, "error-unmatch"),
+        long("cached", NO, "c"),
+        long("modified", NO, "m"),
+        long("deleted", NO, "d"),
+        long("others", NO, "o"),
+        long("ignored", NO, "i"),
+        long("stage", NO, "s"),
+        long("unmerged", NO, "u"),
+        long("killed", NO, "k"),
+        long("exclude-standard", NO, "exclude-standard"),
+        long("full-name", NO, "full-name"),
+        long("directory", NO, "directory"),
+        long("no-empty-directory", NO, "no-empty-directory"),
+        long("exclude", REQ, "x"),
+        long("exclude-from", REQ, "X"),
+    ],
+};
+const LS_FILES_RULES: &[Rule] = &[
+    ("error-unmatch", Use::Flag),
+    ("c", Use::Flag),
+    ("m", Use::Flag),
+    ("d", Use::Flag),
+    ("o", Use::Flag),
+    ("i", Use::Flag),
+    ("s", Use::Flag),
+    ("u", Use::Flag),
+    ("k", Use::Flag),
+    ("t", Use::Flag),
+    ("z", Use::Flag),
+    ("exclude-standard", Use::Flag),
+    ("full-name", Use::Flag),
+    ("directory", Use::Flag),
+    ("no-empty-directory", Use::Flag),
+    ("x", Use::Value(Val::Pattern)),
+    ("X", Use::Value(Val::Path)),
+];
+
+// ---- grep ----------------------------------------------------------------
+
+const GREP_TABLE: Table = Table {
+    syntax: GIT,
+    shorts: &[
+        short('q', NO, "q"),
+        short('e', REQ, "e"),
+        short('f', REQ, "f"),
+        short('i', NO, "i"),
+        short('w', NO, "w"),
+        short('v', NO, "v"),
+        short('n', NO, "n"),
+        short('l', NO, "l"),
+        short('L', NO, "L"),
+        short('c', NO, "c"),
+        short('E', NO, "E"),
+        short('F', NO, "F"),
+        short('G', NO, "G"),
+        short('P', NO, "P"),
+        short('h', NO, "h"),
+        short('H', NO, "H"),
+        short('I', NO, "I"),
+        short('a', NO, "a"),
+        short('r', NO, "r"),
+        short('z', NO, "z"),
+        short('o', NO, "o"),
+        short('m', REQ, "m"),
+        short('A', REQ, "A"),
+        short('B', REQ, "B"),
+        short('C', REQ, "C"),
+        short('O', OPT, "O"),
+    ],
+    longs: &[
+        long("quiet", NO, "q"),
+        long("ignore-case", NO, "i"),
+        long("word-regexp", NO, "w"),
+        long("invert-match", NO, "v"),
+        long("line-number", NO, "n"),
+        long("files-with-matches", NO, "l"),
+        long("name-only", NO, "l"),
+        long("files-without-match", NO, "L"),
+        long("count", NO, "c"),
+        long("extended-regexp", NO, "E"),
+        long("fixed-strings", NO, "F"),
+        long("basic-regexp", NO, "G"),
+        long("perl-regexp", NO, "P"),
+        long("text", NO, "a"),
+        long("recursive", NO, "r"),
+        long("null", NO, "z"),
+        long("only-matching", NO, "o"),
+        long("max-count", REQ, "m"),
+        long("max-depth", REQ, "max-depth"),
+        long("cached", NO, "cached"),
+        long("untracked", NO, "untracked"),
+        long("exclude-standard", NO, "exclude-standard"),
+        long("and", NO, "and"),
+        long("or", NO, "or"),
+        long("not", NO, "not"),
+        long("all-match", NO, "all-match"),
+        long("threads", REQ, "threads"),
+        long("no-index", NO, "no-index"),
+        long("open-files-in-pager", OPT, "O"),
+    ],
+};
+const GREP_RULES: &[Rule] = &[
+    ("q", Use::Flag),
+    ("e", Use::Value(Val::Pattern)),
+    ("f", Use::Value(Val::Path)),
+    ("i", Use::Flag),
+    ("w", Use::Flag),
+    ("v", Use::Flag),
+    ("n", Use::Flag),
+    ("l", Use::Flag),
+    ("L", Use::Flag),
+    ("c", Use::Flag),
+    ("E", Use::Flag),
+    ("F", Use::Flag),
+    ("G", Use::Flag),
+    ("P", Use::Flag),
+    ("h", Use::Flag),
+    ("H", Use::Flag),
+    ("I", Use::Flag),
+    ("a", Use::Flag),
+    ("r", Use::Flag),
+    ("z", Use::Flag),
+    ("o", Use::Flag),
+    ("m", Use::Value(Val::Count)),
+    ("A", Use::Value(Val::Count)),
+    ("B", Use::Value(Val::Count)),
+    ("C", Use::Value(Val::Count)),
+    ("max-depth", Use::Value(Val::Count)),
+    ("cached", Use::Flag),
+    ("untracked", Use::Flag),
+    ("exclude-standard", Use::Flag),
+    ("and", Use::Flag),
+    ("or", Use::Flag),
+    ("not", Use::Flag),
+    ("all-match", Use::Flag),
+    ("threads", Use::Value(Val::Count)),
+    (
+        "no-index",
+        Use::No(PROOF_3, "searches files outside the repository's index"),
+    ),
+    (
+        "O",
+        Use::No(PROOF_2, "opens the matching files in a pager program"),
+    ),
+];
+
+/// Global options before the subcommand.
+fn global(ctx: &mut Ctx, arg: &str) -> bool {
+    match arg {
+        "--no-pager" | "-P" | "--no-optional-locks" => true,
+        "-c" | "--config-env" => {
+            ctx.refuse(
+                PROOF_2,
+                format!(
+                    "`{arg}` sets configuration (a pager, an editor, an alias can run any program)"
+                ),
+            );
+            false
+        }
+        a if a.starts_with("--config-env=") || a.starts_with("-c") => {
+            ctx.refuse(
+                PROOF_2,
+                format!(
+                    "`{a}` sets configuration (a pager, an editor, an alias can run any program)"
+                ),
+            );
+            false
+        }
+        "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" => {
+            ctx.refuse(
+                PROOF_3,
+                format!("`{arg}` points git at another folder or repository"),
+            );
+            false
+        }
+        a if a.starts_with("-C")
+            || a.starts_with("--git-dir=")
+            || a.starts_with("--work-tree=")
+            || a.starts_with("--namespace=") =>
+        {
+            ctx.refuse(
+                PROOF_3,
+                format!("`{a}` points git at another folder or repository"),
+            );
+            ctx.text(a, "the argument");
+            false
+        }
+        "-p" | "--paginate" => {
+            ctx.refuse(PROOF_2, format!("`{arg}` runs a pager program"));
+            false
+        }
+        a if a.starts_with("--exec-path") => {
+            ctx.refuse(
+                PROOF_2,
+                format!("`{a}` makes git run its commands from another folder"),
+            );
+            false
+        }
+        a => {
+            ctx.refuse(
+                PROOF_2,
+                format!("`{a}` is not a git option a proof may use (`--no-pager` only)"),
+            );
+            false
+        }
+    }
+}
+
+const SUBCOMMANDS: &[&str] = &["diff", "status", "log", "show", "ls-files", "grep"];
+
+/// A revision or pathspec operand: no pathspec magic, and any path part
+/// (the whole, or after `REV:`) relative and inside the project.
+fn check_operand(ctx: &mut Ctx, operand: &str, after_dashdash: bool) {
+    if operand.starts_with(':') {
+        ctx.refuse(
+            PROOF_3,
+            format!("`{operand}`: pathspec magic (`:/`, `:(top)`, `:!`) can reach outside the project folder; name the path plainly"),
+        );
+        return;
+    }
+    if operand.starts_with('-') && !after_dashdash {
+        ctx.refuse(
+            PROOF_2,
+            format!("`{operand}` is not an option a proof may use"),
+        );
+        return;
+    }
+    let path = match operand.split_once(':') {
+        Some((_, path)) if !after_dashdash => path,
+        _ => operand,
+    };
+    ctx.path(path, "the path");
+}
+
+pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        if !global(ctx, arg) {
+            return None;
+        }
+        i += 1;
+    }
+    let Some(sub) = args.get(i) else {
+        ctx.refuse(
+            PROOF_2,
+            "needs a read-only subcommand: `git diff --quiet`, `git status --porcelain`, …",
+        );
+        return None;
+    };
+    let rest = &args[i + 1..];
+    ctx.program = format!("git {sub}");
+    // `git log -3`: a count written as an option.
+    let rest: Vec<String> = if matches!(sub.as_str(), "log" | "show") {
+        rest.iter()
+            .map(|a| match a.strip_prefix('-') {
+                Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                    format!("--max-count={n}")
+                }
+                _ => a.clone(),
+            })
+            .collect()
+    } else {
+        rest.to_vec()
+    };
+    let (table, rules): (&Table, &[Rule]) = match sub.as_str() {
+        "diff" => (&DIFF_TABLE, &DIFF_ALL_RULES),
+        "log" | "show" => (&LOG_TABLE, &LOG_RULES),
+        "status" => (&STATUS_TABLE, STATUS_RULES),
+        "ls-files" => (&LS_FILES_TABLE, LS_FILES_RULES),
+        "grep" => (&GREP_TABLE, GREP_RULES),
+        other => {
+            let what = match other {
+                "push" | "fetch" | "pull" | "clone" | "remote" | "submodule" | "ls-remote"
+                | "send-email" | "request-pull" => "uses the network",
+                "commit" | "add" | "rm" | "mv" | "reset" | "checkout" | "switch" | "restore"
+                | "clean" | "stash" | "merge" | "rebase" | "cherry-pick" | "revert" | "tag"
+                | "branch" | "config" | "gc" | "init" | "apply" | "am" | "notes" | "worktree"
+                | "update-index" | "update-ref" | "filter-branch" | "replace" => {
+                    "changes the repository"
+                }
+                _ => "is not one a proof may use",
+            };
+            ctx.refuse(
+                PROOF_2,
+                format!(
+                    "the subcommand `{other}` {what}; a proof may use {}",
+                    super::list(SUBCOMMANDS)
+                ),
+            );
+            return None;
+        }
+    };
+    let items = read_options(ctx, table, rules, &rest)?;
+    let ops = operands(&items);
+    let mut ops_iter = ops.iter();
+    if sub == "grep" && !(has(&items, "e") || has(&items, "f")) {
+        // The first operand is the pattern.
+        if ops_iter.next().is_none() {
+            ctx.refuse(PROOF_2, "needs a pattern: `git grep -q PATTERN`");
+            return None;
+        }
+    }
+    for (operand, after) in ops_iter {
+        check_operand(ctx, operand, *after);
+    }
+    let status = match sub.as_str() {
+        "diff" if !(has(&items, "quiet") || has(&items, "exit-code")) => {
+            ctx.note = Some("`git diff` exits 0 whatever it finds; add `--quiet` or `--exit-code`");
+            Cond::Const(true)
+        }
+        "status" => {
+            ctx.note = Some(
+                "`git status` exits 0 in any repository; check its output (`git status --porcelain | grep -q …`) or use `git diff --quiet`",
+            );
+            Cond::Const(true)
+        }
+        "ls-files" if !has(&items, "error-unmatch") => {
+            ctx.note = Some("`git ls-files` exits 0 whatever it lists; add `--error-unmatch PATH`");
+            Cond::Const(true)
+        }
+        _ => Cond::Unknown(at.key.clone()),
+    };
+    Some(Facts { status })
+}

@@ -1,0 +1,430 @@
+//! `grep` (GNU grep 3.8, its option table in order) and `rg` (ripgrep,
+//! exact names).
+
+use super::coreutils::HELP_VERSION;
+use super::options::{Arg, EXACT, GNU, Item, Short, Table, long, short};
+use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options};
+use crate::vacuity::{Cond, PathTest};
+use crate::{PROOF_2, PROOF_3, PROOF_5};
+
+const NO: Arg = Arg::No;
+const REQ: Arg = Arg::Required;
+const OPT: Arg = Arg::Optional;
+
+const GREP_SHORTS: &[Short] = &[
+    short('0', NO, "digit"),
+    short('1', NO, "digit"),
+    short('2', NO, "digit"),
+    short('3', NO, "digit"),
+    short('4', NO, "digit"),
+    short('5', NO, "digit"),
+    short('6', NO, "digit"),
+    short('7', NO, "digit"),
+    short('8', NO, "digit"),
+    short('9', NO, "digit"),
+    short('A', REQ, "A"),
+    short('B', REQ, "B"),
+    short('C', REQ, "C"),
+    short('D', REQ, "D"),
+    short('E', NO, "E"),
+    short('F', NO, "F"),
+    short('G', NO, "G"),
+    short('H', NO, "H"),
+    short('I', NO, "I"),
+    short('P', NO, "P"),
+    short('T', NO, "T"),
+    short('U', NO, "U"),
+    short('V', NO, "V"),
+    short('X', REQ, "X"),
+    short('a', NO, "a"),
+    short('b', NO, "b"),
+    short('c', NO, "c"),
+    short('d', REQ, "d"),
+    short('e', REQ, "e"),
+    short('f', REQ, "f"),
+    short('h', NO, "h"),
+    short('i', NO, "i"),
+    short('L', NO, "L"),
+    short('l', NO, "l"),
+    short('m', REQ, "m"),
+    short('n', NO, "n"),
+    short('o', NO, "o"),
+    short('q', NO, "q"),
+    short('R', NO, "R"),
+    short('r', NO, "r"),
+    short('s', NO, "s"),
+    short('u', NO, "u"),
+    short('v', NO, "v"),
+    short('w', NO, "w"),
+    short('x', NO, "x"),
+    short('y', NO, "y"),
+    short('Z', NO, "Z"),
+    short('z', NO, "z"),
+];
+
+const GREP: Table = Table {
+    syntax: GNU,
+    shorts: GREP_SHORTS,
+    longs: &[
+        long("basic-regexp", NO, "G"),
+        long("extended-regexp", NO, "E"),
+        long("fixed-regexp", NO, "F"),
+        long("fixed-strings", NO, "F"),
+        long("perl-regexp", NO, "P"),
+        long("after-context", REQ, "A"),
+        long("before-context", REQ, "B"),
+        long("binary-files", REQ, "binary-files"),
+        long("byte-offset", NO, "b"),
+        long("context", REQ, "C"),
+        long("color", OPT, "color"),
+        long("colour", OPT, "color"),
+        long("count", NO, "c"),
+        long("devices", REQ, "D"),
+        long("directories", REQ, "d"),
+        long("exclude", REQ, "exclude"),
+        long("exclude-from", REQ, "exclude-from"),
+        long("exclude-dir", REQ, "exclude-dir"),
+        long("file", REQ, "f"),
+        long("files-with-matches", NO, "l"),
+        long("files-without-match", NO, "L"),
+        long("group-separator", REQ, "group-separator"),
+        long("help", NO, "help"),
+        long("include", REQ, "include"),
+        long("ignore-case", NO, "i"),
+        long("no-ignore-case", NO, "no-ignore-case"),
+        long("initial-tab", NO, "T"),
+        long("label", REQ, "label"),
+        long("line-buffered", NO, "line-buffered"),
+        long("line-number", NO, "n"),
+        long("line-regexp", NO, "x"),
+        long("max-count", REQ, "m"),
+        long("no-filename", NO, "h"),
+        long("no-group-separator", NO, "group-separator"),
+        long("no-messages", NO, "s"),
+        long("null", NO, "Z"),
+        long("null-data", NO, "z"),
+        long("only-matching", NO, "o"),
+        long("quiet", NO, "q"),
+        long("recursive", NO, "r"),
+        long("dereference-recursive", NO, "R"),
+        long("regexp", REQ, "e"),
+        long("invert-match", NO, "v"),
+        long("silent", NO, "q"),
+        long("text", NO, "a"),
+        long("binary", NO, "U"),
+        long("unix-byte-offsets", NO, "u"),
+        long("version", NO, "V"),
+        long("with-filename", NO, "H"),
+        long("word-regexp", NO, "w"),
+    ],
+};
+
+const WHEN: Val = Val::Choice(&["never", "always", "auto"]);
+
+const GREP_RULES: &[Rule] = &[
+    ("A", Use::Value(Val::Count)),
+    ("B", Use::Value(Val::Count)),
+    ("C", Use::Value(Val::Count)),
+    ("D", Use::Value(Val::Choice(&["read", "skip"]))),
+    ("d", Use::Value(Val::Choice(&["read", "skip", "recurse"]))),
+    ("E", Use::Flag),
+    ("F", Use::Flag),
+    ("G", Use::Flag),
+    ("P", Use::Flag),
+    ("H", Use::Flag),
+    ("h", Use::Flag),
+    ("I", Use::Flag),
+    ("T", Use::Flag),
+    ("U", Use::Flag),
+    ("a", Use::Flag),
+    ("b", Use::Flag),
+    ("c", Use::Flag),
+    ("e", Use::Value(Val::Pattern)),
+    ("f", Use::Value(Val::Path)),
+    ("i", Use::Flag),
+    ("y", Use::Flag),
+    ("no-ignore-case", Use::Flag),
+    ("L", Use::Flag),
+    ("l", Use::Flag),
+    ("m", Use::Value(Val::Count)),
+    ("n", Use::Flag),
+    ("o", Use::Flag),
+    ("q", Use::Flag),
+    ("R", Use::Flag),
+    ("r", Use::Flag),
+    ("s", Use::Flag),
+    ("v", Use::Flag),
+    ("w", Use::Flag),
+    ("x", Use::Flag),
+    ("Z", Use::Flag),
+    ("z", Use::Flag),
+    (
+        "binary-files",
+        Use::Value(Val::Choice(&["binary", "text", "without-match"])),
+    ),
+    ("color", Use::Value(WHEN)),
+    ("exclude", Use::Value(Val::Pattern)),
+    ("include", Use::Value(Val::Pattern)),
+    ("exclude-dir", Use::Value(Val::Pattern)),
+    ("exclude-from", Use::Value(Val::Path)),
+    ("group-separator", Use::Value(Val::Text)),
+    ("label", Use::Value(Val::Text)),
+    ("line-buffered", Use::Flag),
+    (
+        "digit",
+        Use::No(PROOF_2, "is the obsolete context form; write `-C NUM`"),
+    ),
+    (
+        "u",
+        Use::No(PROOF_2, "is obsolete and ignored by current grep"),
+    ),
+    (
+        "X",
+        Use::No(
+            PROOF_2,
+            "is an undocumented matcher switch; write -E, -F, -G or -P",
+        ),
+    ),
+    (
+        "V",
+        Use::No(PROOF_5, "prints a version and verifies nothing"),
+    ),
+    ("help", Use::No(PROOF_5, "prints help and verifies nothing")),
+];
+
+/// When a searching program succeeds: its unknown result, and (when it
+/// names files) the files exist; with `-q` one found match is enough.
+fn search_status(files: &[String], quiet: bool, at: &At) -> Cond {
+    let files: Vec<Cond> = files
+        .iter()
+        .filter(|f| *f != "-")
+        .map(|f| Cond::path(PathTest::Exists, f))
+        .collect();
+    let exist = if quiet {
+        if files.is_empty() {
+            Cond::Const(true)
+        } else {
+            Cond::any(files)
+        }
+    } else {
+        Cond::all(files)
+    };
+    exist.and(Cond::Unknown(at.key.clone()))
+}
+
+pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
+    let items = read_options(ctx, &GREP, GREP_RULES, args)?;
+    let mut ops = operands(&items).into_iter().map(|(o, _)| o);
+    if !(has(&items, "e") || has(&items, "f")) && ops.next().is_none() {
+        ctx.refuse(PROOF_2, "needs a pattern: `grep -q PATTERN FILE`");
+        return None;
+    }
+    let files: Vec<String> = ops.collect();
+    for file in files.iter().filter(|f| *f != "-") {
+        ctx.path(file, "the file");
+    }
+    let recursive = has(&items, "r")
+        || has(&items, "R")
+        || items
+            .iter()
+            .any(|i| matches!(i, Item::Opt { id: "d", value: Some(v), .. } if v == "recurse"));
+    if files.is_empty() && !recursive && at.head {
+        ctx.refuse(
+            PROOF_5,
+            "reads standard input, which is empty here; name the files to search (`grep -q PATTERN FILE`)",
+        );
+        return None;
+    }
+    Some(Facts {
+        status: search_status(&files, has(&items, "q"), at),
+    })
+}
+
+// ---- rg ----------------------------------------------------------------
+
+const RG: Table = Table {
+    syntax: EXACT,
+    shorts: &[
+        short('q', NO, "q"),
+        short('i', NO, "i"),
+        short('S', NO, "S"),
+        short('s', NO, "s"),
+        short('v', NO, "v"),
+        short('w', NO, "w"),
+        short('x', NO, "x"),
+        short('c', NO, "c"),
+        short('l', NO, "l"),
+        short('n', NO, "n"),
+        short('N', NO, "N"),
+        short('F', NO, "F"),
+        short('e', REQ, "e"),
+        short('f', REQ, "f"),
+        short('g', REQ, "g"),
+        short('t', REQ, "t"),
+        short('T', REQ, "T"),
+        short('u', NO, "u"),
+        short('L', NO, "L"),
+        short('m', REQ, "m"),
+        short('A', REQ, "A"),
+        short('B', REQ, "B"),
+        short('C', REQ, "C"),
+        short('o', NO, "o"),
+        short('U', NO, "U"),
+        short('P', NO, "P"),
+        short('H', NO, "H"),
+        short('I', NO, "I"),
+        short('a', NO, "a"),
+        short('0', NO, "0"),
+        short('j', REQ, "j"),
+        short('d', REQ, "d"),
+        short('r', REQ, "r"),
+        short('z', NO, "z"),
+        short('h', NO, "help"),
+        short('V', NO, "version"),
+    ],
+    longs: &[
+        long("quiet", NO, "q"),
+        long("ignore-case", NO, "i"),
+        long("smart-case", NO, "S"),
+        long("case-sensitive", NO, "s"),
+        long("invert-match", NO, "v"),
+        long("word-regexp", NO, "w"),
+        long("line-regexp", NO, "x"),
+        long("count", NO, "c"),
+        long("count-matches", NO, "count-matches"),
+        long("files-with-matches", NO, "l"),
+        long("files-without-match", NO, "files-without-match"),
+        long("line-number", NO, "n"),
+        long("no-line-number", NO, "N"),
+        long("fixed-strings", NO, "F"),
+        long("regexp", REQ, "e"),
+        long("file", REQ, "f"),
+        long("glob", REQ, "g"),
+        long("iglob", REQ, "iglob"),
+        long("type", REQ, "t"),
+        long("type-not", REQ, "T"),
+        long("unrestricted", NO, "u"),
+        long("hidden", NO, "hidden"),
+        long("no-ignore", NO, "no-ignore"),
+        long("follow", NO, "L"),
+        long("max-count", REQ, "m"),
+        long("after-context", REQ, "A"),
+        long("before-context", REQ, "B"),
+        long("context", REQ, "C"),
+        long("only-matching", NO, "o"),
+        long("multiline", NO, "U"),
+        long("pcre2", NO, "P"),
+        long("with-filename", NO, "H"),
+        long("no-filename", NO, "I"),
+        long("text", NO, "a"),
+        long("null", NO, "0"),
+        long("threads", REQ, "j"),
+        long("max-depth", REQ, "d"),
+        long("no-config", NO, "no-config"),
+        long("color", REQ, "color"),
+        long("files", NO, "files"),
+        long("json", NO, "json"),
+        long("replace", REQ, "r"),
+        long("search-zip", NO, "z"),
+        long("pre", REQ, "pre"),
+        long("pre-glob", REQ, "pre-glob"),
+        long("ignore-file", REQ, "ignore-file"),
+        long("hostname-bin", REQ, "hostname-bin"),
+        long("type-add", REQ, "type-add"),
+        long("help", NO, "help"),
+        long("version", NO, "version"),
+    ],
+};
+
+const RUNS_PROGRAMS: &str = "makes rg start other programs; a proof runs no hidden program";
+
+const RG_RULES: &[Rule] = &[
+    ("q", Use::Flag),
+    ("i", Use::Flag),
+    ("S", Use::Flag),
+    ("s", Use::Flag),
+    ("v", Use::Flag),
+    ("w", Use::Flag),
+    ("x", Use::Flag),
+    ("c", Use::Flag),
+    ("count-matches", Use::Flag),
+    ("l", Use::Flag),
+    ("files-without-match", Use::Flag),
+    ("n", Use::Flag),
+    ("N", Use::Flag),
+    ("F", Use::Flag),
+    ("e", Use::Value(Val::Pattern)),
+    ("f", Use::Value(Val::Path)),
+    ("g", Use::Value(Val::Pattern)),
+    ("iglob", Use::Value(Val::Pattern)),
+    ("t", Use::Value(Val::Name)),
+    ("T", Use::Value(Val::Name)),
+    ("u", Use::Flag),
+    ("hidden", Use::Flag),
+    ("no-ignore", Use::Flag),
+    ("L", Use::Flag),
+    ("m", Use::Value(Val::Count)),
+    ("A", Use::Value(Val::Count)),
+    ("B", Use::Value(Val::Count)),
+    ("C", Use::Value(Val::Count)),
+    ("o", Use::Flag),
+    ("U", Use::Flag),
+    ("P", Use::Flag),
+    ("H", Use::Flag),
+    ("I", Use::Flag),
+    ("a", Use::Flag),
+    ("0", Use::Flag),
+    ("j", Use::Value(Val::Count)),
+    ("d", Use::Value(Val::Count)),
+    ("no-config", Use::Flag),
+    ("color", Use::Value(WHEN)),
+    ("files", Use::Flag),
+    ("json", Use::Flag),
+    ("r", Use::Value(Val::Text)),
+    ("ignore-file", Use::Value(Val::Path)),
+    (
+        "z",
+        Use::No(
+            PROOF_2,
+            "decompresses by running gzip, xz and other programs",
+        ),
+    ),
+    ("pre", Use::No(PROOF_2, RUNS_PROGRAMS)),
+    ("pre-glob", Use::No(PROOF_2, RUNS_PROGRAMS)),
+    ("hostname-bin", Use::No(PROOF_2, RUNS_PROGRAMS)),
+    (
+        "type-add",
+        Use::No(PROOF_2, "is not needed in a proof; use -g GLOB"),
+    ),
+    HELP_VERSION[0],
+    HELP_VERSION[1],
+];
+
+pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
+    let items = read_options(ctx, &RG, RG_RULES, args)?;
+    let mut ops = operands(&items).into_iter().map(|(o, _)| o);
+    let listing = has(&items, "files");
+    if !(has(&items, "e") || has(&items, "f") || listing) && ops.next().is_none() {
+        ctx.refuse(PROOF_2, "needs a pattern: `rg -q PATTERN PATH`");
+        return None;
+    }
+    let paths: Vec<String> = ops.collect();
+    for path in paths.iter().filter(|p| *p != "-") {
+        ctx.path(path, "the path");
+    }
+    if paths.is_empty() && at.head {
+        // rg reads standard input or searches the folder depending on what
+        // its input is: a proof names the paths.
+        ctx.refuse(
+            PROOF_3,
+            "name the paths to search (`rg -q PATTERN src`); without them rg guesses between standard input and the folder",
+        );
+        return None;
+    }
+    Some(Facts {
+        status: search_status(&paths, has(&items, "q"), at),
+    })
+}
+
+/// The GNU grep table (see [`super::gnu_table`]).
+pub(crate) const GREP_TABLE: &Table = &GREP;

@@ -1,0 +1,760 @@
+//! The allowlist grammar (PROOF-2, PROOF-3, PROOF-4): which programs a proof
+//! may run and, for each, which options exist, which of them a proof may
+//! use, what their values are, and which operands are paths.
+//!
+//! Each program's option table is data: every option the real program
+//! knows (so abbreviations resolve as the program resolves them, see
+//! [`options`]), and a list of rules saying which of them a proof may use
+//! and with what kind of value. Anything not in the rules is refused with
+//! the nearest allowed form. Every path a program will open is checked:
+//! absolute paths, `~`, `..` and paths glued to options are refused.
+//!
+//! Checkers (`test`, `grep`, `cat`, read-only `git`, …) behave in a fully
+//! known way. Build tools (`cargo`, `make`, `npm`, `pytest`, `go`) and
+//! project scripts run the project's own code: their option grammars are
+//! still checked, but what they do is contained by the sandbox (PROOF-6).
+
+mod build;
+mod coreutils;
+mod find;
+mod git;
+mod grep;
+mod jq;
+pub(crate) mod options;
+mod script;
+mod testexpr;
+
+use crate::vacuity::Cond;
+use crate::{PROOF_2, PROOF_3, PROOF_4, PROOF_5, Refusal};
+use options::{Item, Table, scan};
+
+/// Where a command stands in its pipeline.
+pub(crate) struct At {
+    /// First in its pipeline: its standard input is empty (`/dev/null`).
+    pub head: bool,
+    /// Identifies what the command's outcome depends on: its argv and the
+    /// commands feeding its input. Equal keys are equal outcomes.
+    pub key: String,
+}
+
+/// What the validator knows about a command it accepted.
+pub(crate) struct Facts {
+    /// When the command succeeds.
+    pub status: Cond,
+}
+
+/// A program a proof may run.
+pub(crate) struct Program {
+    /// The name as written in the proof (looked up on the sandbox's PATH).
+    pub name: &'static str,
+    /// Checks the arguments; `None` when something was refused.
+    pub check: fn(&mut Ctx, &[String], &At) -> Option<Facts>,
+    /// Runs the project's own code (build tools): contained by the sandbox.
+    pub runs_project_code: bool,
+}
+
+impl Program {
+    const fn checker(
+        name: &'static str,
+        check: fn(&mut Ctx, &[String], &At) -> Option<Facts>,
+    ) -> Program {
+        Program {
+            name,
+            check,
+            runs_project_code: false,
+        }
+    }
+
+    const fn runner(
+        name: &'static str,
+        check: fn(&mut Ctx, &[String], &At) -> Option<Facts>,
+    ) -> Program {
+        Program {
+            name,
+            check,
+            runs_project_code: true,
+        }
+    }
+}
+
+/// Every program a proof may run, by name.
+pub(crate) const PROGRAMS: &[Program] = &[
+    Program::checker("test", testexpr::test),
+    Program::checker("[", testexpr::bracket),
+    Program::checker("grep", grep::grep),
+    Program::checker("rg", grep::rg),
+    Program::checker("diff", coreutils::diff),
+    Program::checker("cmp", coreutils::cmp),
+    Program::checker("wc", coreutils::wc),
+    Program::checker("head", coreutils::head),
+    Program::checker("tail", coreutils::tail),
+    Program::checker("cat", coreutils::cat),
+    Program::checker("ls", coreutils::ls),
+    Program::checker("find", find::find),
+    Program::checker("jq", jq::jq),
+    Program::checker("yq", jq::yq),
+    Program::checker("git", git::git),
+    Program::runner("cargo", build::cargo),
+    Program::runner("go", build::go),
+    Program::runner("npm", build::npm),
+    Program::runner("pnpm", build::npm),
+    Program::runner("yarn", build::npm),
+    Program::runner("pytest", build::pytest),
+    Program::runner("python3", build::python3),
+    Program::runner("make", build::make),
+];
+
+/// Collects refusals for one command.
+pub(crate) struct Ctx {
+    pub refusals: Vec<Refusal>,
+    /// The program being checked, for messages.
+    pub program: String,
+    /// Why the command's status is fixed, when it is (PROOF-5 message).
+    pub note: Option<&'static str>,
+}
+
+impl Ctx {
+    pub(crate) fn new(program: &str) -> Ctx {
+        Ctx {
+            refusals: Vec::new(),
+            program: program.to_string(),
+            note: None,
+        }
+    }
+
+    pub(crate) fn refuse(&mut self, rule: &'static str, detail: impl AsRef<str>) {
+        let detail = format!("`{}`: {}", self.program, detail.as_ref());
+        if !self
+            .refusals
+            .iter()
+            .any(|r| r.rule == rule && r.detail == detail)
+        {
+            self.refusals.push(Refusal::new(rule, detail));
+        }
+    }
+
+    pub(crate) fn ok(&self) -> bool {
+        self.refusals.is_empty()
+    }
+
+    /// PROOF-3 on a path the program opens: relative, inside the project.
+    /// Its pieces after `=`, `:` or `,` are checked too: a path such as
+    /// `--x=/etc` is harmless to the program that opens it, but refusing it
+    /// costs nothing and no program can read it as an absolute path.
+    pub(crate) fn path(&mut self, value: &str, what: &str) {
+        if let Some(problem) = text_problem(value) {
+            self.refuse(PROOF_3, format!("{what} `{value}` {problem}"));
+        }
+    }
+
+    /// PROOF-3 on text handed to project code or of unknown use: every
+    /// piece that could be read as a path (after `=`, `:`, `,` or a short
+    /// option's letters) must be relative and inside the project.
+    pub(crate) fn text(&mut self, value: &str, what: &str) {
+        if let Some(problem) = text_problem(value) {
+            self.refuse(PROOF_3, format!("{what} `{value}` {problem}"));
+        }
+    }
+}
+
+/// Why a path is not a relative path inside the project, if it is not.
+pub(crate) fn path_problem(value: &str) -> Option<&'static str> {
+    if value.starts_with('/') {
+        Some("is an absolute path; a proof uses paths inside the project")
+    } else if value.starts_with('~') {
+        Some("starts with `~` (the home folder); a proof uses paths inside the project")
+    } else if value.split('/').any(|part| part == "..") {
+        Some("contains `..`; a proof stays inside the project")
+    } else {
+        None
+    }
+}
+
+/// [`path_problem`] on every piece of `value` that a program could read as
+/// a path: the whole text, the text after a leading option (`-I/x`,
+/// `--out=/x`), and the pieces between `=`, `:` and `,`.
+pub(crate) fn text_problem(value: &str) -> Option<&'static str> {
+    let mut pieces: Vec<&str> = vec![value];
+    let unflagged = value.trim_start_matches('-');
+    if unflagged.len() != value.len() {
+        pieces.push(unflagged.trim_start_matches(|c: char| c.is_ascii_alphabetic()));
+    }
+    pieces.extend(value.split(['=', ':', ',']));
+    pieces.into_iter().find_map(path_problem)
+}
+
+/// What an option's value is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Val {
+    /// A path the program opens (checked, PROOF-3).
+    Path,
+    /// A regular expression, glob or literal the program matches with; it
+    /// names no file.
+    Pattern,
+    /// Text with no file meaning to the program (a label, a format).
+    Text,
+    /// Text handed on to project code: checked as [`Ctx::text`].
+    Opaque,
+    /// A number (digits, optionally a unit suffix: `10`, `1K`, `-5`, `+3`).
+    Count,
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A name: letters, digits and `_.:+@/-`, not starting with `-`
+    /// (a package, a feature list, a target triple, a lint).
+    Name,
+}
+
+/// What a proof may do with one option (by its id in the program's table).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Use {
+    /// Allowed; takes no value.
+    Flag,
+    /// Allowed; its value (if given) is of this kind.
+    Value(Val),
+    /// Refused under this rule, for this reason.
+    No(&'static str, &'static str),
+}
+
+/// One option rule: the option's id, and what a proof may do with it.
+pub(crate) type Rule = (&'static str, Use);
+
+/// Checks one value of an option or operand.
+pub(crate) fn check_value(ctx: &mut Ctx, kind: Val, value: &str, what: &str) {
+    match kind {
+        Val::Path => ctx.path(value, what),
+        Val::Pattern | Val::Text => {}
+        Val::Opaque => ctx.text(value, what),
+        Val::Count => {
+            let digits = value.trim_start_matches(['-', '+']);
+            let number: String = digits.chars().take_while(char::is_ascii_digit).collect();
+            let unit = &digits[number.len()..];
+            if number.is_empty() || unit.len() > 3 || !unit.chars().all(|c| c.is_ascii_alphabetic())
+            {
+                ctx.refuse(PROOF_2, format!("{what} `{value}` is not a number"));
+            }
+        }
+        Val::Choice(choices) => {
+            if !choices.contains(&value) {
+                ctx.refuse(
+                    PROOF_2,
+                    format!("{what} `{value}` is not one of {}", list(choices)),
+                );
+            }
+        }
+        Val::Name => {
+            if value.is_empty()
+                || value.starts_with('-')
+                || !value
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.:+@/-,".contains(c))
+            {
+                ctx.refuse(
+                    PROOF_2,
+                    format!("{what} `{value}` is not a plain name (letters, digits, `_.:+@/-`)"),
+                );
+            } else {
+                ctx.text(value, what);
+            }
+        }
+    }
+}
+
+/// `a`, `b`, `c` quoted for messages.
+pub(crate) fn list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The options of a program a proof may use, spelled in full, for hints.
+fn allowed_names(table: &Table, rules: &[Rule]) -> Vec<String> {
+    let allowed = |id: &str| {
+        rules
+            .iter()
+            .any(|(r, u)| *r == id && !matches!(u, Use::No(..)))
+    };
+    let mut names: Vec<String> = table
+        .shorts
+        .iter()
+        .filter(|s| allowed(s.id))
+        .map(|s| format!("-{}", s.ch))
+        .chain(
+            table
+                .longs
+                .iter()
+                .filter(|l| allowed(l.id))
+                .map(|l| format!("--{}", l.name)),
+        )
+        .collect();
+    names.dedup();
+    names
+}
+
+/// The closest of `candidates` to `written`, if any is close.
+pub(crate) fn nearest<'a>(
+    written: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(written, c), c))
+        .filter(|(d, c)| {
+            let limit = if c.len().min(written.len()) <= 4 {
+                1
+            } else {
+                2
+            };
+            *d <= limit && *d < c.len().max(written.len())
+        })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let old = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = old;
+        }
+    }
+    row[b.len()]
+}
+
+/// Scans `args` with `table` and applies `rules`: every option is checked
+/// (unknown ones refused with the nearest allowed form; values checked by
+/// kind). Returns the items, or `None` when the arguments cannot be read.
+pub(crate) fn read_options(
+    ctx: &mut Ctx,
+    table: &Table,
+    rules: &[Rule],
+    args: &[String],
+) -> Option<Vec<Item>> {
+    let items = match scan(table, args) {
+        Ok(items) => items,
+        Err(err) => {
+            let mut detail = err.describe(&ctx.program);
+            if let options::ScanError::Unknown(written) = &err {
+                let abbreviates: Vec<&options::Long> = written
+                    .strip_prefix("--")
+                    .map(|w| {
+                        table
+                            .longs
+                            .iter()
+                            .filter(|l| !w.is_empty() && l.name.starts_with(w))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let names = allowed_names(table, rules);
+                if let [target] = abbreviates.as_slice() {
+                    // git (and others) would read it as this option: say so,
+                    // with that option's own verdict.
+                    detail = format!(
+                        "`{written}` abbreviates `--{}`; options must be written in full",
+                        target.name
+                    );
+                    if let Some((_, Use::No(rule, why))) =
+                        rules.iter().find(|(id, _)| *id == target.id)
+                    {
+                        ctx.refuse(rule, format!("`--{}` {why}", target.name));
+                    }
+                } else if let Some(close) = nearest(written, names.iter().map(String::as_str)) {
+                    detail.push_str(&format!("; did you mean `{close}`?"));
+                } else if !names.is_empty() && names.len() <= 12 {
+                    detail.push_str(&format!("; it may use {}", names.join(" ")));
+                } else {
+                    detail.push_str("; docs/proofs.md lists the options a proof may use");
+                }
+            }
+            ctx.refuse(PROOF_2, detail);
+            // Glued values (`-C..`, `-f/x`) are still checked as paths.
+            for arg in args.iter().filter(|a| a.starts_with('-')) {
+                ctx.text(arg, "the argument");
+            }
+            return None;
+        }
+    };
+    for item in &items {
+        let Item::Opt {
+            id,
+            written,
+            name,
+            value,
+        } = item
+        else {
+            continue;
+        };
+        let spelled = if written == name {
+            format!("`{written}`")
+        } else {
+            format!("`{written}` (read as `{name}`)")
+        };
+        match rules.iter().find(|(r, _)| r == id).map(|(_, u)| *u) {
+            None => {
+                let names = allowed_names(table, rules);
+                let hint = nearest(name, names.iter().map(String::as_str))
+                    .map(|n| format!("; did you mean `{n}`?"))
+                    .unwrap_or_default();
+                ctx.refuse(
+                    PROOF_2,
+                    format!("{spelled} is not an option a proof may use{hint}"),
+                );
+                if let Some(v) = value {
+                    ctx.text(v, &format!("the value of {name}"));
+                }
+            }
+            Some(Use::No(rule, why)) => {
+                ctx.refuse(rule, format!("{spelled} {why}"));
+                if let Some(v) = value {
+                    ctx.text(v, &format!("the value of {name}"));
+                }
+            }
+            Some(Use::Flag) => {}
+            Some(Use::Value(kind)) => {
+                if let Some(v) = value {
+                    check_value(ctx, kind, v, &format!("the value of {name}"));
+                }
+            }
+        }
+    }
+    Some(items)
+}
+
+/// The option ids present in `items`.
+pub(crate) fn has(items: &[Item], id: &str) -> bool {
+    items
+        .iter()
+        .any(|i| matches!(i, Item::Opt { id: x, .. } if *x == id))
+}
+
+/// The operands in `items`, in order, with whether each came after `--`.
+pub(crate) fn operands(items: &[Item]) -> Vec<(String, bool)> {
+    let mut after = false;
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Item::EndOfOptions => after = true,
+            Item::Operand(o) => out.push((o.clone(), after)),
+            Item::Opt { .. } => {}
+        }
+    }
+    out
+}
+
+/// Programs that verify nothing by themselves (PROOF-5).
+const NO_OPS: &[&str] = &[
+    "true", "false", ":", "echo", "printf", "exit", "return", "sleep", "pwd", "yes", "whoami",
+    "id", "date", "uname", "printenv", "seq", "tty", "clear", "wait", "logname", "groups", "nproc",
+    "arch",
+];
+
+/// Interpreters: they run code given inline, on stdin or in a file.
+const INTERPRETERS: &[&str] = &[
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "yash",
+    "fish",
+    "csh",
+    "tcsh",
+    "ash",
+    "busybox",
+    "toybox",
+    "python",
+    "python2",
+    "pypy",
+    "pypy3",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "wish",
+    "Rscript",
+    "R",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "sed",
+    "osascript",
+    "pwsh",
+    "powershell",
+    "expect",
+    "guile",
+    "racket",
+    "julia",
+    "groovy",
+    "jshell",
+    "irb",
+    "ghci",
+    "runghc",
+    "bc",
+    "dc",
+    "m4",
+    "sqlite3",
+    "gdb",
+    "vim",
+    "vi",
+    "nvim",
+    "emacs",
+    "ed",
+    "ex",
+    "java",
+    "dotnet",
+];
+
+/// Programs that start another program given in their arguments.
+const LAUNCHERS: &[&str] = &[
+    "env",
+    "timeout",
+    "nice",
+    "nohup",
+    "stdbuf",
+    "setarch",
+    "linux32",
+    "linux64",
+    "setsid",
+    "ionice",
+    "chrt",
+    "taskset",
+    "xargs",
+    "parallel",
+    "exec",
+    "command",
+    "builtin",
+    "eval",
+    "source",
+    ".",
+    "sudo",
+    "su",
+    "doas",
+    "runuser",
+    "pkexec",
+    "ifne",
+    "rlwrap",
+    "xvfb-run",
+    "run-parts",
+    "watch",
+    "script",
+    "strace",
+    "ltrace",
+    "valgrind",
+    "time",
+    "flock",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "firejail",
+    "bwrap",
+    "systemd-run",
+    "npx",
+    "pnpx",
+    "bunx",
+    "uvx",
+    "pipx",
+    "dbus-run-session",
+    "xdg-open",
+    "open",
+    "fakeroot",
+    "proot",
+    "catchsegv",
+    "sg",
+    "newgrp",
+    "entr",
+    "tmux",
+    "screen",
+    "expect",
+    "unbuffer",
+    "faketime",
+    "torsocks",
+    "proxychains",
+    "chpst",
+    "setpriv",
+    "capsh",
+    "prlimit",
+    "numactl",
+    "cgexec",
+    "with-contenv",
+];
+
+/// Hints for programs people reach for, pointing at the allowed form.
+const HINTS: &[(&str, &str)] = &[
+    (
+        "python",
+        "write the check as a test and run `python3 -m pytest -q tests/test_x.py`, or make it an executable project script (`./check.py`)",
+    ),
+    (
+        "node",
+        "run the project's tests with `npm test`, or make the check an executable project script (`./check.js`)",
+    ),
+    (
+        "sh",
+        "run the script itself by its relative path (`./check.sh`, `scripts/test.sh`)",
+    ),
+    ("sed", "check text with `grep -q`"),
+    ("awk", "check text with `grep -q`"),
+    (
+        "perl",
+        "check text with `grep -q`, or make the check an executable project script",
+    ),
+    ("stat", "check a path with `test -e PATH` (or -f, -d, -s)"),
+    ("file", "check a path with `test -f PATH`"),
+    ("pip", "a proof installs nothing; run `python3 -m pytest`"),
+    ("sort", "compare with `diff -q expected actual` or `cmp`"),
+    (
+        "tar",
+        "list nothing: check the files the build produced with `test -f`",
+    ),
+    (
+        "cd",
+        "a proof runs in the project folder; name paths relative to it",
+    ),
+];
+
+/// A command the grammar accepted.
+pub(crate) struct Checked {
+    /// When it succeeds.
+    pub status: Cond,
+    /// Why its status is fixed, when the program knows it is.
+    pub note: Option<&'static str>,
+}
+
+/// Checks one command: the program must be in the allowlist (or a project
+/// script by relative path), and its arguments must follow its grammar.
+pub(crate) fn check(argv: &[String], at: &At) -> Result<Checked, Vec<Refusal>> {
+    let Some(program) = argv.first() else {
+        return Err(vec![Refusal::new(PROOF_2, "a command with no program")]);
+    };
+    let args = &argv[1..];
+    let mut ctx = Ctx::new(program);
+    let facts = if program.contains('/') {
+        script::script(&mut ctx, program, args, at)
+    } else if let Some(entry) = PROGRAMS.iter().find(|p| p.name == program) {
+        (entry.check)(&mut ctx, args, at)
+    } else {
+        unknown_program(&mut ctx, program, args);
+        None
+    };
+    match facts {
+        Some(facts) if ctx.ok() => Ok(Checked {
+            status: facts.status,
+            note: ctx.note,
+        }),
+        _ => {
+            if ctx.refusals.is_empty() {
+                ctx.refuse(PROOF_2, "the arguments do not follow the program's grammar");
+            }
+            Err(ctx.refusals)
+        }
+    }
+}
+
+fn base_name(program: &str) -> &str {
+    // `python3.12` → `python3`, `nodejs` stays.
+    let trimmed = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if trimmed.is_empty() { program } else { trimmed }
+}
+
+/// Interpreters whose first operand is their program text.
+const CODE_FIRST: &[&str] = &[
+    "awk", "gawk", "mawk", "nawk", "sed", "dc", "bc", "m4", "jshell",
+];
+
+/// Subcommands that run code given inline (`deno eval '…'`).
+const EVAL_WORDS: &[&str] = &["eval", "e", "repl", "run-script", "-"];
+
+fn unknown_program(ctx: &mut Ctx, program: &str, args: &[String]) {
+    let base = base_name(program);
+    let allowed: Vec<&str> = PROGRAMS.iter().map(|p| p.name).collect();
+    let hint = HINTS
+        .iter()
+        .find(|(name, _)| *name == program || *name == base)
+        .map(|(_, hint)| format!("; {hint}"))
+        .or_else(|| {
+            nearest(program, allowed.iter().copied()).map(|n| format!("; did you mean `{n}`?"))
+        })
+        .unwrap_or_else(|| {
+            format!(
+                "; a proof may run {} and project scripts by relative path (`./check.sh`)",
+                list(&allowed)
+            )
+        });
+    if NO_OPS.contains(&program) {
+        ctx.refuse(
+            PROOF_5,
+            "verifies nothing (it succeeds or prints whatever the project holds); a proof runs a check such as `test -f`, `grep -q` or the project's tests",
+        );
+        ctx.refuse(PROOF_2, "is not a program a proof may run");
+    } else if INTERPRETERS.contains(&program) || INTERPRETERS.contains(&base) {
+        ctx.refuse(
+            PROOF_2,
+            format!("is an interpreter, not a program a proof may run{hint}"),
+        );
+        let inline = if base.starts_with("python") || base.starts_with("pypy") {
+            build::python_reads_code(args)
+        } else {
+            CODE_FIRST.contains(&base)
+                || args
+                    .first()
+                    .is_some_and(|a| EVAL_WORDS.contains(&a.as_str()))
+                || args.iter().any(|a| {
+                    a == "-"
+                        || a.starts_with("--eval")
+                        || a.starts_with("--print")
+                        || a.starts_with("--command")
+                        || a.starts_with("--exec")
+                        || (a.starts_with('-')
+                            && !a.starts_with("--")
+                            && a.chars().skip(1).any(|c| "ceEprnsxiSf".contains(c)))
+                })
+                || !args.iter().any(|a| !a.starts_with('-'))
+        };
+        if inline {
+            ctx.refuse(
+                PROOF_4,
+                "runs code given inline, in a program file or on standard input; write the check as a test file in the project and run it with the project's test runner",
+            );
+        }
+    } else if LAUNCHERS.contains(&program) {
+        ctx.refuse(
+            PROOF_2,
+            format!("starts other programs, which the validator cannot check; run the check directly{hint}"),
+        );
+    } else {
+        ctx.refuse(PROOF_2, format!("is not a program a proof may run{hint}"));
+    }
+    for arg in args {
+        ctx.text(arg, "the argument");
+    }
+}
+
+/// The GNU programs whose long options abbreviate (glibc `getopt_long`),
+/// with their whole option tables.
+pub(crate) fn gnu_table(program: &str) -> Option<&'static Table> {
+    match program {
+        "grep" => Some(grep::GREP_TABLE),
+        "make" => Some(build::MAKE_TABLE),
+        other => coreutils::GNU_TABLES
+            .iter()
+            .find(|(name, _)| *name == other)
+            .map(|(_, table)| *table),
+    }
+}
