@@ -15,6 +15,21 @@ missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+
+# The proof validator's tests run the real programs of its allowlist (the
+# option tables are compared with them; the differential test runs them
+# under strace in the sandbox). Installed only when the command is missing,
+# so a Node.js or git from elsewhere is left alone:
+#   strace          the differential test (issue 12)
+#   ripgrep jq yq   checkers of the allowlist
+#   make git        make <target>, read-only git
+#   golang-go       go test|vet in the sandbox
+#   nodejs npm      npm test in the sandbox
+#   python3-pytest  python3 -m pytest in the sandbox (Debian's python3)
+for pair in strace:strace rg:ripgrep jq:jq yq:yq make:make git:git go:golang-go node:nodejs npm:npm; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import pytest' 2>/dev/null || missing+=(python3-pytest)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
   SUDO=""

@@ -3,24 +3,21 @@
 //!
 //! The validator (`ploy-validate`) is the first filter; the sandbox is the
 //! safeguard. What runs is the validator's [`ProofPlan`], never the line:
-//! a plan of one plain command is executed directly (no shell); a plan
-//! with pipes, `&&`, `||`, `!` or redirections runs as its own rendering
-//! ([`ProofPlan::to_line`], every word quoted) until the sandbox init runs
-//! plans itself. The project is copy-on-write (BEYOND-4). Output is capped
-//! by the sandbox and redacted here before anyone sees it.
+//! the sandbox's init executes its argv vectors itself
+//! ([`Sandbox::run_plan`]), so no shell ever interprets a proof. The project
+//! is copy-on-write (BEYOND-4). Output is capped by the sandbox and
+//! redacted here before anyone sees it.
 
 use std::time::Duration;
 
 use ploy_secrets::Redactor;
 use serde::Serialize;
 
-use ploy_validate::{ProofPlan, ProofVerdict, StreamTarget, validate};
+use std::path::Path;
 
-use crate::sandbox::{RunOutput, Sandbox, SandboxError, Termination};
+use ploy_validate::{ProofPlan, ProofVerdict, validate};
 
-/// The shell that runs the rendering of a plan with pipes or connectors,
-/// until the sandbox init runs plans itself.
-pub const PROOF_SHELL: &str = "/bin/sh";
+use crate::sandbox::{Sandbox, SandboxError, Termination};
 
 /// The end of a proof.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -133,7 +130,10 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
         }
         ProofVerdict::Accepted { plan } => plan,
     };
-    match run_plan(sandbox, &plan) {
+    if let Some(hit) = script_outside_project(sandbox.project(), &plan) {
+        return ProofReport::refused(line, vec![hit], started.elapsed());
+    }
+    match sandbox.run_plan(&plan) {
         Err(err) => ProofReport::refused(line, vec![sandbox_hit(&err)], started.elapsed()),
         Ok(out) => {
             let passed = out.success();
@@ -165,33 +165,25 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
     }
 }
 
-/// Runs a validated plan in the sandbox. A single plain command is its own
-/// argv: executed directly, no shell. Anything else runs as the plan's
-/// quoted rendering, which reads back as exactly this plan (the validator's
-/// tests prove it), until the sandbox init runs plans itself.
-pub fn run_plan(sandbox: &Sandbox, plan: &ProofPlan) -> Result<RunOutput, SandboxError> {
-    if let Some(argv) = single_plain_command(plan) {
-        return sandbox.run(&argv[0], &argv[1..]);
-    }
-    sandbox.run(PROOF_SHELL, &["-c".to_string(), plan.to_line()])
-}
-
-/// The argv of a plan that is one command, not negated, not redirected.
-fn single_plain_command(plan: &ProofPlan) -> Option<&[String]> {
-    let pipeline = &plan.first;
-    match (
-        plan.rest.is_empty(),
-        pipeline.negated,
-        pipeline.commands.as_slice(),
-    ) {
-        (true, false, [command])
-            if command.stdout == StreamTarget::Inherit
-                && command.stderr == StreamTarget::Inherit =>
-        {
-            Some(&command.argv)
-        }
-        _ => None,
-    }
+/// A project script of the plan (`./check.sh`) that resolves, through
+/// symbolic links, outside the project: the validator saw a project path,
+/// but it would run another program (PROOF-3). Scripts that do not exist
+/// yet are left to the sandbox (an earlier command may build them).
+fn script_outside_project(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
+    let root = project.canonicalize().ok()?;
+    plan.commands()
+        .filter_map(|command| command.argv.first())
+        .filter(|program| program.contains('/'))
+        .find_map(|program| {
+            let resolved = root.join(program).canonicalize().ok()?;
+            (!resolved.starts_with(&root)).then(|| ProofRuleHit {
+                rule: "PROOF-3".to_string(),
+                detail: format!(
+                    "`{program}` is a link to {}, outside the project; a proof runs project scripts only",
+                    resolved.display()
+                ),
+            })
+        })
 }
 
 fn sandbox_hit(err: &SandboxError) -> ProofRuleHit {
