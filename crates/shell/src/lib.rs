@@ -36,6 +36,7 @@
 //! is listed in [`CommandLine::commands`] (nested ones with
 //! [`SimpleCommand::nested`] set), so a caller can inspect all of them.
 
+mod guard;
 mod walk;
 mod word;
 
@@ -62,7 +63,7 @@ pub const MAX_PAREN_NESTING: usize = 12;
 /// Never panics and never fails: problems are reported in
 /// [`CommandLine::parse_error`].
 pub fn analyze(line: &str) -> CommandLine {
-    walk::analyze_line(line)
+    guard::analyze_line(line)
 }
 
 /// The summary of one command line.

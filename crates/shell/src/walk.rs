@@ -1,7 +1,8 @@
-//! Walks brush-parser's syntax tree into the [`CommandLine`] summary.
+//! Walks brush-parser's syntax tree into the [`CommandLine`] summary. The
+//! limits that make the parser safe to call (bounds, deadline, worker cap)
+//! are in [`crate::guard`], which calls [`walk_line`].
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use brush_parser::ParserOptions;
 use brush_parser::ast::{
@@ -12,142 +13,20 @@ use brush_parser::ast::{
 
 use crate::word::{WordAnalysis, analyze_heredoc, analyze_word};
 use crate::{
-    Assignment, CommandLine, MAX_EXPANSION_NESTING, MAX_LINE_BYTES, MAX_NESTING, MAX_PAREN_NESTING,
-    Redirect, RedirectOp, Separator, SimpleCommand, Word, WordFlags,
+    Assignment, CommandLine, Redirect, RedirectOp, Separator, SimpleCommand, Word, WordFlags,
 };
 
 /// How many substitutions deep nested command texts are parsed.
 const MAX_SUBSTITUTION_DEPTH: usize = 8;
-
-pub(crate) fn analyze_line(line: &str) -> CommandLine {
-    if !needs_watchdog(line) {
-        return analyze_caught(line);
-    }
-    // brush-parser is super-linear on some shapes of `${`, `{`, `(` and `<<`
-    // (fuzzing found 120 bytes taking 4 s). Lines with those characters are
-    // analysed on a worker thread with a deadline; past it the answer is a
-    // parse error (fail closed) and the worker is left to finish on its own.
-    //
-    // A worker that misses the deadline keeps a core busy until it ends (some
-    // tokenizer loops never do). In a long-lived process, hostile lines could
-    // pile those up, so at most MAX_UNFINISHED_WORKERS may be outstanding; past
-    // that every watched line is refused at once, unparsed (fail closed).
-    if WORKERS_IN_FLIGHT.fetch_add(1, Ordering::SeqCst) >= MAX_UNFINISHED_WORKERS {
-        WORKERS_IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
-        return failed(
-            line,
-            format!(
-                "{MAX_UNFINISHED_WORKERS} earlier lines are still being parsed past their deadline; \
-                 this line is not analysed"
-            ),
-        );
-    }
-    let (sender, receiver) = std::sync::mpsc::channel();
-    let owned = line.to_owned();
-    let spawned = std::thread::Builder::new()
-        .name("ploy-shell-analyze".to_owned())
-        .stack_size(16 * 1024 * 1024)
-        .spawn(move || {
-            let summary = analyze_caught(&owned);
-            WORKERS_IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
-            let _ = sender.send(summary);
-        });
-    let Ok(worker) = spawned else {
-        WORKERS_IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
-        return failed(
-            line,
-            "the shell parser could not be started for this line".to_owned(),
-        );
-    };
-    match receiver.recv_timeout(ANALYSIS_DEADLINE) {
-        Ok(summary) => {
-            // The worker has sent its answer and is exiting: reap it.
-            let _ = worker.join();
-            summary
-        }
-        Err(_) => failed(
-            line,
-            format!(
-                "the shell parser took longer than {} ms on this line; not analysed",
-                ANALYSIS_DEADLINE.as_millis()
-            ),
-        ),
-    }
-}
-
-/// Analysis workers started and not yet finished (including those that
-/// missed their deadline and still run).
-static WORKERS_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
-
-/// How many unfinished workers may exist before watched lines are refused
-/// without parsing.
-const MAX_UNFINISHED_WORKERS: usize = 4;
-
-/// How long one line may take to analyse before it counts as unparseable.
-const ANALYSIS_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1000);
-
-/// Lines with none of the characters brush-parser is slow on run inline
-/// (no thread to start): ordinary command lines.
-fn needs_watchdog(line: &str) -> bool {
-    line.contains("${")
-        || line.contains("<<")
-        || line.bytes().filter(|b| *b == b'{').count() > 2
-        || line.bytes().filter(|b| *b == b'(').count() > 6
-}
-
-fn failed(line: &str, reason: String) -> CommandLine {
-    let mut summary = CommandLine::default();
-    summary.constructs.newline = line.contains(['\n', '\r']);
-    summary.constructs.parse_error = true;
-    summary.parse_error = Some(reason);
-    summary
-}
-
-fn analyze_caught(line: &str) -> CommandLine {
-    // brush-parser is third-party code with unwraps inside (fuzzing found one
-    // in its brace parser): any panic while parsing the line or its words
-    // reads as "not parsed", never takes the caller down.
-    match catch_unwind(AssertUnwindSafe(|| analyze_line_unguarded(line))) {
-        Ok(summary) => summary,
-        Err(_) => failed(line, "the shell parser failed on this line".to_owned()),
-    }
-}
-
-fn analyze_line_unguarded(line: &str) -> CommandLine {
+/// Parses `line` and walks it into the summary (the guard has already
+/// checked its shape).
+pub(crate) fn walk_line(line: &str) -> CommandLine {
     let mut walker = Walker {
         opts: parser_options(),
         out: CommandLine::default(),
         depth: 0,
     };
     walker.out.constructs.newline = line.contains(['\n', '\r']);
-    if line.len() > MAX_LINE_BYTES {
-        walker.fail(format!(
-            "the line is {} bytes; lines over {MAX_LINE_BYTES} bytes are not analysed",
-            line.len()
-        ));
-        return walker.out;
-    }
-    // Control characters (other than tab and line breaks) have no business in
-    // a command line, and brush's tokenizer takes seconds on some of them
-    // (found by fuzzing: a form feed after `<<`). Not analysed: fail closed.
-    if let Some(c) = line
-        .chars()
-        .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-    {
-        walker.fail(format!(
-            "the line contains the control character U+{:04X}, which is not analysed",
-            u32::from(c)
-        ));
-        return walker.out;
-    }
-    if let Some(reason) = risky_heredoc_delimiter(line) {
-        walker.fail(reason);
-        return walker.out;
-    }
-    if let Some(reason) = too_deep(line) {
-        walker.fail(reason);
-        return walker.out;
-    }
     match parse_program(line, &walker.opts) {
         Ok(program) => walker.program(&program, &Context::top()),
         Err(reason) => walker.fail(reason),
@@ -160,118 +39,6 @@ fn parser_options() -> ParserOptions {
     ParserOptions {
         enable_extended_globbing: true,
         ..ParserOptions::default()
-    }
-}
-
-/// brush's tokenizer never returns on a here-document delimiter holding a
-/// command substitution with quotes (found by fuzzing: `cat <<$('')`), nor on
-/// an empty one followed by a blank (`cat <<'' `). Bash
-/// takes such a delimiter literally; no real command needs one, so any `$(` or
-/// backquote in a delimiter is refused before tokenizing. Quote-blind: it can
-/// only refuse more.
-fn risky_heredoc_delimiter(line: &str) -> Option<String> {
-    let bytes = line.as_bytes();
-    let mut at = 0;
-    while let Some(found) = line[at..].find("<<") {
-        let mut i = at + found + 2;
-        at = i;
-        if bytes.get(i) == Some(&b'<') {
-            // `<<<`: a here-string.
-            at = i + 1;
-            continue;
-        }
-        if bytes.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        while matches!(bytes.get(i), Some(b' ' | b'\t')) {
-            i += 1;
-        }
-        let mut quote: Option<u8> = None;
-        let start = i;
-        while let Some(&b) = bytes.get(i) {
-            match quote {
-                Some(q) if b == q => quote = None,
-                Some(_) => {}
-                None if b == b'\'' || b == b'"' => quote = Some(b),
-                None if b.is_ascii_whitespace()
-                    || matches!(b, b';' | b'&' | b'|' | b'<' | b'>') =>
-                {
-                    break;
-                }
-                None => {}
-            }
-            i += 1;
-        }
-        let delimiter = &line[start..i];
-        // An empty delimiter (`<<''`) also makes the tokenizer spin.
-        if delimiter
-            .chars()
-            .all(|c| matches!(c, '\'' | '"' | '\\' | '$'))
-        {
-            return Some(format!(
-                "the here-document delimiter {delimiter:?} is empty, which is not analysed"
-            ));
-        }
-        if delimiter.contains("$(") || delimiter.contains('`') {
-            return Some(format!(
-                "the here-document delimiter {delimiter:?} holds a command substitution, which is not analysed"
-            ));
-        }
-    }
-    None
-}
-
-/// A cheap, quote-blind upper bound on bracket nesting: it can only
-/// over-count, so deep lines are refused before the recursive parser sees them.
-/// Parentheses have their own, lower bound: brush's parser backtracks
-/// exponentially on unclosed `(` (found by fuzzing: 30 took 40 s).
-fn too_deep(line: &str) -> Option<String> {
-    let mut depth: usize = 0;
-    let mut max = 0;
-    let mut parens: usize = 0;
-    let mut max_parens = 0;
-    let mut expansions: usize = 0;
-    let mut max_expansions = 0;
-    let bytes = line.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'{' && i > 0 && bytes[i - 1] == b'$' {
-            expansions += 1;
-            max_expansions = max_expansions.max(expansions);
-        } else if b == b'}' {
-            expansions = expansions.saturating_sub(1);
-        }
-        match b {
-            b'(' | b'{' | b'[' | b'`' => {
-                depth += 1;
-                max = max.max(depth);
-                if b == b'(' {
-                    parens += 1;
-                    max_parens = max_parens.max(parens);
-                }
-            }
-            b')' | b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                if b == b')' {
-                    parens = parens.saturating_sub(1);
-                }
-            }
-            _ => {}
-        }
-    }
-    if max_expansions > MAX_EXPANSION_NESTING {
-        Some(format!(
-            "`${{…}}` expansions nest {max_expansions} deep; more than {MAX_EXPANSION_NESTING} is not analysed"
-        ))
-    } else if max_parens > MAX_PAREN_NESTING {
-        Some(format!(
-            "parentheses nest {max_parens} deep; more than {MAX_PAREN_NESTING} is not analysed"
-        ))
-    } else if max > MAX_NESTING {
-        Some(format!(
-            "brackets nest {max} deep; more than {MAX_NESTING} is not analysed"
-        ))
-    } else {
-        None
     }
 }
 
