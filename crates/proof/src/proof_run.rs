@@ -130,7 +130,9 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
         }
         ProofVerdict::Accepted { plan } => plan,
     };
-    if let Some(hit) = script_outside_project(sandbox.project(), &plan) {
+    if let Some(hit) = script_outside_project(sandbox.project(), &plan)
+        .or_else(|| git_dir_not_plain(sandbox.project(), &plan))
+    {
         return ProofReport::refused(line, vec![hit], started.elapsed());
     }
     match sandbox.run_plan(&plan) {
@@ -163,6 +165,25 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
             }
         }
     }
+}
+
+/// git reads the repository's configuration (which can name programs: a
+/// pager, fsmonitor, diff drivers). PERM-7 keeps `.git/config` out of the
+/// model's reach; a `.git` that is a file (`gitdir: …`) or a link points git
+/// at configuration the project itself may have written, so read-only git
+/// proofs refuse it (PROOF-3).
+fn git_dir_not_plain(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
+    if !plan
+        .commands()
+        .any(|command| command.argv.first().is_some_and(|p| p == "git"))
+    {
+        return None;
+    }
+    let meta = std::fs::symlink_metadata(project.join(".git")).ok()?;
+    (!meta.is_dir()).then(|| ProofRuleHit {
+        rule: "PROOF-3".to_string(),
+        detail: "the project's `.git` is a file or a link, which can point git at a repository and configuration elsewhere; a proof runs git only in a plain repository".to_string(),
+    })
 }
 
 /// A project script of the plan (`./check.sh`) that resolves, through

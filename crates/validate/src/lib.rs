@@ -259,6 +259,17 @@ fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
             ),
         ));
     }
+    // Invisible and direction-changing characters make the line read one
+    // way to a person and another to a program.
+    if let Some(c) = line.chars().find(|c| invisible(*c)) {
+        refusals.push(Refusal::new(
+            PROOF_1,
+            format!(
+                "the line contains the invisible or direction-changing character U+{:04X}; write plain text",
+                u32::from(c)
+            ),
+        ));
+    }
     if line.len() > ploy_shell::MAX_LINE_BYTES {
         return None;
     }
@@ -324,6 +335,7 @@ fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
                 let at = grammar::At {
                     head: true,
                     key: argv.join("\0"),
+                    upstream: String::new(),
                 };
                 if let Err(found) = grammar::check(&argv, &at) {
                     refusals.extend(found);
@@ -340,19 +352,37 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
     let mut notes = Vec::new();
     let mut complete = true;
     for (_, pipeline) in plan.pipelines() {
-        let mut key = String::new();
+        let mut upstream = String::new();
         let mut last = None;
+        // Why the previous command's output checks nothing, if it does not.
+        let mut useless_before: Option<String> = None;
         for (index, command) in pipeline.commands.iter().enumerate() {
-            if index > 0 {
-                key.push_str("\0|\0");
+            if let Some(why) = useless_before.take() {
+                refusals.push(Refusal::new(
+                    PROOF_5,
+                    format!("{why}, so `{}` checks nothing", command.argv.join(" ")),
+                ));
             }
-            key.push_str(&command.argv.join("\0"));
             let at = grammar::At {
                 head: index == 0,
-                key: key.clone(),
+                key: format!("{upstream}{}", command.argv.join("\0")),
+                upstream: upstream.clone(),
             };
             match grammar::check(&command.argv, &at) {
-                Ok(checked) => last = Some(checked),
+                Ok(checked) => {
+                    useless_before = if checked.silent || command.stdout == StreamTarget::Null {
+                        Some(format!(
+                            "`{}` prints nothing whatever the project holds",
+                            command.to_line()
+                        ))
+                    } else {
+                        checked
+                            .fixed_lines
+                            .map(|why| format!("`{}` {why}", command.to_line()))
+                    };
+                    upstream = format!("{upstream}{}\0|\0", checked.identity);
+                    last = Some(checked);
+                }
                 Err(found) => {
                     complete = false;
                     refusals.extend(found);
@@ -414,6 +444,31 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
         )),
         vacuity::Outcome::TooComplex => refusals.push(too_complex()),
     }
+}
+
+/// Format characters (Unicode category Cf) and other characters that are
+/// invisible or reorder text on screen.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
 }
 
 fn fixed_reason(passes: bool) -> String {

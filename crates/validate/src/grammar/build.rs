@@ -9,16 +9,15 @@
 use super::coreutils::HELP_VERSION;
 use super::options::{Arg, EXACT, GNU, GO, Item, Short, Table, long, short};
 use super::{At, Ctx, Facts, Rule, Use, Val, check_value, has, list, operands, read_options};
-use crate::vacuity::Cond;
 use crate::{PROOF_2, PROOF_3, PROOF_4, PROOF_5};
 
 const NO: Arg = Arg::No;
 const REQ: Arg = Arg::Required;
 const OPT: Arg = Arg::Optional;
 
-fn runs(at: &At) -> Option<Facts> {
+fn runs(ctx: &Ctx, at: &At) -> Option<Facts> {
     Some(Facts {
-        status: Cond::Unknown(at.key.clone()),
+        status: ctx.outcome(at),
     })
 }
 
@@ -204,6 +203,16 @@ const fn concat<const N: usize>(a: &[Rule], b: &[Rule]) -> [Rule; N] {
     }
     out
 }
+
+/// Cargo options that only shape the output.
+const CARGO_NEUTRAL: &[&str] = &[
+    "q",
+    "v",
+    "color",
+    "message-format",
+    "jobs",
+    "future-incompat-report",
+];
 
 /// The test harness's own options (libtest), after `cargo test --`.
 const LIBTEST: Table = Table {
@@ -467,10 +476,14 @@ pub(super) fn cargo(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         Some(at) => (&rest[..at], &rest[at + 1..]),
         None => (rest, &rest[rest.len()..]),
     };
-    ctx.program = format!("cargo {sub}");
+    ctx.program = match args.first().filter(|a| a.starts_with('+')) {
+        Some(toolchain) => format!("cargo {toolchain} {sub}"),
+        None => format!("cargo {sub}"),
+    };
     match sub.as_str() {
         "test" => {
             let items = read_options(ctx, &CARGO_BUILD, &CARGO_TEST_RULES, before)?;
+            ctx.identify(&items, CARGO_NEUTRAL, &[]);
             let filters = operands(&items);
             if filters.len() > 1 {
                 ctx.refuse(PROOF_2, "takes one test-name filter before `--`");
@@ -488,6 +501,7 @@ pub(super) fn cargo(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
                 &CARGO_CLIPPY_RULES
             };
             let items = read_options(ctx, &CARGO_BUILD, rules, before)?;
+            ctx.identify(&items, CARGO_NEUTRAL, &[]);
             if !operands(&items).is_empty() {
                 ctx.refuse(PROOF_2, "takes no operand");
             }
@@ -498,6 +512,7 @@ pub(super) fn cargo(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         }
         "fmt" => {
             let items = read_options(ctx, &CARGO_FMT, CARGO_FMT_RULES, before)?;
+            ctx.identify(&items, CARGO_NEUTRAL, &[]);
             if !operands(&items).is_empty() {
                 ctx.refuse(PROOF_2, "takes no operand");
             }
@@ -543,7 +558,13 @@ pub(super) fn cargo(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             return None;
         }
     }
-    runs(at)
+    if let Some(identity) = ctx.identity.as_mut()
+        && !after.is_empty()
+    {
+        identity.push_str("\0--\0");
+        identity.push_str(&after.join("\0"));
+    }
+    runs(ctx, at)
 }
 
 // ---- go ----------------------------------------------------------------
@@ -690,7 +711,7 @@ pub(super) fn go(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             );
         }
     }
-    runs(at)
+    runs(ctx, at)
 }
 
 // ---- npm / pnpm / yarn -----------------------------------------------
@@ -763,7 +784,7 @@ pub(super) fn npm(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     for arg in after {
         ctx.text(arg, "the script argument");
     }
-    runs(at)
+    runs(ctx, at)
 }
 
 // ---- pytest / python3 -m pytest|unittest -------------------------------
@@ -899,6 +920,20 @@ const PYTEST_RULES: &[Rule] = &[
 
 pub(super) fn pytest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &PYTEST, PYTEST_RULES, args)?;
+    ctx.identify(
+        &items,
+        &[
+            "q",
+            "v",
+            "l",
+            "tb",
+            "color",
+            "no-header",
+            "durations",
+            "disable-warnings",
+        ],
+        &[],
+    );
     for (test, _) in operands(&items) {
         if test.starts_with('@') {
             ctx.refuse(
@@ -910,7 +945,7 @@ pub(super) fn pytest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         let path = test.split("::").next().unwrap_or(&test);
         ctx.path(path, "the test path");
     }
-    runs(at)
+    runs(ctx, at)
 }
 
 const UNITTEST: Table = Table {
@@ -981,7 +1016,7 @@ fn unittest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     } else {
         opaque_all(ctx, &ops, "the test name");
     }
-    runs(at)
+    runs(ctx, at)
 }
 
 pub(super) fn python3(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
@@ -1236,6 +1271,23 @@ const MAKE_RULES: &[Rule] = &[
 
 pub(super) fn make(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &MAKE, MAKE_RULES, args)?;
+    ctx.identify(
+        &items,
+        &[
+            "s",
+            "no-silent",
+            "w",
+            "no-print-directory",
+            "trace",
+            "j",
+            "O",
+            "k",
+            "S",
+            "L",
+            "l",
+        ],
+        &[],
+    );
     if items
         .iter()
         .any(|i| matches!(i, Item::Opt { id: "f", value: Some(v), .. } if v == "-"))
@@ -1260,7 +1312,7 @@ pub(super) fn make(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         ctx.refuse(PROOF_2, "name the target to build: `make check`");
         return None;
     }
-    runs(at)
+    runs(ctx, at)
 }
 
 /// The GNU make table (see [`super::gnu_table`]).

@@ -2,7 +2,7 @@
 //! (GNU diffutils 3.8): option tables as in their sources, in order.
 
 use super::options::{Arg, GNU, Item, Short, Table, long, short};
-use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options};
+use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options, values, zero_count};
 use crate::vacuity::{Cond, PathTest, path_key};
 use crate::{PROOF_2, PROOF_3, PROOF_5};
 
@@ -229,6 +229,12 @@ fn head_or_tail(ctx: &mut Ctx, table: &Table, args: &[String]) -> Option<Facts> 
         );
         return None;
     }
+    // `head -n 0`, `tail -c 0` print nothing; `head -n -0` (all but the
+    // last 0) and `tail -n +0` (from the start) print everything.
+    let prints_all = if ctx.program == "tail" { '+' } else { '-' };
+    ctx.silent = values(&items, "n")
+        .chain(values(&items, "c"))
+        .any(|v| zero_count(v) && !v.starts_with(prints_all));
     reads_files(ctx, &items)
 }
 
@@ -409,6 +415,21 @@ pub(super) fn ls(ctx: &mut Ctx, args: &[String], _at: &At) -> Option<Facts> {
     for (path, _) in &paths {
         ctx.path(path, "the path");
     }
+    if has(&items, "a") {
+        ctx.fixed_lines =
+            Some("with `-a` prints `.` and `..` whatever the project holds; use `-A`");
+    }
+    if has(&items, "d") && paths.iter().all(|(p, _)| path_key(p).0 == ".") {
+        ctx.refuse(
+            PROOF_5,
+            "`ls -d` of the project folder prints `.` whatever the project holds",
+        );
+    }
+    if paths.iter().all(|(p, _)| path_key(p).0 == ".") {
+        ctx.note = Some(
+            "`ls` of the project folder succeeds whatever the project holds; name the paths that must exist",
+        );
+    }
     // No operand lists the project folder, which always exists.
     Some(Facts {
         status: Cond::all(paths.iter().map(|(p, _)| Cond::path(PathTest::Present, p))),
@@ -536,12 +557,9 @@ const DIFF_RULES: &[Rule] = &[
     ("F", Use::Value(Val::Pattern)),
     ("H", Use::Flag),
     ("i", Use::Flag),
-    ("I", Use::Value(Val::Pattern)),
     ("L", Use::Value(Val::Text)),
     ("n", Use::Flag),
-    ("N", Use::Flag),
     ("p", Use::Flag),
-    ("P", Use::Flag),
     ("q", Use::Flag),
     ("r", Use::Flag),
     ("s", Use::Flag),
@@ -551,8 +569,6 @@ const DIFF_RULES: &[Rule] = &[
     ("U", Use::Value(Val::Count)),
     ("w", Use::Flag),
     ("W", Use::Value(Val::Count)),
-    ("x", Use::Value(Val::Pattern)),
-    ("X", Use::Value(Val::Path)),
     ("y", Use::Flag),
     ("Z", Use::Flag),
     ("binary", Use::Flag),
@@ -572,6 +588,11 @@ const DIFF_RULES: &[Rule] = &[
         "l",
         Use::No(PROOF_2, "pipes the output through `pr`, another program"),
     ),
+    ("I", EQUALS_ANYTHING),
+    ("x", EQUALS_ANYTHING),
+    ("X", EQUALS_ANYTHING),
+    ("N", EQUALS_ANYTHING),
+    ("P", EQUALS_ANYTHING),
     (
         "digit",
         Use::No(PROOF_2, "is the obsolete context form; write `-C NUM`"),
@@ -582,6 +603,14 @@ const DIFF_RULES: &[Rule] = &[
         Use::No(PROOF_5, "prints a version and verifies nothing"),
     ),
 ];
+
+/// Options that can make any two files compare equal (`-I ''` ignores
+/// every line, `-N` compares two missing files as empty, `-x '*'` skips
+/// everything): a proof compares what it names.
+const EQUALS_ANYTHING: Use = Use::No(
+    PROOF_5,
+    "can make any two files compare equal (ignored lines, excluded or missing files); compare the files as they are",
+);
 
 /// PROOF-5: comparing a path with itself always finds them equal.
 fn same_path(ctx: &mut Ctx, a: &str, b: &str) {
@@ -595,6 +624,38 @@ fn same_path(ctx: &mut Ctx, a: &str, b: &str) {
 
 pub(super) fn diff(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &DIFF, DIFF_RULES, args)?;
+    ctx.identify(
+        &items,
+        &[
+            "q",
+            "s",
+            "u",
+            "U",
+            "c",
+            "C",
+            "t",
+            "T",
+            "p",
+            "F",
+            "y",
+            "W",
+            "normal",
+            "color",
+            "L",
+            "d",
+            "H",
+            "horizon-lines",
+            "tabsize",
+            "suppress-common-lines",
+            "suppress-blank-empty",
+            "left-column",
+            "e",
+            "f",
+            "n",
+            "inhibit-hunk-merge",
+        ],
+        &[],
+    );
     let files = operands(&items);
     if files.len() != 2 {
         ctx.refuse(
@@ -612,15 +673,14 @@ pub(super) fn diff(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         ctx.refuse(PROOF_2, "both sides are standard input");
     }
     same_path(ctx, &files[0].0, &files[1].0);
-    let missing_ok = has(&items, "N") || has(&items, "P");
     let exist = Cond::all(
         files
             .iter()
-            .filter(|(f, _)| f != "-" && !missing_ok)
+            .filter(|(f, _)| f != "-")
             .map(|(f, _)| Cond::path(PathTest::Exists, f)),
     );
     Some(Facts {
-        status: exist.and(Cond::Unknown(at.key.clone())),
+        status: exist.and(ctx.outcome(at)),
     })
 }
 
@@ -651,7 +711,13 @@ const CMP: Table = Table {
 const CMP_RULES: &[Rule] = &[
     ("b", Use::Flag),
     ("c", Use::Flag),
-    ("i", Use::Value(Val::Text)),
+    (
+        "i",
+        Use::No(
+            PROOF_5,
+            "skips bytes, which can make any two files compare equal; compare the files as they are",
+        ),
+    ),
     ("l", Use::Flag),
     ("n", Use::Value(Val::Count)),
     ("s", Use::Flag),
@@ -664,18 +730,26 @@ const CMP_RULES: &[Rule] = &[
 
 pub(super) fn cmp(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &CMP, CMP_RULES, args)?;
+    ctx.identify(&items, &["s", "l", "b", "c"], &[]);
     let ops = operands(&items);
-    if !(2..=4).contains(&ops.len()) {
-        ctx.refuse(PROOF_2, "compares two files: `cmp expected actual`");
+    if ops.len() != 2 {
+        ctx.refuse(
+            PROOF_2,
+            "compares two files, from their start: `cmp expected actual` (skip counts can make any two files equal)",
+        );
         return None;
     }
+    if values(&items, "n").any(zero_count) {
+        ctx.refuse(
+            PROOF_5,
+            "`-n 0` compares nothing, so any two files are equal",
+        );
+    }
+    ctx.silent = has(&items, "s");
     for (file, _) in &ops[..2] {
         if file != "-" {
             ctx.path(file, "the file");
         }
-    }
-    for (skip, _) in &ops[2..] {
-        super::check_value(ctx, Val::Count, skip, "the skip count");
     }
     same_path(ctx, &ops[0].0, &ops[1].0);
     let readable = Cond::all(
@@ -685,7 +759,7 @@ pub(super) fn cmp(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             .map(|(f, _)| Cond::path(PathTest::ReadableFile, f)),
     );
     Some(Facts {
-        status: readable.and(Cond::Unknown(at.key.clone())),
+        status: readable.and(ctx.outcome(at)),
     })
 }
 

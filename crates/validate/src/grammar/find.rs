@@ -2,7 +2,7 @@
 //! and operators. No action except printing: `-exec`, `-ok`, `-delete`,
 //! `-fprint` and the like are refused.
 
-use super::{At, Ctx, Facts, Val, check_value};
+use super::{At, Ctx, Facts, Val, check_value, zero_count};
 use crate::vacuity::{Cond, PathTest};
 use crate::{PROOF_2, PROOF_3, PROOF_5};
 
@@ -62,10 +62,19 @@ fn primary(word: &str) -> Option<Primary> {
         "-perm" => Primary::Arg(Val::Text),
         "-user" | "-group" | "-fstype" => Primary::Arg(Val::Name),
         "-newer" | "-anewer" | "-cnewer" | "-samefile" => Primary::Arg(Val::Path),
-        "-empty" | "-readable" | "-writable" | "-executable" | "-nouser" | "-nogroup" | "-true"
-        | "-false" => Primary::Flag,
+        "-empty" | "-readable" | "-writable" | "-executable" | "-nouser" | "-nogroup" | "-true" => {
+            Primary::Flag
+        }
+        "-false" => Primary::No(
+            PROOF_5,
+            "matches nothing, so find prints nothing whatever the project holds",
+        ),
         // Actions.
-        "-print" | "-print0" | "-prune" | "-quit" => Primary::Flag,
+        "-print" | "-print0" | "-prune" => Primary::Flag,
+        "-quit" => Primary::No(
+            PROOF_5,
+            "is not needed in a proof; find's exit status does not depend on it",
+        ),
         "-exec" | "-execdir" | "-ok" | "-okdir" => RUNS,
         "-delete" => Primary::No(PROOF_2, "deletes files; a proof changes nothing"),
         "-fprint" | "-fprint0" | "-fls" | "-fprintf" => WRITES,
@@ -129,8 +138,31 @@ pub(super) fn find(ctx: &mut Ctx, args: &[String], _at: &At) -> Option<Facts> {
         starts.push(arg.clone());
         i += 1;
     }
+    let only_project = starts.iter().all(|s| crate::vacuity::path_key(s).0 == ".");
+    if only_project
+        && args[i..].iter().all(|w| {
+            matches!(
+                w.as_str(),
+                "-print" | "-depth" | "-xdev" | "-mount" | "-noleaf" | "-daystart"
+            )
+        })
+    {
+        ctx.fixed_lines =
+            Some("prints `.` whatever the project holds; filter it (`find . -name X`)");
+    }
+    if only_project {
+        ctx.note = Some(
+            "`find` in the project folder succeeds whatever it finds; pipe it into `grep -q`, or name the folders that must exist",
+        );
+    }
     while let Some(word) = args.get(i) {
         i += 1;
+        if word == "-maxdepth" && only_project && args.get(i).is_some_and(|v| zero_count(v)) {
+            ctx.refuse(
+                PROOF_5,
+                "`-maxdepth 0` from the project folder only ever names `.` itself",
+            );
+        }
         match primary(word) {
             None => {
                 if word.starts_with('-') {

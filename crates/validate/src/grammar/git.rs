@@ -7,7 +7,7 @@
 //! `--git-dir`, `-c`) are refused.
 
 use super::options::{Arg, GIT, Long, Short, Table, long, short};
-use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options};
+use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options, values};
 use crate::vacuity::Cond;
 use crate::{PROOF_2, PROOF_3};
 
@@ -616,6 +616,49 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         }
     };
     let items = read_options(ctx, table, rules, &rest)?;
+    // Signature placeholders (`%G?`, `%GS`, …) make git run gpg, and
+    // `%(describe)` runs `git describe` as a child process.
+    if values(&items, "format").any(|f| f.contains("%G")) {
+        ctx.refuse(
+            PROOF_2,
+            "`%G…` format placeholders verify signatures by running gpg",
+        );
+    }
+    if values(&items, "format").any(|f| f.contains("%(describe")) {
+        ctx.refuse(
+            PROOF_2,
+            "`%(describe)` makes git start another git process; not needed in a proof",
+        );
+    }
+    ctx.silent = has(&items, "quiet") || (sub == "grep" && has(&items, "q"));
+    // Output shapes only; for `log`, `-n` (a count) is not among them.
+    ctx.identify(
+        &items,
+        &[
+            "stat",
+            "numstat",
+            "shortstat",
+            "summary",
+            "raw",
+            "name-only",
+            "name-status",
+            "no-color",
+            "color",
+            "p",
+            "s",
+            "U",
+            "z",
+            "oneline",
+            "format",
+            "abbrev-commit",
+            "no-decorate",
+            "date",
+            "t",
+            "full-name",
+            "threads",
+        ],
+        &[("quiet", "exit-code")],
+    );
     let ops = operands(&items);
     let mut ops_iter = ops.iter();
     if sub == "grep" && !(has(&items, "e") || has(&items, "f")) {
@@ -643,7 +686,7 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             ctx.note = Some("`git ls-files` exits 0 whatever it lists; add `--error-unmatch PATH`");
             Cond::Const(true)
         }
-        _ => Cond::Unknown(at.key.clone()),
+        _ => ctx.outcome(at),
     };
     Some(Facts { status })
 }

@@ -3,7 +3,7 @@
 
 use super::coreutils::HELP_VERSION;
 use super::options::{Arg, EXACT, GNU, Item, Short, Table, long, short};
-use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options};
+use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options, values, zero_count};
 use crate::vacuity::{Cond, PathTest};
 use crate::{PROOF_2, PROOF_3, PROOF_5};
 
@@ -194,7 +194,7 @@ const GREP_RULES: &[Rule] = &[
 
 /// When a searching program succeeds: its unknown result, and (when it
 /// names files) the files exist; with `-q` one found match is enough.
-fn search_status(files: &[String], quiet: bool, at: &At) -> Cond {
+fn search_status(ctx: &Ctx, files: &[String], quiet: bool, at: &At) -> Cond {
     let files: Vec<Cond> = files
         .iter()
         .filter(|f| *f != "-")
@@ -209,11 +209,49 @@ fn search_status(files: &[String], quiet: bool, at: &At) -> Cond {
     } else {
         Cond::all(files)
     };
-    exist.and(Cond::Unknown(at.key.clone()))
+    exist.and(ctx.outcome(at))
+}
+
+/// PROOF-5 for `-m 0`, and `-q` prints nothing.
+fn quiet_and_max_count(ctx: &mut Ctx, items: &[Item]) {
+    if values(items, "m").any(zero_count) {
+        ctx.refuse(
+            PROOF_5,
+            "`-m 0` stops before reading anything, so it can never find a match",
+        );
+    }
+    ctx.silent = has(items, "q");
 }
 
 pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &GREP, GREP_RULES, args)?;
+    quiet_and_max_count(ctx, &items);
+    ctx.identify(
+        &items,
+        &[
+            "q",
+            "s",
+            "c",
+            "n",
+            "b",
+            "H",
+            "h",
+            "T",
+            "Z",
+            "color",
+            "line-buffered",
+            "label",
+            "o",
+            "A",
+            "B",
+            "C",
+            "group-separator",
+            "m",
+            "U",
+            "l",
+        ],
+        &[("y", "i")],
+    );
     let mut ops = operands(&items).into_iter().map(|(o, _)| o);
     if !(has(&items, "e") || has(&items, "f")) && ops.next().is_none() {
         ctx.refuse(PROOF_2, "needs a pattern: `grep -q PATTERN FILE`");
@@ -236,7 +274,7 @@ pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         return None;
     }
     Some(Facts {
-        status: search_status(&files, has(&items, "q"), at),
+        status: search_status(ctx, &files, has(&items, "q"), at),
     })
 }
 
@@ -402,6 +440,31 @@ const RG_RULES: &[Rule] = &[
 
 pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &RG, RG_RULES, args)?;
+    quiet_and_max_count(ctx, &items);
+    ctx.identify(
+        &items,
+        &[
+            "q",
+            "c",
+            "count-matches",
+            "l",
+            "n",
+            "N",
+            "H",
+            "I",
+            "color",
+            "json",
+            "o",
+            "A",
+            "B",
+            "C",
+            "j",
+            "0",
+            "no-config",
+            "m",
+        ],
+        &[],
+    );
     let mut ops = operands(&items).into_iter().map(|(o, _)| o);
     let listing = has(&items, "files");
     if !(has(&items, "e") || has(&items, "f") || listing) && ops.next().is_none() {
@@ -422,7 +485,7 @@ pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         return None;
     }
     Some(Facts {
-        status: search_status(&paths, has(&items, "q"), at),
+        status: search_status(ctx, &paths, has(&items, "q"), at),
     })
 }
 

@@ -76,11 +76,50 @@ fn input_status(ctx: &mut Ctx, files: &[String], at: &At, what: &str) -> Option<
     }
     Some(Facts {
         status: Cond::all(files.iter().map(|f| Cond::path(PathTest::ReadableFile, f)))
-            .and(Cond::Unknown(at.key.clone())),
+            .and(ctx.outcome(at)),
     })
 }
 
+/// jq flags that only shape the output.
+const JQ_NEUTRAL: &[&str] = &[
+    "-r",
+    "-j",
+    "-c",
+    "-S",
+    "-a",
+    "-M",
+    "-C",
+    "--raw-output",
+    "--join-output",
+    "--compact-output",
+    "--sort-keys",
+    "--ascii-output",
+    "--monochrome-output",
+    "--color-output",
+    "--tab",
+    "--seq",
+    "--unbuffered",
+];
+
 pub(super) fn jq(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
+    // Output-only flags leave the identity, in clusters too (`-er` is `-e`).
+    let significant: Vec<String> = args
+        .iter()
+        .filter(|a| !JQ_NEUTRAL.contains(&a.as_str()))
+        .filter_map(|a| match a.strip_prefix('-') {
+            Some(letters) if !letters.starts_with('-') && !letters.is_empty() => {
+                let mut kept: Vec<char> = letters
+                    .chars()
+                    .filter(|c| !"rjcSaMC".contains(*c))
+                    .collect();
+                kept.sort_unstable();
+                kept.dedup();
+                (!kept.is_empty()).then(|| format!("-{}", kept.into_iter().collect::<String>()))
+            }
+            _ => Some(a.clone()),
+        })
+        .collect();
+    ctx.identity = Some(format!("jq\0{}", significant.join("\0")));
     let mut filter: Option<&String> = None;
     let mut files: Vec<String> = Vec::new();
     let mut strings_follow = false;
@@ -99,7 +138,9 @@ pub(super) fn jq(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             if filter.is_none() {
                 filter = Some(arg);
             } else if strings_follow {
-                // A string for `$ARGS`, not a file.
+                // A string for `$ARGS`, not a file (checked all the same:
+                // versions differ on where `--args` applies).
+                ctx.text(arg, "the argument");
             } else {
                 files.push(arg.clone());
             }

@@ -32,9 +32,11 @@ use options::{Item, Table, scan};
 pub(crate) struct At {
     /// First in its pipeline: its standard input is empty (`/dev/null`).
     pub head: bool,
-    /// Identifies what the command's outcome depends on: its argv and the
-    /// commands feeding its input. Equal keys are equal outcomes.
+    /// Identifies what the command's outcome depends on: the commands
+    /// feeding its input and its argv. Equal keys are equal outcomes.
     pub key: String,
+    /// The identities of the commands feeding its input (empty at the head).
+    pub upstream: String,
 }
 
 /// What the validator knows about a command it accepted.
@@ -111,6 +113,19 @@ pub(crate) struct Ctx {
     pub program: String,
     /// Why the command's status is fixed, when it is (PROOF-5 message).
     pub note: Option<&'static str>,
+    /// The command prints nothing on stdout, whatever the project holds
+    /// (`grep -q`, `test`, `cmp -s`): a command reading its output reads
+    /// nothing (PROOF-5).
+    pub silent: bool,
+    /// Its output always starts with the same lines (`find .` prints `.`,
+    /// `ls -a` prints `.` and `..`), so a search of it can match those
+    /// (PROOF-5): why, when so.
+    pub fixed_lines: Option<&'static str>,
+    /// What the command's outcome depends on, canonically: options that
+    /// only shape the output (`-q`, `-s`, `--color`) left out, aliases
+    /// merged, so `make check` and `make -s check` are one outcome and
+    /// `make check || ! make -s check` is seen to pass always (PROOF-5).
+    pub identity: Option<String>,
 }
 
 impl Ctx {
@@ -119,6 +134,9 @@ impl Ctx {
             refusals: Vec::new(),
             program: program.to_string(),
             note: None,
+            silent: false,
+            fixed_lines: None,
+            identity: None,
         }
     }
 
@@ -135,6 +153,48 @@ impl Ctx {
 
     pub(crate) fn ok(&self) -> bool {
         self.refusals.is_empty()
+    }
+
+    /// The unknown outcome of this command at `at` (see [`Ctx::identity`]).
+    pub(crate) fn outcome(&self, at: &At) -> Cond {
+        Cond::Unknown(match &self.identity {
+            Some(identity) => format!("{}{identity}", at.upstream),
+            None => at.key.clone(),
+        })
+    }
+
+    /// Sets the command's canonical identity from its read options:
+    /// `neutral` ids only shape the output and are left out; `same` maps
+    /// ids with the same effect on the outcome to one.
+    pub(crate) fn identify(&mut self, items: &[Item], neutral: &[&str], same: &[(&str, &str)]) {
+        let mut options: Vec<String> = items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Opt { id, value, .. } if !neutral.contains(id) => {
+                    let id = same.iter().find(|(a, _)| a == id).map_or(*id, |(_, b)| *b);
+                    Some(match value {
+                        Some(v) => format!("{id}={v}"),
+                        None => id.to_string(),
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        options.sort();
+        options.dedup();
+        let operands: Vec<&str> = items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Operand(o) => Some(o.as_str()),
+                _ => None,
+            })
+            .collect();
+        self.identity = Some(format!(
+            "{}\0{}\0--\0{}",
+            self.program,
+            options.join("\0"),
+            operands.join("\0")
+        ));
     }
 
     /// PROOF-3 on a path the program opens: relative, inside the project.
@@ -217,6 +277,30 @@ pub(crate) enum Use {
 
 /// One option rule: the option's id, and what a proof may do with it.
 pub(crate) type Rule = (&'static str, Use);
+
+/// PROOF-5: a count of zero (`-m 0`, `-n 0`) makes a program read or
+/// compare nothing.
+pub(crate) fn zero_count(value: &str) -> bool {
+    let digits = value.trim_start_matches(['-', '+']);
+    !digits.is_empty()
+        && digits
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .all(|c| c == '0')
+        && digits.starts_with('0')
+}
+
+/// The values given to option `id` in `items`.
+pub(crate) fn values<'a>(items: &'a [Item], id: &'a str) -> impl Iterator<Item = &'a str> {
+    items.iter().filter_map(move |item| match item {
+        Item::Opt {
+            id: x,
+            value: Some(v),
+            ..
+        } if *x == id => Some(v.as_str()),
+        _ => None,
+    })
+}
 
 /// Checks one value of an option or operand.
 pub(crate) fn check_value(ctx: &mut Ctx, kind: Val, value: &str, what: &str) {
@@ -635,6 +719,12 @@ pub(crate) struct Checked {
     pub status: Cond,
     /// Why its status is fixed, when the program knows it is.
     pub note: Option<&'static str>,
+    /// It prints nothing on stdout, whatever the project holds.
+    pub silent: bool,
+    /// Its output always holds the same lines (see [`Ctx::fixed_lines`]).
+    pub fixed_lines: Option<&'static str>,
+    /// What its outcome depends on (see [`Ctx::identity`]), or its argv.
+    pub identity: String,
 }
 
 /// Checks one command: the program must be in the allowlist (or a project
@@ -657,6 +747,9 @@ pub(crate) fn check(argv: &[String], at: &At) -> Result<Checked, Vec<Refusal>> {
         Some(facts) if ctx.ok() => Ok(Checked {
             status: facts.status,
             note: ctx.note,
+            silent: ctx.silent,
+            fixed_lines: ctx.fixed_lines,
+            identity: ctx.identity.unwrap_or_else(|| argv.join("\0")),
         }),
         _ => {
             if ctx.refusals.is_empty() {

@@ -40,6 +40,6 @@ pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Opt
     Some(Facts {
         status: Cond::path(PathTest::Executable, path)
             .and(Cond::path(PathTest::File, path))
-            .and(Cond::Unknown(at.key.clone())),
+            .and(ctx.outcome(at)),
     })
 }

@@ -37,6 +37,7 @@ pub(super) fn bracket(ctx: &mut Ctx, args: &[String], _at: &At) -> Option<Facts>
 }
 
 fn expression(ctx: &mut Ctx, args: &[String]) -> Option<Facts> {
+    ctx.silent = true;
     if args.is_empty() {
         return Some(Facts {
             status: Cond::Const(false),
