@@ -11,7 +11,7 @@ use ploy_policy::Action;
 use ploy_proof::plan::{PLAN_FILE, Plan, PlanStep, check_plan, load_plan};
 use ploy_proof::proof_run::ProofOutcome;
 use ploy_proof::sandbox::{self, Sandbox, SandboxPolicy};
-use ploy_proof::validate::{ProofVerdict, validate};
+use ploy_validate::{ProofVerdict, validate};
 use serde_json::{Value, json};
 
 use crate::tool::{
@@ -53,7 +53,7 @@ impl Tool for PlanAddStep {
             )));
         }
         let proof = str_arg(args, "proof")?;
-        if let ProofVerdict::Refused(refusals) = validate(proof) {
+        if let ProofVerdict::Refused { refusals } = validate(proof) {
             let reasons: Vec<String> = refusals
                 .iter()
                 .map(|r| format!("{}: {}", r.rule, r.detail))

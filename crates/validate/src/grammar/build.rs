@@ -987,7 +987,9 @@ const UNITTEST_RULES: &[Rule] = &[
     ("durations", Use::Value(Val::Count)),
     ("k", Use::Value(Val::Pattern)),
     ("s", Use::Value(Val::Path)),
-    ("p", Use::Value(Val::Pattern)),
+    // A file-name pattern, checked as a path all the same (it never needs
+    // `/`, `..` or `~`).
+    ("p", Use::Value(Val::Opaque)),
     ("t", Use::Value(Val::Path)),
     ("help", Use::No(PROOF_5, "prints help and verifies nothing")),
 ];
@@ -1007,11 +1009,9 @@ fn unittest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         if ops.len() > 3 {
             ctx.refuse(PROOF_2, "`discover` takes at most START PATTERN TOP");
         }
-        for (index, (value, _)) in ops.iter().enumerate() {
-            if index == 1 {
-                continue; // the file pattern
-            }
-            ctx.path(value, "the folder");
+        for (value, _) in &ops {
+            // START, PATTERN (a file-name pattern, checked all the same), TOP.
+            ctx.path(value, "the folder or pattern");
         }
     } else {
         opaque_all(ctx, &ops, "the test name");
