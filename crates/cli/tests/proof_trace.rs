@@ -109,8 +109,14 @@ impl Fixture {
         git(&["init", "-q"]);
         git(&["add", "-A"]);
         git(&["commit", "-q", "-m", "fixture"]);
+        // ploy starts its sandbox init from the binary next to itself.
         let ploy = dir.path().join("ploy");
         std::fs::copy(support::PLOY, &ploy).unwrap();
+        std::fs::copy(
+            env!("CARGO_BIN_EXE_ploy-sandbox-init"),
+            dir.path().join("ploy-sandbox-init"),
+        )
+        .unwrap();
         Fixture { dir, project, ploy }
     }
 
@@ -123,23 +129,7 @@ impl Fixture {
     /// `ploy ARGS… PROJECT`, optionally under `strace`.
     fn ploy(&self, args: &[&str], trace: Option<&Path>) -> Output {
         let mut command = match trace {
-            Some(prefix) => {
-                let mut c = Command::new("strace");
-                c.args([
-                    "-f",
-                    "-ff",
-                    "-y",
-                    "-qq",
-                    "--decode-pids=pidns",
-                    "-s",
-                    "256",
-                    "-o",
-                ])
-                .arg(prefix)
-                .args(["-e", TRACED])
-                .arg(&self.ploy);
-                c
-            }
+            Some(prefix) => strace(prefix, &self.ploy),
             None => Command::new(&self.ploy),
         };
         let home = std::env::var_os("HOME")
@@ -160,6 +150,27 @@ impl Fixture {
             .env("RUSTUP_HOME", rustup_home);
         command.output().unwrap()
     }
+}
+
+/// `strace` around `ploy`, one trace file per process under `prefix`, the
+/// sandbox's PIDs translated to strace's own.
+fn strace(prefix: &Path, ploy: &Path) -> Command {
+    let mut command = Command::new("strace");
+    command
+        .args([
+            "-f",
+            "-ff",
+            "-y",
+            "-qq",
+            "--decode-pids=pidns",
+            "-s",
+            "256",
+            "-o",
+        ])
+        .arg(prefix)
+        .args(["-e", TRACED])
+        .arg(ploy);
+    command
 }
 
 /// The system calls the differential test reads.
@@ -189,6 +200,8 @@ const SYSTEM_READS: &[&str] = &[
     "/etc/python3",
     // Python's hashlib (the `yq` wrapper) loads OpenSSL's configuration.
     "/etc/ssl/openssl.cnf",
+    // The sandbox's build cache (Python's bytecode cache among others).
+    "/var/cache/ploy-build/",
 ];
 
 const SHELLS: &[&str] = &[
@@ -280,6 +293,11 @@ fn activity(prefix: &Path, ploy: &Path) -> Activity {
         calls.insert(pid, text.lines().filter_map(parse).collect());
     }
     let ploy_name = ploy.to_str().unwrap().to_string();
+    let init_name = ploy
+        .with_file_name("ploy-sandbox-init")
+        .to_str()
+        .unwrap()
+        .to_string();
     // Children of each process, with the index of the call that made them.
     let mut children: BTreeMap<u32, Vec<(usize, u32)>> = BTreeMap::new();
     for (pid, list) in &calls {
@@ -305,7 +323,9 @@ fn activity(prefix: &Path, ploy: &Path) -> Activity {
         for call in list {
             if call.name.starts_with("execve") && succeeded(&call.result) {
                 let program = path_argument(&call.args).unwrap_or_default();
-                if program == ploy_name && call.args.contains("__ploy-sandbox-init") {
+                if program == init_name
+                    || (program == ploy_name && call.args.contains("__ploy-sandbox-init"))
+                {
                     inits.insert(*pid);
                 }
                 seen.all_programs.insert(program);
@@ -501,9 +521,12 @@ fn checkers_read_only_the_project_and_run_nothing_else() {
             }
         }
         for path in &seen.writes {
-            // git may refresh its index (inside the project's copy-on-write layer).
+            // git may refresh its index (inside the project's copy-on-write
+            // layer); Python (the `yq` wrapper) writes bytecode to the
+            // sandbox's build cache (PYTHONPYCACHEPREFIX).
             let git_index = path.contains("/.git/index");
-            if path != "/dev/null" && !(git_index && inside(path, &project)) {
+            let pycache = path.starts_with("/var/cache/ploy-build/pycache");
+            if path != "/dev/null" && !(git_index && inside(path, &project)) && !pycache {
                 problems.push(format!("{line}: wrote {path}"));
             }
         }
@@ -625,7 +648,13 @@ fn build_tools_stay_in_the_project_and_off_the_network() {
             problems.push(format!("{line}: did not pass: {report}"));
         }
         for path in &seen.writes {
-            if !(inside(path, &project) || path.starts_with("/tmp/") || path.starts_with("/dev/")) {
+            // The project (copy-on-write), the sandbox's private /tmp, and
+            // the per-project build cache the sandbox mounts.
+            if !(inside(path, &project)
+                || path.starts_with("/tmp/")
+                || path.starts_with("/dev/")
+                || path.starts_with("/var/cache/ploy-build"))
+            {
                 problems.push(format!("{line}: wrote {path}"));
             }
         }

@@ -289,9 +289,9 @@ fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
     }
     let constructs = bash::construct_refusals(&summary);
     let read = reader::read(line);
-    let plan = match (&read, constructs.is_empty()) {
+    let plan = match (read, constructs.is_empty()) {
         (Ok(plan), true) => match bash::plan_of(&summary) {
-            Some(bash_plan) if bash_plan == *plan => Some(plan.clone()),
+            Some(bash_plan) if bash_plan == plan => Some(plan),
             Some(bash_plan) => {
                 refusals.push(Refusal::new(
                     PROOF_3,
@@ -312,7 +312,7 @@ fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
             }
         },
         (Err(refusal), true) => {
-            refusals.push(refusal.clone());
+            refusals.push(refusal);
             None
         }
         (_, false) => {
@@ -334,8 +334,8 @@ fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
             for argv in bash::all_argvs(&summary) {
                 let at = grammar::At {
                     head: true,
-                    key: argv.join("\0"),
-                    upstream: String::new(),
+                    upstream: "",
+                    argv: &argv,
                 };
                 if let Err(found) = grammar::check(&argv, &at) {
                     refusals.extend(found);
@@ -354,33 +354,33 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
     for (_, pipeline) in plan.pipelines() {
         let mut upstream = String::new();
         let mut last = None;
-        // Why the previous command's output checks nothing, if it does not.
-        let mut useless_before: Option<String> = None;
+        // The previous command, when its output checks nothing, and why.
+        let mut useless_before: Option<(&PlanCommand, &'static str)> = None;
         for (index, command) in pipeline.commands.iter().enumerate() {
-            if let Some(why) = useless_before.take() {
+            if let Some((before, why)) = useless_before.take() {
                 refusals.push(Refusal::new(
                     PROOF_5,
-                    format!("{why}, so `{}` checks nothing", command.argv.join(" ")),
+                    format!(
+                        "`{}` {why}, so `{}` checks nothing",
+                        before.to_line(),
+                        command.argv.join(" ")
+                    ),
                 ));
             }
             let at = grammar::At {
                 head: index == 0,
-                key: format!("{upstream}{}", command.argv.join("\0")),
-                upstream: upstream.clone(),
+                upstream: &upstream,
+                argv: &command.argv,
             };
             match grammar::check(&command.argv, &at) {
                 Ok(checked) => {
                     useless_before = if checked.silent || command.stdout == StreamTarget::Null {
-                        Some(format!(
-                            "`{}` prints nothing whatever the project holds",
-                            command.to_line()
-                        ))
+                        Some((command, "prints nothing whatever the project holds"))
                     } else {
-                        checked
-                            .fixed_lines
-                            .map(|why| format!("`{}` {why}", command.to_line()))
+                        checked.fixed_lines.map(|why| (command, why))
                     };
-                    upstream = format!("{upstream}{}\0|\0", checked.identity);
+                    let next = format!("{upstream}{}\0|\0", checked.identity);
+                    upstream = next;
                     last = Some(checked);
                 }
                 Err(found) => {
@@ -403,24 +403,19 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
     // PROOF-5: every pipeline must be able to pass and fail, and so must
     // the whole line.
     for ((_, pipeline), (cond, note)) in plan.pipelines().zip(deciding.iter().zip(&notes)) {
-        let cond = if pipeline.negated {
-            cond.clone().not()
-        } else {
-            cond.clone()
-        };
-        let text = ProofPlan {
-            first: pipeline.clone(),
-            rest: Vec::new(),
-        }
-        .to_line();
-        match vacuity::outcome(&cond) {
+        match vacuity::outcome(cond) {
             vacuity::Outcome::Depends => {}
             vacuity::Outcome::Fixed(passes) => refusals.push(Refusal::new(
                 PROOF_5,
                 format!(
-                    "`{text}` verifies nothing: {}",
+                    "`{}` verifies nothing: {}",
+                    ProofPlan {
+                        first: pipeline.clone(),
+                        rest: Vec::new(),
+                    }
+                    .to_line(),
                     note.map(str::to_string)
-                        .unwrap_or_else(|| fixed_reason(passes))
+                        .unwrap_or_else(|| fixed_reason(passes != pipeline.negated))
                 ),
             )),
             vacuity::Outcome::TooComplex => refusals.push(too_complex()),
@@ -429,7 +424,7 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
     if !refusals.0.is_empty() {
         return;
     }
-    match vacuity::outcome(&vacuity::plan_condition(plan, &deciding)) {
+    match vacuity::outcome_of(&vacuity::plan_condition(plan, &deciding)) {
         vacuity::Outcome::Depends => {}
         vacuity::Outcome::Fixed(passes) => refusals.push(Refusal::new(
             PROOF_5,

@@ -16,8 +16,6 @@
 //! project; a line the model calls constant may rarely be refused though a
 //! contrived project could tell the cases apart (fail closed).
 
-use std::collections::HashMap;
-
 use crate::plan::{Pipeline, ProofPlan, StatusDomain};
 
 /// What a status depends on.
@@ -123,15 +121,16 @@ pub(crate) fn path_key(path: &str) -> (String, bool) {
         return (String::new(), false);
     }
     let must_be_dir = path.ends_with('/') || path.ends_with("/.") || path == ".";
-    let parts: Vec<&str> = path
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    let key = if parts.is_empty() {
-        ".".to_string()
-    } else {
-        parts.join("/")
-    };
+    let mut key = String::with_capacity(path.len());
+    for part in path.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        if !key.is_empty() {
+            key.push('/');
+        }
+        key.push_str(part);
+    }
+    if key.is_empty() {
+        key.push('.');
+    }
     let must_be_dir = must_be_dir && key != ".";
     (key, must_be_dir)
 }
@@ -229,22 +228,117 @@ pub(crate) enum Outcome {
     TooComplex,
 }
 
-#[derive(Default)]
-struct Vars {
-    unknown: HashMap<String, usize>,
-    paths: HashMap<String, usize>,
+/// A variable of a condition: an unknown outcome or a path.
+struct Var<'a> {
+    key: &'a str,
+    path: bool,
+    uses: usize,
+    /// The path tests applied to it (paths only), as a bit set.
+    tests: u16,
 }
 
-fn count(cond: &Cond, vars: &mut Vars) {
-    match cond {
-        Cond::Const(_) => {}
-        Cond::Unknown(key) => *vars.unknown.entry(key.clone()).or_default() += 1,
-        Cond::Path(_, key) => *vars.paths.entry(key.clone()).or_default() += 1,
-        Cond::Not(a) => count(a, vars),
-        Cond::And(a, b) | Cond::Or(a, b) => {
-            count(a, vars);
-            count(b, vars);
+/// One node of a condition whose variables are numbered; children are
+/// indices into the same arena (no allocation per node).
+#[derive(Clone, Copy)]
+enum Node {
+    Const(bool),
+    /// What a part without shared variables can be: (true?, false?).
+    Free(bool, bool),
+    Unknown(usize),
+    Path(PathTest, usize),
+    Not(usize),
+    And(usize, usize),
+    Or(usize, usize),
+}
+
+impl PathTest {
+    fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+}
+
+/// Conditions combined without copying them (the plan's condition is made
+/// of its pipelines' conditions).
+pub(crate) enum Formula<'a> {
+    /// One condition.
+    Leaf(&'a Cond),
+    /// Negation.
+    Not(Box<Formula<'a>>),
+    /// Both.
+    And(Box<Formula<'a>>, Box<Formula<'a>>),
+    /// Either.
+    Or(Box<Formula<'a>>, Box<Formula<'a>>),
+}
+
+/// Numbers the variables and lays the nodes out in an arena.
+struct Compiler<'a> {
+    vars: Vec<Var<'a>>,
+    nodes: Vec<Node>,
+}
+
+impl<'a> Compiler<'a> {
+    fn var(&mut self, key: &'a str, path: bool, test: Option<PathTest>) -> usize {
+        // A line has a few dozen variables at most: a scan beats hashing.
+        let at = match self
+            .vars
+            .iter()
+            .position(|v| v.path == path && v.key == key)
+        {
+            Some(at) => at,
+            None => {
+                self.vars.push(Var {
+                    key,
+                    path,
+                    uses: 0,
+                    tests: 0,
+                });
+                self.vars.len() - 1
+            }
+        };
+        self.vars[at].uses += 1;
+        if let Some(test) = test {
+            self.vars[at].tests |= test.bit();
         }
+        at
+    }
+
+    fn push(&mut self, node: Node) -> usize {
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    fn cond(&mut self, cond: &'a Cond) -> usize {
+        let node = match cond {
+            Cond::Const(b) => Node::Const(*b),
+            Cond::Unknown(key) => Node::Unknown(self.var(key, false, None)),
+            Cond::Path(test, key) => Node::Path(*test, self.var(key, true, Some(*test))),
+            Cond::Not(a) => Node::Not(self.cond(a)),
+            Cond::And(a, b) => {
+                let a = self.cond(a);
+                Node::And(a, self.cond(b))
+            }
+            Cond::Or(a, b) => {
+                let a = self.cond(a);
+                Node::Or(a, self.cond(b))
+            }
+        };
+        self.push(node)
+    }
+
+    fn formula(&mut self, formula: &Formula<'a>) -> usize {
+        let node = match formula {
+            Formula::Leaf(cond) => return self.cond(cond),
+            Formula::Not(a) => Node::Not(self.formula(a)),
+            Formula::And(a, b) => {
+                let a = self.formula(a);
+                Node::And(a, self.formula(b))
+            }
+            Formula::Or(a, b) => {
+                let a = self.formula(a);
+                Node::Or(a, self.formula(b))
+            }
+        };
+        self.push(node)
     }
 }
 
@@ -256,148 +350,206 @@ fn is_ancestor(ancestor: &str, path: &str) -> bool {
                 .is_some_and(|rest| rest.starts_with('/')))
 }
 
-struct Assignment {
-    unknown: HashMap<String, bool>,
-    paths: HashMap<String, usize>,
+const ALL_TESTS: [PathTest; 10] = [
+    PathTest::Exists,
+    PathTest::File,
+    PathTest::Dir,
+    PathTest::NonEmpty,
+    PathTest::Readable,
+    PathTest::Writable,
+    PathTest::Executable,
+    PathTest::Symlink,
+    PathTest::ReadableFile,
+    PathTest::Present,
+];
+
+/// The states of a path a condition can tell apart: one state for each
+/// distinct answer to the tests applied to it (the rest are the same to
+/// the condition).
+fn distinct_states(key: &str, tests: u16) -> Vec<usize> {
+    let mut seen: Vec<u16> = Vec::new();
+    let mut states = Vec::new();
+    for s in domain(key) {
+        let answers = ALL_TESTS
+            .iter()
+            .filter(|t| tests & t.bit() != 0 && t.holds(&STATES[s]))
+            .fold(0u16, |acc, t| acc | t.bit());
+        if !seen.contains(&answers) {
+            seen.push(answers);
+            states.push(s);
+        }
+    }
+    states
 }
 
-/// (can be true, can be false) under `a`; variables not in `a` occur once
-/// and are free, so sub-results combine exactly.
-fn eval(cond: &Cond, a: &Assignment) -> (bool, bool) {
-    match cond {
-        Cond::Const(b) => (*b, !*b),
-        Cond::Unknown(key) => match a.unknown.get(key) {
-            Some(v) => (*v, !*v),
+/// (can be true, can be false) of node `at` with the shared variables
+/// fixed by `fixed` (a state index for a path, 0/1 for an unknown); the
+/// others occur once and are free, so sub-results combine exactly.
+fn eval(nodes: &[Node], at: usize, vars: &[Var], fixed: &[Option<usize>]) -> (bool, bool) {
+    match nodes[at] {
+        Node::Const(b) => (b, !b),
+        Node::Free(t, f) => (t, f),
+        Node::Unknown(v) => match fixed[v] {
+            Some(x) => (x == 1, x == 0),
             None => (true, true),
         },
-        Cond::Path(test, key) => match a.paths.get(key) {
+        Node::Path(test, v) => match fixed[v] {
             Some(s) => {
-                let v = test.holds(&STATES[*s]);
-                (v, !v)
+                let holds = test.holds(&STATES[s]);
+                (holds, !holds)
             }
-            None => domain(key).fold((false, false), |(t, f), s| {
-                let v = test.holds(&STATES[s]);
-                (t || v, f || !v)
+            None => domain(vars[v].key).fold((false, false), |(t, f), s| {
+                let holds = test.holds(&STATES[s]);
+                (t || holds, f || !holds)
             }),
         },
-        Cond::Not(inner) => {
-            let (t, f) = eval(inner, a);
+        Node::Not(a) => {
+            let (t, f) = eval(nodes, a, vars, fixed);
             (f, t)
         }
-        Cond::And(x, y) => {
-            let (tx, fx) = eval(x, a);
-            let (ty, fy) = eval(y, a);
+        Node::And(x, y) => {
+            let (tx, fx) = eval(nodes, x, vars, fixed);
+            let (ty, fy) = eval(nodes, y, vars, fixed);
             (tx && ty, fx || fy)
         }
-        Cond::Or(x, y) => {
-            let (tx, fx) = eval(x, a);
-            let (ty, fy) = eval(y, a);
+        Node::Or(x, y) => {
+            let (tx, fx) = eval(nodes, x, vars, fixed);
+            let (ty, fy) = eval(nodes, y, vars, fixed);
             (tx || ty, fx && fy)
+        }
+    }
+}
+
+/// Replaces, in place, every part that holds no shared variable by what it
+/// can be, so the enumeration only walks what it must. Children come
+/// before their parents in the arena, so one pass in order is enough.
+fn fold_free(nodes: &mut [Node], vars: &[Var], shared: &[bool]) {
+    let unfixed = vec![None; vars.len()];
+    for at in 0..nodes.len() {
+        let free = |n: Node| matches!(n, Node::Free(..) | Node::Const(_));
+        let evaluable = match nodes[at] {
+            Node::Unknown(v) | Node::Path(_, v) => !shared[v],
+            Node::Not(a) => free(nodes[a]),
+            Node::And(a, b) | Node::Or(a, b) => free(nodes[a]) && free(nodes[b]),
+            Node::Const(_) | Node::Free(..) => false,
+        };
+        if evaluable {
+            let (t, f) = eval(nodes, at, vars, &unfixed);
+            nodes[at] = Node::Free(t, f);
         }
     }
 }
 
 /// Whether `cond` can both hold and fail.
 pub(crate) fn outcome(cond: &Cond) -> Outcome {
-    let mut vars = Vars::default();
-    count(cond, &mut vars);
-    let shared_unknown: Vec<&String> = vars
-        .unknown
+    outcome_of(&Formula::Leaf(cond))
+}
+
+/// Whether `formula` can both hold and fail.
+pub(crate) fn outcome_of(formula: &Formula) -> Outcome {
+    let mut compiler = Compiler {
+        vars: Vec::new(),
+        nodes: Vec::new(),
+    };
+    let root = compiler.formula(formula);
+    let Compiler {
+        vars, mut nodes, ..
+    } = compiler;
+    // Shared: used more than once, or a path related to another path (a
+    // path below another exists only inside a directory).
+    let paths: Vec<usize> = (0..vars.len()).filter(|v| vars[*v].path).collect();
+    let related: Vec<(usize, usize)> = paths
         .iter()
-        .filter(|(_, n)| **n > 1)
-        .map(|(k, _)| k)
+        .flat_map(|a| paths.iter().map(move |b| (*a, *b)))
+        .filter(|(a, b)| is_ancestor(vars[*a].key, vars[*b].key))
         .collect();
-    let all_paths: Vec<&String> = vars.paths.keys().collect();
-    let shared_paths: Vec<&String> = vars
-        .paths
-        .iter()
-        .filter(|(key, n)| {
-            **n > 1
-                || all_paths
-                    .iter()
-                    .any(|other| is_ancestor(other, key) || is_ancestor(key, other))
-        })
-        .map(|(k, _)| k)
-        .collect();
-    let mut total: usize = 1usize
-        .checked_shl(shared_unknown.len() as u32)
-        .unwrap_or(usize::MAX);
-    if shared_unknown.len() >= usize::BITS as usize {
-        return Outcome::TooComplex;
+    let mut shared: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut is_shared = vec![false; vars.len()];
+    for (v, var) in vars.iter().enumerate() {
+        let linked = related.iter().any(|(a, b)| *a == v || *b == v);
+        if var.uses < 2 && !linked {
+            continue;
+        }
+        let values = if var.path {
+            // The ancestor rule reads these two.
+            let tests = var.tests | PathTest::Present.bit() | PathTest::Dir.bit();
+            distinct_states(var.key, tests)
+        } else {
+            vec![0, 1]
+        };
+        is_shared[v] = true;
+        shared.push((v, values));
     }
-    for key in &shared_paths {
-        total = total.saturating_mul(domain(key).len());
+    fold_free(&mut nodes, &vars, &is_shared);
+    let mut total: usize = 1;
+    for (_, values) in &shared {
+        total = total.saturating_mul(values.len());
     }
     if total > MAX_ASSIGNMENTS {
         return Outcome::TooComplex;
     }
+    let mut fixed: Vec<Option<usize>> = vec![None; vars.len()];
     let (mut can_true, mut can_false) = (false, false);
     for index in 0..total {
         let mut rest = index;
-        let mut assignment = Assignment {
-            unknown: HashMap::new(),
-            paths: HashMap::new(),
-        };
-        for key in &shared_unknown {
-            assignment.unknown.insert((*key).clone(), rest % 2 == 1);
-            rest /= 2;
+        for (v, values) in &shared {
+            fixed[*v] = Some(values[rest % values.len()]);
+            rest /= values.len();
         }
-        for key in &shared_paths {
-            let range = domain(key);
-            assignment
-                .paths
-                .insert((*key).clone(), range.start + rest % range.len());
-            rest /= range.len();
-        }
-        // A path below another exists only inside a directory.
-        let consistent = assignment.paths.iter().all(|(key, s)| {
-            let present = PathTest::Present.holds(&STATES[*s]);
-            !present
-                || assignment
-                    .paths
-                    .iter()
-                    .filter(|(other, _)| is_ancestor(other, key))
-                    .all(|(_, a)| STATES[*a].dir)
-        });
+        let consistent =
+            related
+                .iter()
+                .all(|(ancestor, path)| match (fixed[*ancestor], fixed[*path]) {
+                    (Some(a), Some(p)) => !PathTest::Present.holds(&STATES[p]) || STATES[a].dir,
+                    _ => true,
+                });
         if !consistent {
             continue;
         }
-        let (t, f) = eval(cond, &assignment);
+        let (t, f) = eval(&nodes, root, &vars, &fixed);
         can_true |= t;
         can_false |= f;
         if can_true && can_false {
             return Outcome::Depends;
         }
     }
-    if can_true {
-        Outcome::Fixed(true)
-    } else {
-        Outcome::Fixed(false)
-    }
+    Outcome::Fixed(can_true)
 }
 
 /// The plan's success condition, given each pipeline's deciding condition
 /// (in plan order), through the plan's own fold.
-pub(crate) fn plan_condition(plan: &ProofPlan, deciding: &[Cond]) -> Cond {
+pub(crate) fn plan_condition<'a>(plan: &'a ProofPlan, deciding: &'a [Cond]) -> Formula<'a> {
     struct Symbolic<'a> {
         pipelines: Vec<(&'a Pipeline, &'a Cond)>,
     }
-    impl StatusDomain for Symbolic<'_> {
-        type Status = Cond;
-        fn pipeline(&mut self, pipeline: &Pipeline) -> Cond {
-            self.pipelines
+    impl<'a> StatusDomain for Symbolic<'a> {
+        type Status = Formula<'a>;
+        fn pipeline(&mut self, pipeline: &Pipeline) -> Formula<'a> {
+            match self
+                .pipelines
                 .iter()
                 .find(|(p, _)| std::ptr::eq(*p, pipeline))
-                .map_or(Cond::Const(false), |(_, c)| (*c).clone())
+            {
+                Some((_, cond)) => Formula::Leaf(cond),
+                None => Formula::Leaf(&FALSE),
+            }
         }
-        fn negate(&mut self, status: Cond) -> Cond {
-            status.not()
+        fn negate(&mut self, status: Formula<'a>) -> Formula<'a> {
+            Formula::Not(Box::new(status))
         }
-        fn and_then(&mut self, left: Cond, right: &mut dyn FnMut(&mut Self) -> Cond) -> Cond {
-            left.and(right(self))
+        fn and_then(
+            &mut self,
+            left: Formula<'a>,
+            right: &mut dyn FnMut(&mut Self) -> Formula<'a>,
+        ) -> Formula<'a> {
+            Formula::And(Box::new(left), Box::new(right(self)))
         }
-        fn or_else(&mut self, left: Cond, right: &mut dyn FnMut(&mut Self) -> Cond) -> Cond {
-            left.or(right(self))
+        fn or_else(
+            &mut self,
+            left: Formula<'a>,
+            right: &mut dyn FnMut(&mut Self) -> Formula<'a>,
+        ) -> Formula<'a> {
+            Formula::Or(Box::new(left), Box::new(right(self)))
         }
     }
     let pipelines = plan
@@ -407,6 +559,9 @@ pub(crate) fn plan_condition(plan: &ProofPlan, deciding: &[Cond]) -> Cond {
         .collect();
     plan.fold(&mut Symbolic { pipelines })
 }
+
+/// A pipeline the fold does not know (never happens) decides nothing.
+static FALSE: Cond = Cond::Const(false);
 
 #[cfg(test)]
 mod tests {

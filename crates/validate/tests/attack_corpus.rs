@@ -5,21 +5,10 @@
 
 use ploy_validate::validate;
 
+mod support;
+
 fn all_refused(cases: &[(&str, &str, &str)]) {
-    let misses: Vec<String> = cases
-        .iter()
-        .filter_map(|(line, rule, why)| {
-            let verdict = validate(line);
-            let ok = !verdict.is_accepted() && verdict.rules().contains(rule);
-            (!ok).then(|| format!("{line:?} ({why}) should trip {rule}, got {verdict:?}"))
-        })
-        .collect();
-    assert!(
-        misses.is_empty(),
-        "{} misses:\n{}",
-        misses.len(),
-        misses.join("\n")
-    );
+    support::all_refused(cases.iter().map(|(line, rule, why)| (*line, *rule, *why)));
 }
 
 // proves: PROOF-5 (vacuous passes found by attack)

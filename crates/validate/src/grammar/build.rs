@@ -8,7 +8,7 @@
 
 use super::coreutils::HELP_VERSION;
 use super::options::{Arg, EXACT, GNU, GO, Item, Short, Table, long, short};
-use super::{At, Ctx, Facts, Rule, Use, Val, check_value, has, list, operands, read_options};
+use super::{At, Ctx, Facts, Rule, Use, Val, check_value, has, join, list, operands, read_options};
 use crate::{PROOF_2, PROOF_3, PROOF_4, PROOF_5};
 
 const NO: Arg = Arg::No;
@@ -22,7 +22,7 @@ fn runs(ctx: &Ctx, at: &At) -> Option<Facts> {
 }
 
 /// Text handed to project code (test filters, script arguments).
-fn opaque_all(ctx: &mut Ctx, values: &[(String, bool)], what: &str) {
+fn opaque_all(ctx: &mut Ctx, values: &[(&str, bool)], what: &str) {
     for (value, _) in values {
         ctx.text(value, what);
     }
@@ -170,7 +170,7 @@ const CARGO_COMMON_RULES: &[Rule] = &[
     ("help", Use::No(PROOF_5, "prints help and verifies nothing")),
 ];
 
-const CARGO_TEST_RULES: [Rule; 40] = concat(
+const CARGO_TEST_RULES: [Rule; 40] = join(
     CARGO_COMMON_RULES,
     &[
         ("no-run", Use::Flag),
@@ -178,7 +178,7 @@ const CARGO_TEST_RULES: [Rule; 40] = concat(
         ("doc", Use::Flag),
     ],
 );
-const CARGO_CLIPPY_RULES: [Rule; 39] = concat(
+const CARGO_CLIPPY_RULES: [Rule; 39] = join(
     CARGO_COMMON_RULES,
     &[
         ("no-deps", Use::Flag),
@@ -188,21 +188,6 @@ const CARGO_CLIPPY_RULES: [Rule; 39] = concat(
         ),
     ],
 );
-
-const fn concat<const N: usize>(a: &[Rule], b: &[Rule]) -> [Rule; N] {
-    let mut out = [("", Use::Flag); N];
-    let mut i = 0;
-    while i < a.len() {
-        out[i] = a[i];
-        i += 1;
-    }
-    let mut j = 0;
-    while j < b.len() {
-        out[i + j] = b[j];
-        j += 1;
-    }
-    out
-}
 
 /// Cargo options that only shape the output.
 const CARGO_NEUTRAL: &[&str] = &[
@@ -703,7 +688,7 @@ pub(super) fn go(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     }
     for (package, _) in operands(&items) {
         if package == "." || package.starts_with("./") {
-            ctx.path(&package, "the package");
+            ctx.path(package, "the package");
         } else {
             ctx.refuse(
                 PROOF_2,
@@ -942,7 +927,7 @@ pub(super) fn pytest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             );
             continue;
         }
-        let path = test.split("::").next().unwrap_or(&test);
+        let path = test.split("::").next().unwrap_or(test);
         ctx.path(path, "the test path");
     }
     runs(ctx, at)

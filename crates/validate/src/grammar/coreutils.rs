@@ -53,7 +53,7 @@ const fn with_digits<const N: usize, const M: usize>(shorts: [Short; N]) -> [Sho
 fn reads_files(ctx: &mut Ctx, items: &[Item]) -> Option<Facts> {
     let files = operands(items);
     for (file, _) in &files {
-        if file != "-" {
+        if *file != "-" {
             ctx.path(file, "the file");
         }
     }
@@ -61,7 +61,7 @@ fn reads_files(ctx: &mut Ctx, items: &[Item]) -> Option<Facts> {
         status: Cond::all(
             files
                 .iter()
-                .filter(|(f, _)| f != "-")
+                .filter(|(f, _)| *f != "-")
                 .map(|(f, _)| Cond::path(PathTest::ReadableFile, f)),
         ),
     })
@@ -665,18 +665,18 @@ pub(super) fn diff(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         return None;
     }
     for (file, _) in &files {
-        if file != "-" {
+        if *file != "-" {
             ctx.path(file, "the path");
         }
     }
-    if files.iter().all(|(f, _)| f == "-") {
+    if files.iter().all(|(f, _)| *f == "-") {
         ctx.refuse(PROOF_2, "both sides are standard input");
     }
-    same_path(ctx, &files[0].0, &files[1].0);
+    same_path(ctx, files[0].0, files[1].0);
     let exist = Cond::all(
         files
             .iter()
-            .filter(|(f, _)| f != "-")
+            .filter(|(f, _)| *f != "-")
             .map(|(f, _)| Cond::path(PathTest::Exists, f)),
     );
     Some(Facts {
@@ -747,15 +747,15 @@ pub(super) fn cmp(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     }
     ctx.silent = has(&items, "s");
     for (file, _) in &ops[..2] {
-        if file != "-" {
+        if *file != "-" {
             ctx.path(file, "the file");
         }
     }
-    same_path(ctx, &ops[0].0, &ops[1].0);
+    same_path(ctx, ops[0].0, ops[1].0);
     let readable = Cond::all(
         ops[..2]
             .iter()
-            .filter(|(f, _)| f != "-")
+            .filter(|(f, _)| *f != "-")
             .map(|(f, _)| Cond::path(PathTest::ReadableFile, f)),
     );
     Some(Facts {

@@ -7,7 +7,7 @@
 //! `--git-dir`, `-c`) are refused.
 
 use super::options::{Arg, GIT, Long, Short, Table, long, short};
-use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options, values};
+use super::{At, Ctx, Facts, Rule, Use, Val, has, join, operands, read_options, values};
 use crate::vacuity::Cond;
 use crate::{PROOF_2, PROOF_3};
 
@@ -110,51 +110,6 @@ const DIFF_RULES: &[Rule] = &[
     ("relative", Use::No(PROOF_2, "is not needed in a proof")),
 ];
 
-const fn concat<const N: usize>(a: &[Rule], b: &[Rule]) -> [Rule; N] {
-    let mut out = [("", Use::Flag); N];
-    let mut i = 0;
-    while i < a.len() {
-        out[i] = a[i];
-        i += 1;
-    }
-    let mut j = 0;
-    while j < b.len() {
-        out[i + j] = b[j];
-        j += 1;
-    }
-    out
-}
-
-const fn concat_longs<const N: usize>(a: &[Long], b: &[Long]) -> [Long; N] {
-    let mut out = [long("", NO, ""); N];
-    let mut i = 0;
-    while i < a.len() {
-        out[i] = a[i];
-        i += 1;
-    }
-    let mut j = 0;
-    while j < b.len() {
-        out[i + j] = b[j];
-        j += 1;
-    }
-    out
-}
-
-const fn concat_shorts<const N: usize>(a: &[Short], b: &[Short]) -> [Short; N] {
-    let mut out = [short(' ', NO, ""); N];
-    let mut i = 0;
-    while i < a.len() {
-        out[i] = a[i];
-        i += 1;
-    }
-    let mut j = 0;
-    while j < b.len() {
-        out[i + j] = b[j];
-        j += 1;
-    }
-    out
-}
-
 // ---- diff ----------------------------------------------------------------
 
 const DIFF_ONLY_LONGS: &[Long] = &[
@@ -163,13 +118,13 @@ const DIFF_ONLY_LONGS: &[Long] = &[
     long("cached", NO, "cached"),
     long("staged", NO, "cached"),
 ];
-const DIFF_ALL_LONGS: [Long; 33] = concat_longs(DIFF_LONGS, DIFF_ONLY_LONGS);
+const DIFF_ALL_LONGS: [Long; 33] = join(DIFF_LONGS, DIFF_ONLY_LONGS);
 const DIFF_TABLE: Table = Table {
     syntax: GIT,
     shorts: DIFF_SHORTS,
     longs: &DIFF_ALL_LONGS,
 };
-const DIFF_ALL_RULES: [Rule; 35] = concat(
+const DIFF_ALL_RULES: [Rule; 35] = join(
     DIFF_RULES,
     &[
         ("quiet", Use::Flag),
@@ -210,14 +165,14 @@ const LOG_ONLY_LONGS: &[Long] = &[
     long("quiet", NO, "quiet"),
     long("show-signature", NO, "show-signature"),
 ];
-const LOG_LONGS: [Long; 57] = concat_longs(DIFF_LONGS, LOG_ONLY_LONGS);
+const LOG_LONGS: [Long; 57] = join(DIFF_LONGS, LOG_ONLY_LONGS);
 const LOG_ONLY_SHORTS: &[Short] = &[
     short('n', REQ, "n"),
     short('i', NO, "i"),
     short('E', NO, "E"),
     short('F', NO, "F"),
 ];
-const LOG_SHORTS: [Short; 14] = concat_shorts(DIFF_SHORTS, LOG_ONLY_SHORTS);
+const LOG_SHORTS: [Short; 14] = join(DIFF_SHORTS, LOG_ONLY_SHORTS);
 const LOG_TABLE: Table = Table {
     syntax: GIT,
     shorts: &LOG_SHORTS,
@@ -252,7 +207,7 @@ const LOG_ONLY_RULES: &[Rule] = &[
         Use::No(PROOF_2, "runs gpg to check signatures"),
     ),
 ];
-const LOG_RULES: [Rule; 56] = concat(DIFF_RULES, LOG_ONLY_RULES);
+const LOG_RULES: [Rule; 56] = join(DIFF_RULES, LOG_ONLY_RULES);
 
 // ---- status ----------------------------------------------------------
 

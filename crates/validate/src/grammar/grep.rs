@@ -194,10 +194,10 @@ const GREP_RULES: &[Rule] = &[
 
 /// When a searching program succeeds: its unknown result, and (when it
 /// names files) the files exist; with `-q` one found match is enough.
-fn search_status(ctx: &Ctx, files: &[String], quiet: bool, at: &At) -> Cond {
+fn search_status(ctx: &Ctx, files: &[&str], quiet: bool, at: &At) -> Cond {
     let files: Vec<Cond> = files
         .iter()
-        .filter(|f| *f != "-")
+        .filter(|f| **f != "-")
         .map(|f| Cond::path(PathTest::Exists, f))
         .collect();
     let exist = if quiet {
@@ -257,8 +257,8 @@ pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         ctx.refuse(PROOF_2, "needs a pattern: `grep -q PATTERN FILE`");
         return None;
     }
-    let files: Vec<String> = ops.collect();
-    for file in files.iter().filter(|f| *f != "-") {
+    let files: Vec<&str> = ops.collect();
+    for file in files.iter().filter(|f| **f != "-") {
         ctx.path(file, "the file");
     }
     let recursive = has(&items, "r")
@@ -471,8 +471,8 @@ pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         ctx.refuse(PROOF_2, "needs a pattern: `rg -q PATTERN PATH`");
         return None;
     }
-    let paths: Vec<String> = ops.collect();
-    for path in paths.iter().filter(|p| *p != "-") {
+    let paths: Vec<&str> = ops.collect();
+    for path in paths.iter().filter(|p| **p != "-") {
         ctx.path(path, "the path");
     }
     if paths.is_empty() && at.head {

@@ -29,14 +29,29 @@ use crate::{PROOF_2, PROOF_3, PROOF_4, PROOF_5, Refusal};
 use options::{Item, Table, scan};
 
 /// Where a command stands in its pipeline.
-pub(crate) struct At {
+pub(crate) struct At<'a> {
     /// First in its pipeline: its standard input is empty (`/dev/null`).
     pub head: bool,
-    /// Identifies what the command's outcome depends on: the commands
-    /// feeding its input and its argv. Equal keys are equal outcomes.
-    pub key: String,
     /// The identities of the commands feeding its input (empty at the head).
-    pub upstream: String,
+    pub upstream: &'a str,
+    /// The command itself.
+    pub argv: &'a [String],
+}
+
+impl At<'_> {
+    /// Identifies what the command's outcome depends on when its program
+    /// gives no canonical identity: the commands feeding its input and its
+    /// argv. Equal keys are equal outcomes.
+    pub(crate) fn key(&self) -> String {
+        let mut key = self.upstream.to_string();
+        for (i, arg) in self.argv.iter().enumerate() {
+            if i > 0 {
+                key.push('\0');
+            }
+            key.push_str(arg);
+        }
+        key
+    }
 }
 
 /// What the validator knows about a command it accepted.
@@ -159,7 +174,7 @@ impl Ctx {
     pub(crate) fn outcome(&self, at: &At) -> Cond {
         Cond::Unknown(match &self.identity {
             Some(identity) => format!("{}{identity}", at.upstream),
-            None => at.key.clone(),
+            None => at.key(),
         })
     }
 
@@ -167,34 +182,35 @@ impl Ctx {
     /// `neutral` ids only shape the output and are left out; `same` maps
     /// ids with the same effect on the outcome to one.
     pub(crate) fn identify(&mut self, items: &[Item], neutral: &[&str], same: &[(&str, &str)]) {
-        let mut options: Vec<String> = items
+        let mut options: Vec<(&str, Option<&str>)> = items
             .iter()
             .filter_map(|item| match item {
                 Item::Opt { id, value, .. } if !neutral.contains(id) => {
                     let id = same.iter().find(|(a, _)| a == id).map_or(*id, |(_, b)| *b);
-                    Some(match value {
-                        Some(v) => format!("{id}={v}"),
-                        None => id.to_string(),
-                    })
+                    Some((id, value.as_deref()))
                 }
                 _ => None,
             })
             .collect();
-        options.sort();
+        options.sort_unstable();
         options.dedup();
-        let operands: Vec<&str> = items
-            .iter()
-            .filter_map(|item| match item {
-                Item::Operand(o) => Some(o.as_str()),
-                _ => None,
-            })
-            .collect();
-        self.identity = Some(format!(
-            "{}\0{}\0--\0{}",
-            self.program,
-            options.join("\0"),
-            operands.join("\0")
-        ));
+        let mut identity = self.program.clone();
+        for (id, value) in options {
+            identity.push('\0');
+            identity.push_str(id);
+            if let Some(value) = value {
+                identity.push('=');
+                identity.push_str(value);
+            }
+        }
+        identity.push_str("\0--");
+        for item in items {
+            if let Item::Operand(o) = item {
+                identity.push('\0');
+                identity.push_str(o);
+            }
+        }
+        self.identity = Some(identity);
     }
 
     /// PROOF-3 on a path the program opens: relative, inside the project.
@@ -234,13 +250,13 @@ pub(crate) fn path_problem(value: &str) -> Option<&'static str> {
 /// a path: the whole text, the text after a leading option (`-I/x`,
 /// `--out=/x`), and the pieces between `=`, `:` and `,`.
 pub(crate) fn text_problem(value: &str) -> Option<&'static str> {
-    let mut pieces: Vec<&str> = vec![value];
     let unflagged = value.trim_start_matches('-');
-    if unflagged.len() != value.len() {
-        pieces.push(unflagged.trim_start_matches(|c: char| c.is_ascii_alphabetic()));
-    }
-    pieces.extend(value.split(['=', ':', ',']));
-    pieces.into_iter().find_map(path_problem)
+    let glued = (unflagged.len() != value.len())
+        .then(|| unflagged.trim_start_matches(|c: char| c.is_ascii_alphabetic()));
+    std::iter::once(value)
+        .chain(glued)
+        .chain(value.split(['=', ':', ',']))
+        .find_map(path_problem)
 }
 
 /// What an option's value is.
@@ -277,6 +293,19 @@ pub(crate) enum Use {
 
 /// One option rule: the option's id, and what a proof may do with it.
 pub(crate) type Rule = (&'static str, Use);
+
+/// `a` then `b` as one array, for tables built from shared parts (the
+/// length is checked at compile time: a wrong `N` does not build).
+pub(crate) const fn join<T: Copy, const N: usize>(a: &[T], b: &[T]) -> [T; N] {
+    assert!(a.len() + b.len() == N && !a.is_empty());
+    let mut out = [a[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
 
 /// PROOF-5: a count of zero (`-m 0`, `-n 0`) makes a program read or
 /// compare nothing.
@@ -521,13 +550,13 @@ pub(crate) fn has(items: &[Item], id: &str) -> bool {
 }
 
 /// The operands in `items`, in order, with whether each came after `--`.
-pub(crate) fn operands(items: &[Item]) -> Vec<(String, bool)> {
+pub(crate) fn operands(items: &[Item]) -> Vec<(&str, bool)> {
     let mut after = false;
     let mut out = Vec::new();
     for item in items {
         match item {
             Item::EndOfOptions => after = true,
-            Item::Operand(o) => out.push((o.clone(), after)),
+            Item::Operand(o) => out.push((o.as_str(), after)),
             Item::Opt { .. } => {}
         }
     }
