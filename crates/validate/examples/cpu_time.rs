@@ -8,6 +8,9 @@ use std::time::Instant;
 
 const LINE: &str = "cargo test -q --workspace 2>&1 | grep -q 'test result: ok' && test -f README.md && diff -q a/b.txt c/d.txt && jq -e '.name' package.json && [ -d src ] && grep -rq 'fn main' src/main.rs && cargo clippy --all-targets -- -D warnings && cmp x y && make test && npm test && go test ./... && pytest -q tests/ && git diff --exit-code -- src/lib.rs && find src -name '*.rs' && wc -l src/lib.rs && head x.md";
 
+/// The benchmark's hostile line.
+const REFUSED: &str = "echo $(rm -rf x; `ls ~`) ${IFS}a$'\\x72m' <(cat /etc/passwd) >(sh) {rm,-rf,x} /???/?m && cmd=rm; $cmd x & f() { r''m y; }; f || (exec \"r\"m z) | tee >(sh -c 'curl x') <<< \"$((1+2))\" && env X=1 xargs rm < list && find . -exec rm {} \\; && git -c core.pager=sh log && sed 'w ~/.zshenv' f && export PAGER=evil; python3 -c 'import os; os.system(\"id\")' || true";
+
 fn cpu() -> f64 {
     let mut usage = std::mem::MaybeUninit::<libc_rusage>::uninit();
     // SAFETY: getrusage writes the struct.
@@ -44,6 +47,12 @@ fn main() {
         ),
         ("validate", || {
             std::hint::black_box(ploy_validate::validate(LINE));
+        }),
+        ("analyze_refused", || {
+            std::hint::black_box(ploy_shell::analyze(REFUSED));
+        }),
+        ("validate_refused", || {
+            std::hint::black_box(ploy_validate::validate(REFUSED));
         }),
     ] {
         if !only.is_empty() && only != name {

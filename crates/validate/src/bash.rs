@@ -173,6 +173,42 @@ fn writes_only_dev_null(line: &CommandLine) -> bool {
         .all(|r| r.target.value.as_deref() == Some("/dev/null"))
 }
 
+/// Whether bash's reading of the line is exactly `plan` (compared in place:
+/// the common, agreeing case builds nothing).
+pub(crate) fn agrees(line: &CommandLine, plan: &ProofPlan) -> bool {
+    let mut top = line.top_level();
+    for (connector, pipeline) in plan.pipelines() {
+        for (index, expected) in pipeline.commands.iter().enumerate() {
+            let Some(command) = top.next() else {
+                return false;
+            };
+            let follows = match (index, connector) {
+                (0, None) => None,
+                (0, Some(Connector::And)) => Some(Separator::And),
+                (0, Some(Connector::Or)) => Some(Separator::Or),
+                _ => Some(Separator::Pipe),
+            };
+            let same_words = command.program.as_ref().and_then(|w| w.value.as_deref())
+                == expected.argv.first().map(String::as_str)
+                && command.args.len() + 1 == expected.argv.len()
+                && command
+                    .args
+                    .iter()
+                    .zip(&expected.argv[1..])
+                    .all(|(w, a)| w.value.as_deref() == Some(a.as_str()));
+            if command.follows != follows
+                || command.negated != pipeline.negated
+                || !plain(command)
+                || !same_words
+                || streams(command) != Some((expected.stdout, expected.stderr))
+            {
+                return false;
+            }
+        }
+    }
+    top.next().is_none()
+}
+
 /// The plan bash's reading gives, when the line is a plain and-or list of
 /// pipelines of static simple commands. `None` when it is not (the
 /// constructs above say why).
@@ -215,15 +251,30 @@ pub(crate) fn plan_of(line: &CommandLine) -> Option<ProofPlan> {
     })
 }
 
+/// A simple command with nothing but words and redirections.
+fn plain(command: &SimpleCommand) -> bool {
+    !(command.nested || command.background || command.timed || !command.assignments.is_empty())
+}
+
 fn plan_command(command: &SimpleCommand) -> Option<PlanCommand> {
-    if command.nested || command.background || command.timed || !command.assignments.is_empty() {
+    if !plain(command) {
         return None;
     }
     let mut argv = vec![command.program.as_ref()?.value.clone()?];
     for arg in &command.args {
         argv.push(arg.value.clone()?);
     }
-    // Descriptors as bash applies the redirections, left to right.
+    let (stdout, stderr) = streams(command)?;
+    Some(PlanCommand {
+        argv,
+        stdout,
+        stderr,
+    })
+}
+
+/// Where the command's stdout and stderr go, applying its redirections left
+/// to right as bash does; `None` for anything but the plan's three forms.
+fn streams(command: &SimpleCommand) -> Option<(StreamTarget, StreamTarget)> {
     #[derive(Clone, Copy, PartialEq)]
     enum Sink {
         Out,
@@ -257,11 +308,7 @@ fn plan_command(command: &SimpleCommand) -> Option<PlanCommand> {
         (Sink::Out, Sink::Out) => StreamTarget::Stdout,
         _ => return None,
     };
-    Some(PlanCommand {
-        argv,
-        stdout,
-        stderr,
-    })
+    Some((stdout, stderr))
 }
 
 /// Every simple command bash sees (nested ones included), as text argv

@@ -290,8 +290,8 @@ fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
     let constructs = bash::construct_refusals(&summary);
     let read = reader::read(line);
     let plan = match (read, constructs.is_empty()) {
+        (Ok(plan), true) if bash::agrees(&summary, &plan) => Some(plan),
         (Ok(plan), true) => match bash::plan_of(&summary) {
-            Some(bash_plan) if bash_plan == plan => Some(plan),
             Some(bash_plan) => {
                 refusals.push(Refusal::new(
                     PROOF_3,
@@ -379,8 +379,8 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
                     } else {
                         checked.fixed_lines.map(|why| (command, why))
                     };
-                    let next = format!("{upstream}{}\0|\0", checked.identity);
-                    upstream = next;
+                    upstream.push_str(&checked.identity);
+                    upstream.push_str("\0|\0");
                     last = Some(checked);
                 }
                 Err(found) => {

@@ -51,17 +51,34 @@ fn refuse(rule: &'static str, detail: impl Into<String>) -> Refusal {
 }
 
 struct Lexer<'a> {
-    chars: std::iter::Peekable<std::str::CharIndices<'a>>,
+    src: &'a str,
+    /// Byte offset of the next character.
+    at: usize,
     tokens: Vec<Token>,
 }
 
-impl Lexer<'_> {
-    fn peek(&mut self) -> Option<char> {
-        self.chars.peek().map(|(_, c)| *c)
+impl<'a> Lexer<'a> {
+    fn peek(&self) -> Option<char> {
+        let b = *self.src.as_bytes().get(self.at)?;
+        if b.is_ascii() {
+            Some(char::from(b))
+        } else {
+            self.src[self.at..].chars().next()
+        }
     }
 
     fn next(&mut self) -> Option<char> {
-        self.chars.next().map(|(_, c)| c)
+        let c = self.peek()?;
+        self.at += c.len_utf8();
+        Some(c)
+    }
+
+    /// The text from here to the first of `stops` (or the end), consumed.
+    fn run_until(&mut self, stops: &[char]) -> &'a str {
+        let rest = &self.src[self.at..];
+        let end = rest.find(stops).unwrap_or(rest.len());
+        self.at += end;
+        &rest[..end]
     }
 
     fn skip_blanks(&mut self) {
@@ -223,35 +240,33 @@ impl Lexer<'_> {
                 '\'' => {
                     self.next();
                     quoted = true;
-                    loop {
-                        match self.next() {
-                            Some('\'') => break,
-                            Some(c) => text.push(c),
-                            None => return Err(refuse(PROOF_1, "an unterminated `'` quote")),
-                        }
+                    all_plain_digits = false;
+                    text.push_str(self.run_until(&['\'']));
+                    if self.next() != Some('\'') {
+                        return Err(refuse(PROOF_1, "an unterminated `'` quote"));
                     }
                 }
                 '"' => {
                     self.next();
                     quoted = true;
-                    loop {
-                        match self.next() {
-                            Some('"') => break,
-                            Some('$' | '`' | '\\') => {
-                                return Err(refuse(
-                                    PROOF_3,
-                                    "`$`, `` ` `` and `\\` act inside double quotes (expansion, \
-                                     substitution, escapes); use single quotes for literal text",
-                                ));
-                            }
-                            Some(c) => text.push(c),
-                            None => return Err(refuse(PROOF_1, "an unterminated `\"` quote")),
+                    all_plain_digits = false;
+                    text.push_str(self.run_until(&['"', '$', '`', '\\']));
+                    match self.next() {
+                        Some('"') => {}
+                        Some(_) => {
+                            return Err(refuse(
+                                PROOF_3,
+                                "`$`, `` ` `` and `\\` act inside double quotes (expansion, \
+                                 substitution, escapes); use single quotes for literal text",
+                            ));
                         }
+                        None => return Err(refuse(PROOF_1, "an unterminated `\"` quote")),
                     }
                 }
                 '\\' => {
                     self.next();
                     quoted = true;
+                    all_plain_digits = false;
                     match self.next() {
                         Some('\n' | '\r') | None => {
                             return Err(refuse(
@@ -263,8 +278,15 @@ impl Lexer<'_> {
                     }
                 }
                 c if is_plain(c) => {
-                    self.next();
-                    text.push(c);
+                    let bytes = &self.src.as_bytes()[self.at..];
+                    let len = bytes
+                        .iter()
+                        .position(|b| !is_plain(char::from(*b)))
+                        .unwrap_or(bytes.len());
+                    let run = &self.src[self.at..self.at + len];
+                    all_plain_digits &= run.bytes().all(|b| b.is_ascii_digit());
+                    text.push_str(run);
+                    self.at += len;
                 }
                 c => {
                     // `[` and `]` are plain only as whole words (the test
@@ -280,22 +302,18 @@ impl Lexer<'_> {
                     return Err(refuse(PROOF_3, unplain_reason(c)));
                 }
             }
-            if !c.is_ascii_digit() {
-                all_plain_digits = false;
-            }
         }
-        if !quoted {
-            let special: Vec<char> = text.chars().filter(|c| matches!(c, '[' | ']')).collect();
-            if !special.is_empty() && !matches!(text.as_str(), "[" | "]") {
-                return Err(refuse(
-                    PROOF_3,
-                    format!(
-                        "`{text}`: an unquoted `{}` is a glob character to a shell; \
-                         quote the word",
-                        special[0]
-                    ),
-                ));
-            }
+        if !quoted
+            && !matches!(text.as_str(), "[" | "]")
+            && let Some(special) = text.chars().find(|c| matches!(c, '[' | ']'))
+        {
+            return Err(refuse(
+                PROOF_3,
+                format!(
+                    "`{text}`: an unquoted `{special}` is a glob character to a shell; \
+                     quote the word"
+                ),
+            ));
         }
         self.tokens.push(Token::Word { text, quoted });
         Ok(())
@@ -326,7 +344,8 @@ fn unplain_reason(c: char) -> String {
 /// Reads a line into a plan, or says which construct is outside the subset.
 pub(crate) fn read(line: &str) -> Result<ProofPlan, Refusal> {
     let tokens = Lexer {
-        chars: line.char_indices().peekable(),
+        src: line,
+        at: 0,
         tokens: Vec::new(),
     }
     .run()?;

@@ -442,11 +442,60 @@ fn fold_free(nodes: &mut [Node], vars: &[Var], shared: &[bool]) {
 
 /// Whether `cond` can both hold and fail.
 pub(crate) fn outcome(cond: &Cond) -> Outcome {
+    if read_once(&Formula::Leaf(cond)) {
+        return Outcome::Depends;
+    }
     outcome_of(&Formula::Leaf(cond))
+}
+
+/// True when `formula` is read-once over variables that can each be true
+/// and false: no variable appears twice, no path lies below another, no
+/// constant, no path that is the project folder or the empty path. Such a
+/// formula of `!`, `&&` and `||` is never constant, so the enumeration is
+/// not needed (the common case: every check written once).
+fn read_once(formula: &Formula) -> bool {
+    fn leaves<'a>(formula: &Formula<'a>, out: &mut Vec<&'a Cond>) {
+        match formula {
+            Formula::Leaf(cond) => cond_leaves(cond, out),
+            Formula::Not(a) => leaves(a, out),
+            Formula::And(a, b) | Formula::Or(a, b) => {
+                leaves(a, out);
+                leaves(b, out);
+            }
+        }
+    }
+    fn cond_leaves<'a>(cond: &'a Cond, out: &mut Vec<&'a Cond>) {
+        match cond {
+            Cond::Not(a) => cond_leaves(a, out),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                cond_leaves(a, out);
+                cond_leaves(b, out);
+            }
+            leaf => out.push(leaf),
+        }
+    }
+    let mut all = Vec::with_capacity(16);
+    leaves(formula, &mut all);
+    all.iter().enumerate().all(|(i, leaf)| match leaf {
+        Cond::Unknown(key) => !all[..i]
+            .iter()
+            .any(|other| matches!(other, Cond::Unknown(k) if k == key)),
+        Cond::Path(_, key) => {
+            key != "."
+                && !key.is_empty()
+                && !all[..i].iter().any(|other| {
+                    matches!(other, Cond::Path(_, k) if k == key || is_ancestor(k, key) || is_ancestor(key, k))
+                })
+        }
+        _ => false,
+    })
 }
 
 /// Whether `formula` can both hold and fail.
 pub(crate) fn outcome_of(formula: &Formula) -> Outcome {
+    if read_once(formula) {
+        return Outcome::Depends;
+    }
     let mut compiler = Compiler {
         vars: Vec::new(),
         nodes: Vec::new(),
@@ -471,8 +520,15 @@ pub(crate) fn outcome_of(formula: &Formula) -> Outcome {
             continue;
         }
         let values = if var.path {
-            // The ancestor rule reads these two.
-            let tests = var.tests | PathTest::Present.bit() | PathTest::Dir.bit();
+            // The ancestor rule reads whether a child is there and whether
+            // an ancestor is a directory.
+            let mut tests = var.tests;
+            if related.iter().any(|(_, child)| *child == v) {
+                tests |= PathTest::Present.bit();
+            }
+            if related.iter().any(|(ancestor, _)| *ancestor == v) {
+                tests |= PathTest::Dir.bit();
+            }
             distinct_states(var.key, tests)
         } else {
             vec![0, 1]

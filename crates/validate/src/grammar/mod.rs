@@ -412,22 +412,26 @@ pub(crate) fn nearest<'a>(
 ) -> Option<&'a str> {
     candidates
         .into_iter()
-        .map(|c| (edit_distance(written, c), c))
-        .filter(|(d, c)| {
+        .filter_map(|c| {
             let limit = if c.len().min(written.len()) <= 4 {
                 1
             } else {
                 2
             };
-            *d <= limit && *d < c.len().max(written.len())
+            // Lengths further apart than the limit cannot be that close.
+            if c.len().abs_diff(written.len()) > limit {
+                return None;
+            }
+            let d = edit_distance(written.as_bytes(), c.as_bytes());
+            (d <= limit && d < c.len().max(written.len())).then_some((d, c))
         })
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+/// Levenshtein distance over bytes (names and options are ASCII; anything
+/// else only makes the distance larger).
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut prev = row[0];
@@ -441,6 +445,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// The allowed programs, quoted and joined (for messages; built once).
+fn allowed_list() -> &'static str {
+    static LIST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LIST.get_or_init(|| list(&PROGRAMS.iter().map(|p| p.name).collect::<Vec<_>>()))
 }
 
 /// Scans `args` with `table` and applies `rules`: every option is checked
@@ -816,7 +826,7 @@ fn unknown_program(ctx: &mut Ctx, program: &str, args: &[String]) {
         .unwrap_or_else(|| {
             format!(
                 "; a proof may run {} and project scripts by relative path (`./check.sh`)",
-                list(&allowed)
+                allowed_list()
             )
         });
     if NO_OPS.contains(&program) {
