@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use ploy_hook::{Answer, Call};
 use ploy_proof::proof_run::run_proof;
 use ploy_proof::sandbox::{self, ProjectView, Sandbox, SandboxPolicy};
-use ploy_validate::validate;
 use ploy_research::{RunRequest, StoreMarker, UNTRUSTED_NOTICE};
 use ploy_secrets::cap::ByteBudget;
+use ploy_validate::validate;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
