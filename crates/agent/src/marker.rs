@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use ploy_policy::{ConversationRules, TaintMark};
+use ploy_policy::{ConversationRules, Site, TaintMark};
 use ploy_research::TaintMarker;
 use ploy_store::Store;
 
@@ -36,6 +36,38 @@ impl ConversationMarker {
             store,
             rules,
             events,
+        }
+    }
+}
+
+impl ConversationMarker {
+    /// Record that a page of `site` was read (BROWSER-2): in the store
+    /// first (so `--continue` keeps it), then in the rules `assert` reads.
+    /// On a store failure nothing is recorded: the site then asks again
+    /// (fail closed), and the caller only logs it.
+    pub fn visit(&self, conversation_id: &str, site: Site) -> Result<(), String> {
+        self.store
+            .lock()
+            .map_err(|_| "the store lock is poisoned".to_string())?
+            .visit_site(conversation_id, &site)
+            .map_err(|err| err.to_string())?;
+        self.rules
+            .lock()
+            .map_err(|_| "the conversation rules lock is poisoned".to_string())?
+            .visit(site);
+        Ok(())
+    }
+
+    /// Record the site of `url` as visited; a failure is logged (the site
+    /// asks again next time, fail closed).
+    pub fn visit_url(&self, conversation_id: &str, url: &str) {
+        match ploy_policy::site_of(url) {
+            Ok(site) => {
+                if let Err(err) = self.visit(conversation_id, site) {
+                    tracing::warn!("a visited site could not be recorded (it will ask): {err}");
+                }
+            }
+            Err(err) => tracing::warn!("a page without a site was not recorded: {err}"),
         }
     }
 }

@@ -16,8 +16,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::marker::ConversationMarker;
 use ploy_policy::{Action, ExecutionProfile, ProjectRoot};
-use ploy_research::TaintMarker;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -156,8 +156,9 @@ pub struct ToolContext {
     /// The conversation the call belongs to.
     pub conversation_id: String,
     /// Marks the conversation (durably, then in memory) before web text is
-    /// returned (TAINT-1, TAINT-3).
-    pub marker: Arc<dyn TaintMarker>,
+    /// returned (TAINT-1, TAINT-3), and records the sites it visits
+    /// (BROWSER-2).
+    pub marker: Arc<ConversationMarker>,
     /// The research engine for the web tools (`None`: they report that the
     /// web is not set up).
     pub web: Option<Arc<WebEngine>>,

@@ -184,6 +184,7 @@ async fn dispatch_all(world: &World, rule_list: Vec<Rule>) -> (Vec<(String, usiz
             config_dir,
             hosts: Some(hosts),
             answer_model: None,
+            research: None,
         },
         &ploy_secrets::Redactor::empty(),
         policy.clone(),

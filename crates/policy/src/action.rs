@@ -241,6 +241,8 @@ pub struct Action {
     pub(crate) kinds: KindSet,
     pub(crate) units: Vec<MatchUnit>,
     pub(crate) notes: Vec<String>,
+    /// A model-chosen navigation under the site rule (BROWSER-2, BEYOND-7).
+    pub(crate) navigation: bool,
 }
 
 impl Action {
@@ -335,6 +337,7 @@ impl Action {
             notes: vec![
                 "ploy's plan file, written by the plan tool in its validated format".into(),
             ],
+            navigation: false,
         }
     }
 
@@ -372,7 +375,25 @@ impl Action {
             kinds,
             units: vec![unit],
             notes: Vec::new(),
+            navigation: false,
         }
+    }
+
+    /// A navigation the model chose (`web_fetch`, `browser_open`,
+    /// `browser_click`, `browser_type`, and each of their redirect hops): a
+    /// [`Self::web`] action that also passes the site rule
+    /// ([`crate::site_rule`]): in a tainted conversation a site not yet
+    /// visited asks, whatever allow rules and saved approvals say
+    /// (BROWSER-2, BEYOND-2, BEYOND-7).
+    pub fn navigate(tool: impl Into<String>, url: &str) -> Self {
+        let mut action = Self::web(tool, url);
+        action.navigation = true;
+        action
+    }
+
+    /// True for a [`Self::navigate`] action.
+    pub fn is_navigation(&self) -> bool {
+        self.navigation
     }
 
     /// A web search: rules match the search backend's URL and host (a
@@ -396,6 +417,7 @@ impl Action {
             kinds,
             units,
             notes,
+            navigation: false,
         }
     }
 

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::rules::{Rule, RuleError, RuleLayer, RuleSource};
+use crate::site::{Site, SiteCheck, site_rule};
 
 /// The name of the taint rule as stored with a conversation.
 pub const TAINT_RULE: &str = "ploy_tainted";
@@ -52,6 +53,9 @@ struct StoredConversationRules {
     ploy_tainted: Vec<TaintMark>,
     #[serde(default)]
     rules: Vec<Rule>,
+    /// The sites visited in the conversation (BROWSER-2, BEYOND-7).
+    #[serde(default)]
+    visited_sites: Vec<String>,
 }
 
 /// The rules stored in one conversation: its taint marks and its own
@@ -61,6 +65,7 @@ struct StoredConversationRules {
 pub struct ConversationRules {
     marks: Vec<TaintMark>,
     rules: RuleLayer,
+    visited: Vec<Site>,
 }
 
 impl Default for ConversationRules {
@@ -73,9 +78,19 @@ impl TryFrom<StoredConversationRules> for ConversationRules {
     type Error = RuleError;
 
     fn try_from(stored: StoredConversationRules) -> Result<Self, Self::Error> {
+        let mut visited = Vec::with_capacity(stored.visited_sites.len());
+        for text in &stored.visited_sites {
+            let site = Site::from_stored(text).map_err(|err| RuleError::Invalid {
+                reason: format!("a stored visited site: {err}"),
+            })?;
+            if !visited.contains(&site) {
+                visited.push(site);
+            }
+        }
         Ok(Self {
             marks: stored.ploy_tainted,
             rules: RuleLayer::new(RuleSource::Conversation, stored.rules)?,
+            visited,
         })
     }
 }
@@ -85,6 +100,11 @@ impl From<ConversationRules> for StoredConversationRules {
         Self {
             ploy_tainted: rules.marks,
             rules: rules.rules.rules().to_vec(),
+            visited_sites: rules
+                .visited
+                .iter()
+                .map(|s| s.as_str().to_string())
+                .collect(),
         }
     }
 }
@@ -95,6 +115,7 @@ impl ConversationRules {
         Self {
             marks: Vec::new(),
             rules: RuleLayer::empty(RuleSource::Conversation),
+            visited: Vec::new(),
         }
     }
 
@@ -133,6 +154,26 @@ impl ConversationRules {
                 TaintSource::CitedConversation(cited_id.to_string()),
             );
         }
+    }
+
+    /// Record that a page of `site` was read in this conversation
+    /// (BROWSER-2): later navigations may go back to it. Sites only
+    /// accumulate.
+    pub fn visit(&mut self, site: Site) {
+        if !self.visited.contains(&site) {
+            self.visited.push(site);
+        }
+    }
+
+    /// The sites visited, oldest first.
+    pub fn visited_sites(&self) -> &[Site] {
+        &self.visited
+    }
+
+    /// The site rule for a navigation to `url` in this conversation
+    /// ([`crate::site_rule`] with its marks and visited sites).
+    pub fn check_site(&self, url: &str) -> SiteCheck {
+        site_rule(self.is_tainted(), &self.visited, url)
     }
 
     /// Add a conversation rule (the highest layer).

@@ -121,11 +121,11 @@ impl Decision {
             Verdict::Deny => Err(Refusal::new(action, self.requirement, self.reason)),
             Verdict::Ask { .. } => Err(Refusal::new(
                 action,
-                // A protected path keeps its own ID: the refusal says which rule.
-                if self.requirement == "PERM-7" {
-                    "PERM-7"
-                } else {
-                    "PERM-5"
+                // A protected path and the site rule keep their own ID: the
+                // refusal says which rule.
+                match self.requirement {
+                    id @ ("PERM-7" | "BEYOND-7" | "BROWSER-2") => id,
+                    _ => "PERM-5",
                 },
                 format!(
                     "this needs a person's approval and nobody can answer in a non-interactive run ({})",

@@ -12,6 +12,9 @@
 //! * [`Permission::assert`]: THE one function, with a fixed order: deny rules →
 //!   protected paths (PERM-7) → taint mark → allow/ask rules → saved
 //!   approvals → default ask.
+//! * [`site_rule`]: THE site rule (BROWSER-2, BEYOND-7): in a tainted
+//!   conversation a navigation goes only to a site (registrable domain by
+//!   the public suffix list, or the exact address) already visited.
 //! * [`Decision::without_user`]: non-interactive callers turn `Ask` into a
 //!   structured [`Refusal`] (PERM-5).
 //! * [`ExecutionProfile`], [`Settings`], [`resolve`]: the settings format and
@@ -47,6 +50,7 @@ mod protected;
 mod rules;
 mod settings;
 mod shell;
+mod site;
 
 pub use action::{Action, ActionKind, KindSet, MatchUnit, Target};
 pub use approvals::{
@@ -66,3 +70,4 @@ pub use settings::{
     DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS, ResolvedSettings, Settings,
     SettingsError, Sourced, ValueSource, resolve,
 };
+pub use site::{Site, SiteCheck, SiteError, site_of, site_rule};

@@ -9,6 +9,20 @@ use crate::approvals::{ApprovalId, ApprovalScope, Approvals};
 use crate::conversation::ConversationRules;
 use crate::decision::{AskOption, Basis, Decision, Verdict};
 use crate::rules::{Effect, Rule, RuleLayer, Rules};
+use crate::site::SiteCheck;
+
+/// The visited sites for a reason text.
+fn visited_list(conversation: &ConversationRules) -> String {
+    let sites = conversation.visited_sites();
+    if sites.is_empty() {
+        return "none".into();
+    }
+    sites
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// The permission check. See [`Permission::assert`].
 #[derive(Debug, Clone, Copy)]
@@ -37,7 +51,9 @@ impl Permission {
     /// 3. **The conversation's marks**: a tainted conversation answers
     ///    `Ask { options: [Once, Reject] }` for any action with an `edit`,
     ///    `shell` or `external_directory` kind, ignoring allow rules and saved
-    ///    approvals (PERM-3, PERM-4).
+    ///    approvals (PERM-3, PERM-4). A navigation ([`Action::navigate`])
+    ///    to a site not visited in the conversation asks the same way
+    ///    (the site rule, BROWSER-2 / BEYOND-7, [`crate::site_rule`]).
     /// 4. **Allow / ask rules**: per unit, the highest layer with a matching
     ///    ask or allow rule decides (ask wins inside a layer). Every unit
     ///    allowed → allow.
@@ -140,6 +156,44 @@ impl Permission {
                         .iter()
                         .filter(|k| k.guarded_by_taint())
                         .collect(),
+                };
+            }
+        }
+
+        // 3b. The site rule (BROWSER-2, BEYOND-7): a model-chosen navigation
+        // in a tainted conversation goes only to a site already visited.
+        if action.is_navigation()
+            && let Some(mark) = conversation.marks().first()
+            && let crate::action::Target::Url(url) = action.target()
+        {
+            let check = conversation.check_site(url);
+            if !check.passes() {
+                let requirement = if action.tool().starts_with("browser_") {
+                    "BROWSER-2"
+                } else {
+                    "BEYOND-7"
+                };
+                let what = match &check {
+                    SiteCheck::NewSite(site) => format!("`{site}` is a site not yet visited"),
+                    SiteCheck::NoSite(err) => format!("the address has no site ({err})"),
+                    SiteCheck::Open | SiteCheck::Visited(_) => String::new(),
+                };
+                return Decision {
+                    verdict: Verdict::Ask {
+                        options: TAINTED_OPTIONS.to_vec(),
+                    },
+                    basis: Basis::TaintMark(mark.clone()),
+                    reason: format!(
+                        "this conversation has read web text ({}, from {}) and {what} in it; \
+                         a page could be steering the model to carry text to a new site, so \
+                         navigating there asks (visited: {}); allow rules and saved \
+                         approvals do not apply",
+                        mark.reason,
+                        mark.source,
+                        visited_list(conversation)
+                    ),
+                    requirement,
+                    asked_kinds: action.kinds(),
                 };
             }
         }

@@ -134,6 +134,12 @@ pub enum RuleError {
         /// What the glob parser said.
         reason: String,
     },
+    /// A stored value of the conversation (a visited site) is not valid.
+    #[error("BROWSER-2: {reason}")]
+    Invalid {
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// The files a read asks about by default, as the user writes them: `.env`,

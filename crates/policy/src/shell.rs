@@ -200,6 +200,7 @@ impl Action {
             kinds: builder.kinds,
             units: builder.units,
             notes: builder.notes,
+            navigation: false,
         }
     }
 }

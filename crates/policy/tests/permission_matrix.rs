@@ -653,3 +653,128 @@ fn always_saves_narrow_grants_that_never_outrank_a_deny() {
     let sibling = Action::edit("edit", "src/main.rs", &r);
     assert!(!Permission::assert(&sibling, &clean, &Rules::builtin(), &approvals).is_allow());
 }
+
+// proves: BEYOND-7, BROWSER-2, BEYOND-2 (the site rule inside
+// Permission::assert: after a page is read, a navigation to a site not yet
+// visited asks even under an allow-everything rule and a saved approval; a
+// visited site, a clean conversation and the research tool's own page reads
+// are not held by it; a deny still wins)
+#[test]
+fn the_site_rule_holds_navigations_of_a_tainted_conversation() {
+    let all = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Web, Effect::Allow, "*")],
+    )
+    .unwrap();
+    let rules = Rules::builtin().with_layer(all, ProjectTrust::Untrusted);
+    let exfil = "http://other-site.example/?d=c2VjcmV0";
+    let approvals = approvals_for(&Action::navigate("web_fetch", exfil), ApprovalCase::Always);
+
+    let clean = ConversationRules::new();
+    assert!(
+        Permission::assert(
+            &Action::navigate("web_fetch", exfil),
+            &clean,
+            &rules,
+            &approvals
+        )
+        .is_allow(),
+        "before any page is read, the site rule does not apply"
+    );
+
+    let mut conv = tainted();
+    conv.visit(ploy_policy::site_of("https://docs.visited.example/a").unwrap());
+    for tool in ["web_fetch", "browser_open", "browser_click", "browser_type"] {
+        let decision =
+            Permission::assert(&Action::navigate(tool, exfil), &conv, &rules, &approvals);
+        assert_eq!(
+            decision.verdict,
+            Verdict::Ask {
+                options: vec![AskOption::Once, AskOption::Reject]
+            },
+            "{tool}: {decision:?}"
+        );
+        let expected = if tool == "web_fetch" {
+            "BEYOND-7"
+        } else {
+            "BROWSER-2"
+        };
+        assert_eq!(decision.requirement, expected);
+        assert!(
+            decision.reason.contains("other-site.example"),
+            "{}",
+            decision.reason
+        );
+        assert!(matches!(decision.basis, Basis::TaintMark(_)));
+    }
+    // Another page of a visited site (another host of the same registrable
+    // domain) is allowed by the allow rule as before.
+    for ok in [
+        "https://docs.visited.example/b?q=1",
+        "https://www.visited.example/",
+    ] {
+        assert!(
+            Permission::assert(
+                &Action::navigate("web_fetch", ok),
+                &conv,
+                &rules,
+                &approvals
+            )
+            .is_allow(),
+            "{ok}"
+        );
+    }
+    // Unparseable: asks.
+    assert!(
+        Permission::assert(
+            &Action::navigate("web_fetch", "nope"),
+            &conv,
+            &rules,
+            &approvals
+        )
+        .is_ask()
+    );
+    // The research tool's page reads (plain web actions) are not navigations.
+    assert!(
+        Permission::assert(&Action::web("research", exfil), &conv, &rules, &approvals).is_allow()
+    );
+    // A deny rule beats the site rule's ask.
+    let deny = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(
+            ActionKind::Web,
+            Effect::Deny,
+            "other-site.example",
+        )],
+    )
+    .unwrap();
+    let denying = Rules::builtin().with_layer(deny, ProjectTrust::Untrusted);
+    assert!(
+        Permission::assert(
+            &Action::navigate("web_fetch", exfil),
+            &conv,
+            &denying,
+            &approvals
+        )
+        .is_deny()
+    );
+}
+
+// proves: BROWSER-2 (visited sites are stored with the conversation's rules
+// and come back; a stored row that is not a site is refused, not widened)
+#[test]
+fn visited_sites_survive_the_stored_form() {
+    let mut conv = tainted();
+    conv.visit(ploy_policy::site_of("https://a.example.co.uk/").unwrap());
+    conv.visit(ploy_policy::site_of("http://0x5d.184.215.14/").unwrap());
+    let text = serde_json::to_string(&conv).unwrap();
+    let back: ConversationRules = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.visited_sites(), conv.visited_sites());
+    assert!(back.check_site("https://b.example.co.uk/x").passes());
+    assert!(back.check_site("http://93.184.215.14/").passes());
+    assert!(!back.check_site("http://93.184.215.15/").passes());
+    // Sites compare by equality, never as patterns; a row that is not a
+    // site as ploy derives it (a host below a registrable domain) is refused.
+    let widened = r#"{"ploy_tainted": [], "rules": [], "visited_sites": ["www.example.com"]}"#;
+    assert!(serde_json::from_str::<ConversationRules>(widened).is_err());
+}

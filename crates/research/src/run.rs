@@ -9,7 +9,8 @@ use std::{
 
 use futures_util::{StreamExt, stream::FuturesOrdered};
 use ploy_egress::{
-    Cancelled, FetchOutcome, Fetcher, ScrubClass, SearchPhrase, SearchPlan, SearchRound, scrub,
+    Cancelled, FetchOutcome, Fetcher, HopGate, ScrubClass, SearchPhrase, SearchPlan, SearchRound,
+    scrub,
 };
 use ploy_policy::{TaintMark, TaintSource};
 use ploy_secrets::{Redactor, cap::ByteBudget};
@@ -364,6 +365,21 @@ impl Research {
             redactor,
             limits,
         }
+    }
+
+    /// The same engine whose fetcher checks every hop with `gate` instead
+    /// of its own gate (the agent's per-call gate for a model-chosen
+    /// navigation, whose redirects pass the site rule, BROWSER-2).
+    pub fn with_hop_gate(&self, gate: HopGate) -> Self {
+        Self {
+            fetcher: self.fetcher.with_hop_gate(gate),
+            ..self.clone()
+        }
+    }
+
+    /// The guarded fetcher (the browser tools fetch pages through it).
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.fetcher
     }
 
     /// The backends' names.

@@ -1,7 +1,8 @@
 //! ploy-store: the conversation store (SQLite, bundled).
 //!
 //! Holds conversations, their messages, the conversation's own rules (the
-//! `ploy_tainted` marks, TAINT-2, and its allow/ask/deny rules), saved
+//! `ploy_tainted` marks, TAINT-2, its allow/ask/deny rules and the sites it
+//! visited, BROWSER-2), saved
 //! approvals and memory entries.
 //!
 //! Durability rules:
@@ -20,7 +21,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ploy_policy::{Approval, ConversationRules, Rule, TaintMark};
+use ploy_policy::{Approval, ConversationRules, Rule, Site, TaintMark};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
@@ -125,6 +126,15 @@ pub const MIGRATIONS: &[&str] = &[
      BEGIN SELECT RAISE(ABORT, 'TAINT-2: a session keeps its conversation'); END;
      CREATE TRIGGER external_sessions_never_changed BEFORE UPDATE ON external_sessions
      BEGIN SELECT RAISE(ABORT, 'TAINT-2: a session keeps its conversation'); END;",
+    // v5: the sites a conversation visited (BROWSER-2, BEYOND-7): after a
+    // page is read, a navigation goes only to one of them, so they are kept
+    // with the conversation and `--continue` keeps them.
+    "CREATE TABLE visited_sites (
+         conversation_id TEXT NOT NULL REFERENCES conversations(id),
+         site TEXT NOT NULL,
+         created_at INTEGER NOT NULL,
+         PRIMARY KEY (conversation_id, site)
+     );",
 ];
 
 /// The schema version this build writes.
@@ -542,6 +552,7 @@ impl Store {
             "tool_calls",
             "decisions",
             "memory_entries",
+            "visited_sites",
         ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE conversation_id = ?1"),
@@ -948,6 +959,34 @@ impl Store {
         Ok(id)
     }
 
+    /// Record that a page of `site` was read in the conversation
+    /// (BROWSER-2): committed and fsynced before `Ok`. Recording the same
+    /// site twice is a no-op. A failure only means later navigations to the
+    /// site ask (fail closed).
+    pub fn visit_site(&mut self, conversation_id: &str, site: &Site) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        require_conversation(&tx, &path, conversation_id)?;
+        tx.execute(
+            "INSERT OR IGNORE INTO visited_sites (conversation_id, site, created_at)
+             VALUES (?1, ?2, unixepoch())",
+            params![conversation_id, site.as_str()],
+        )
+        .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(())
+    }
+
+    /// The sites the conversation visited, oldest first (as stored; the
+    /// policy re-derives each when the rules are rebuilt).
+    pub fn visited_sites(&self, conversation_id: &str) -> Result<Vec<String>, StoreError> {
+        self.conversation(conversation_id)?;
+        self.column_texts(
+            "SELECT site FROM visited_sites WHERE conversation_id = ?1 ORDER BY created_at, rowid",
+            conversation_id,
+        )
+    }
+
     /// The conversation's marks, oldest first.
     pub fn marks(&self, conversation_id: &str) -> Result<Vec<TaintMark>, StoreError> {
         self.conversation(conversation_id)?;
@@ -1007,7 +1046,12 @@ impl Store {
                 })?;
             rules.push(value);
         }
-        let stored = serde_json::json!({ "ploy_tainted": marks, "rules": rules });
+        let visited = self.visited_sites(conversation_id)?;
+        let stored = serde_json::json!({
+            "ploy_tainted": marks,
+            "rules": rules,
+            "visited_sites": visited,
+        });
         serde_json::from_value(stored).map_err(|e| StoreError::BadRow {
             path: self.path.clone(),
             what: "conversation rules",

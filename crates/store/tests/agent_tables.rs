@@ -200,3 +200,42 @@ fn a_mark_goes_only_with_its_whole_conversation() {
         .unwrap();
     assert_eq!(fk, 0);
 }
+
+// proves: BROWSER-2, BEYOND-7 (visited sites are stored with the
+// conversation, survive a reopen — `--continue` — come back inside the
+// conversation's rules, belong to that conversation only, and go with it)
+#[test]
+fn visited_sites_are_kept_with_their_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ploy.db");
+    let (a, b) = {
+        let mut store = Store::open(&path).unwrap();
+        let a = store.create_conversation_in("a", Some("/p")).unwrap().id;
+        let b = store.create_conversation_in("b", Some("/p")).unwrap().id;
+        store.mark_tainted(&a, &mark()).unwrap();
+        let site = ploy_policy::site_of("https://docs.example.co.uk/x").unwrap();
+        store.visit_site(&a, &site).unwrap();
+        store.visit_site(&a, &site).unwrap();
+        assert!(store.visit_site("no-such", &site).is_err());
+        (a, b)
+    };
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(store.visited_sites(&a).unwrap(), ["example.co.uk"]);
+    assert!(store.visited_sites(&b).unwrap().is_empty());
+    let rules = store.conversation_rules(&a).unwrap();
+    assert!(rules.check_site("https://www.example.co.uk/").passes());
+    assert!(!rules.check_site("https://other.co.uk/").passes());
+    // b read nothing: the site rule does not hold it.
+    assert!(
+        store
+            .conversation_rules(&b)
+            .unwrap()
+            .check_site("http://x.example/")
+            .passes()
+    );
+    assert!(store.delete_conversation(&a).unwrap());
+    assert!(
+        store.visited_sites(&a).is_err(),
+        "gone with its conversation"
+    );
+}

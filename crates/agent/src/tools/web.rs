@@ -4,6 +4,12 @@
 //! text is returned, and drops the text when the mark cannot be written
 //! (TAINT-1, TAINT-3); the agent's marker also updates the rules `assert`
 //! reads, so the very next call is judged as tainted (PERM-3).
+//!
+//! `web_fetch` is a model-chosen navigation ([`Action::navigate`]): in a
+//! tainted conversation a site not yet visited asks, and each redirect to
+//! such a site is refused (BEYOND-7, [`navigation_gate`]); the page's site
+//! is recorded as visited once its text is read. The research tool's page
+//! reads come from search results, not the model: they are not held by it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,6 +40,9 @@ pub struct WebEngine {
     /// The model that answers `research` from the dossier (none: the
     /// dossier is the result).
     pub answer_model: Option<Arc<dyn ResearchModel>>,
+    /// The session's policy (the per-navigation redirect gate decides
+    /// with it).
+    pub policy: Arc<Policy>,
 }
 
 impl std::fmt::Debug for WebEngine {
@@ -54,6 +63,10 @@ pub struct WebSetup {
     pub hosts: Option<PathBuf>,
     /// The model that answers `research` from the dossier.
     pub answer_model: Option<Arc<dyn ResearchModel>>,
+    /// A research engine built by the embedder (its own fetcher and
+    /// backends); `None` (what `ploy` passes): built from `config_dir`.
+    /// Either way the session's [`policy_gate`] is put on its fetcher.
+    pub research: Option<Research>,
 }
 
 impl std::fmt::Debug for WebSetup {
@@ -88,6 +101,31 @@ pub fn policy_gate(policy: Arc<Policy>) -> HopGate {
     })
 }
 
+/// The gate of one model-chosen navigation (`web_fetch`, the browser
+/// tools): every hop is an [`Action::navigate`] decided by the session's
+/// [`Policy`]. A deny refuses. The site rule (BROWSER-2, BEYOND-7) holds
+/// each redirect: a hop to a site other than the one the call was cleared
+/// for and not yet visited is refused, since nobody can be asked in the
+/// middle of a fetch. Other asks go ahead, as in [`policy_gate`] (the call
+/// itself was decided by the dispatcher).
+pub fn navigation_gate(policy: Arc<Policy>, tool: &'static str, cleared_url: &str) -> HopGate {
+    let cleared_site = ploy_policy::site_of(cleared_url).ok();
+    Arc::new(move |url: &str| {
+        let decision = policy.assert(&Action::navigate(tool, url));
+        let site_rule = matches!(decision.requirement, "BEYOND-7" | "BROWSER-2");
+        let same_site = cleared_site.is_some() && ploy_policy::site_of(url).ok() == cleared_site;
+        if decision.is_deny() || (decision.is_ask() && site_rule && !same_site) {
+            Err(ploy_egress::Refusal::new(
+                decision.requirement,
+                Stage::Request,
+                format!("{}; nothing was sent", decision.reason),
+            ))
+        } else {
+            Ok(())
+        }
+    })
+}
+
 impl WebEngine {
     /// The engine of `setup` (research.json, the backends, the fetcher
     /// with the secret door, BEYOND-6, and [`policy_gate`]). Returns notes
@@ -97,15 +135,22 @@ impl WebEngine {
         redactor: &Redactor,
         policy: Arc<Policy>,
     ) -> Result<(WebEngine, Vec<String>), CommandError> {
-        let (research, notes) = command_engine(
-            &setup.config_dir,
-            &[],
-            setup.hosts.as_deref(),
-            redactor,
-            policy_gate(policy),
-        )?;
+        let (research, notes) = match &setup.research {
+            Some(research) => (
+                research.with_hop_gate(policy_gate(policy.clone())),
+                Vec::new(),
+            ),
+            None => command_engine(
+                &setup.config_dir,
+                &[],
+                setup.hosts.as_deref(),
+                redactor,
+                policy_gate(policy.clone()),
+            )?,
+        };
         Ok((
             WebEngine {
+                policy,
                 backend_urls: research.backend_endpoints(),
                 research,
                 redactor: redactor.clone(),
@@ -175,7 +220,7 @@ impl Tool for WebFetch {
         engine(ctx)?;
         let url = str_arg(args, "url")?;
         Ok(Prepared {
-            actions: vec![Action::web("web_fetch", url)],
+            actions: vec![Action::navigate("web_fetch", url)],
             target: url.to_string(),
             plan: Box::new(url.to_string()),
         })
@@ -191,10 +236,24 @@ impl Tool for WebFetch {
                 Ok(engine) => engine,
                 Err(err) => return ToolOutput::error("web_fetch", &err),
             };
-            let result = engine
-                .research
+            // Its redirects pass the site rule (BEYOND-7).
+            let research = engine.research.with_hop_gate(navigation_gate(
+                engine.policy.clone(),
+                "web_fetch",
+                &url,
+            ));
+            let result = research
                 .web_fetch(&url, &ctx.conversation_id, ctx.marker.as_ref(), &ctx.cancel)
                 .await;
+            // The page was read (and the conversation marked): its site is
+            // visited, so a second page there does not ask.
+            if let Ok(output) = &result
+                && output.tainted
+            {
+                for source in &output.sources {
+                    ctx.marker.visit_url(&ctx.conversation_id, &source.url);
+                }
+            }
             output_text(result, "web_fetch")
         })
     }

@@ -6,6 +6,8 @@
 //! does what it says: a line `DO <tool> <json args>` becomes that tool call.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod web;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -245,6 +247,7 @@ pub struct Run {
     pub config: AgentConfig,
     pub resume: Resume,
     pub profile: ExecutionProfile,
+    pub web: Option<ploy_agent::tools::web::WebSetup>,
 }
 
 impl Run {
@@ -259,6 +262,7 @@ impl Run {
             // tests run the real sandbox.
             profile: ExecutionProfile::new(SandboxMode::DangerFullAccess, ApprovalMode::Ask)
                 .unwrap(),
+            web: None,
         }
     }
 }
@@ -278,7 +282,7 @@ pub async fn run_prompt(
         rules: run.rules,
         profile: run.profile,
         redactor: run.redactor,
-        web: None,
+        web: run.web,
         model: ModelClient::from_url(&model.url, "scripted").unwrap(),
         config: run.config,
         resume: run.resume,

@@ -390,6 +390,7 @@ impl Wiring {
             config_dir: self.dirs.config.clone(),
             hosts: self.hosts.clone(),
             answer_model: Some(Arc::new(ChatModel::with_client(client.clone()))),
+            research: None,
         };
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let setup = SessionSetup {
