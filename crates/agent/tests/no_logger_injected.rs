@@ -18,6 +18,7 @@ use ploy_agent::approve::Approver;
 use ploy_agent::config::AgentConfig;
 use ploy_agent::dispatch::{Dispatcher, Policy};
 use ploy_agent::event::EventSink;
+use ploy_agent::marker::ConversationMarker;
 use ploy_agent::session::{Resume, SessionSetup};
 use ploy_agent::tool::{Registry, ShellSetup, ToolContext};
 use ploy_agent::tools::web::{WebEngine, WebSetup};
@@ -25,7 +26,7 @@ use ploy_model::ModelClient;
 use ploy_policy::{
     ConversationRules, ExecutionProfile, PloyFolders, ProjectRoot, RuleError, Rules,
 };
-use ploy_research::{Research, ResearchModel, TaintMarker};
+use ploy_research::{Research, ResearchModel};
 use ploy_secrets::Redactor;
 use ploy_store::{SavedApproval, Store};
 use ploy_testkit::logger_traits;
@@ -87,11 +88,13 @@ fn web_fields(engine: WebEngine, setup: WebSetup) {
         redactor: _,
         backend_urls: _,
         answer_model: _,
+        policy: _,
     } = engine;
     let WebSetup {
         config_dir: _,
         hosts: _,
         answer_model: _,
+        research: _,
     } = setup;
 }
 
@@ -120,8 +123,8 @@ fn nothing_injected_into_the_agents_tools_is_a_logger() {
         logger_traits!(ProjectRoot),
         logger_traits!(ExecutionProfile),
         logger_traits!(String),
-        logger_traits!(Arc<dyn TaintMarker>),
-        logger_traits!(dyn TaintMarker),
+        logger_traits!(Arc<ConversationMarker>),
+        logger_traits!(ConversationMarker),
         logger_traits!(Option<Arc<WebEngine>>),
         logger_traits!(WebEngine),
         logger_traits!(ShellSetup),
@@ -134,6 +137,8 @@ fn nothing_injected_into_the_agents_tools_is_a_logger() {
         logger_traits!(Option<Arc<dyn ResearchModel>>),
         logger_traits!(dyn ResearchModel),
         logger_traits!(WebSetup),
+        logger_traits!(Option<Research>),
+        logger_traits!(Arc<Policy>),
         // SessionSetup, Policy::new, Dispatcher::new
         logger_traits!(Store),
         logger_traits!(Arc<Mutex<Store>>),
