@@ -324,10 +324,12 @@ impl Schemas {
             let json = block.split("```").next().unwrap();
             let schema: Value = serde_json::from_str(json)
                 .unwrap_or_else(|e| panic!("docs/rpc.md: a json block does not parse: {e}"));
-            let name = schema["properties"]["type"]["const"]
-                .as_str()
-                .expect("each schema fixes its `type`")
-                .to_string();
+            // Since --mode rpc, docs/rpc.md also holds the commands' schemas
+            // (fixed by `command`, not `type`): only events are loaded here.
+            let Some(name) = schema["properties"]["type"]["const"].as_str() else {
+                continue;
+            };
+            let name = name.to_string();
             let validator = jsonschema::validator_for(&schema)
                 .unwrap_or_else(|e| panic!("docs/rpc.md: the schema of `{name}` is invalid: {e}"));
             schemas.insert(name, validator);
