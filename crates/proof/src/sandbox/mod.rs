@@ -130,8 +130,10 @@ impl ProbeReport {
 /// How the memory limit holds in total, as `ploy doctor` says it.
 pub fn memory_mechanism() -> String {
     "summed by the sandbox init: the private and shared memory of every process in the \
-     sandbox plus its /tmp, /dev/shm and copy-on-write layer, checked every 5-50 ms, and \
-     RLIMIT_DATA per process (a delegated cgroup v2 memory controller is not used)"
+     sandbox plus its /tmp, /dev/shm, copy-on-write layer and SysV segments (its own IPC \
+     namespace, also capped by kernel.shmall), checked every 5-50 ms; memfd_create absent; \
+     RLIMIT_DATA per process (a delegated cgroup v2 memory controller is not used, so kernel \
+     socket and pipe buffers are not counted)"
         .to_string()
 }
 

@@ -9,10 +9,14 @@
 //! is to the cap, so a fast allocator overshoots by at most a few
 //! milliseconds' worth of allocation. Each process also keeps RLIMIT_DATA.
 //!
-//! Not counted: memory held only in file descriptors (a memfd or SysV
-//! segment that is written but not mapped). Where a cgroup v2 memory
-//! controller is delegated, it would count those too; ploy does not use one
-//! yet (`ploy doctor` says which mechanism applies).
+//! Memory held only in descriptors is closed off or counted: `memfd_create`
+//! is absent (seccomp, ENOSYS), and SysV shared memory lives in the
+//! sandbox's own IPC namespace, where every segment, attached or not, is
+//! counted from `/proc/sysvipc/shm` and capped by `kernel.shmall` (set by the
+//! init, `limit_ipc`); the namespace and its segments die with the sandbox.
+//! Not counted: kernel memory such as socket and pipe buffers, which only a
+//! cgroup counts (ploy does not use a delegated cgroup v2 yet; `ploy doctor`
+//! says which mechanism applies).
 
 use std::{os::fd::OwnedFd, path::Path, time::Duration};
 
@@ -49,6 +53,9 @@ impl MemoryGuard {
                     total = total.saturating_add(private_bytes(&text));
                 }
             }
+        }
+        if let Ok(text) = std::fs::read_to_string("/proc/sysvipc/shm") {
+            total = total.saturating_add(sysv_shm_bytes(&text));
         }
         for dir in ["/tmp", "/dev/shm"] {
             if let Ok(stat) = rustix::fs::statfs(Path::new(dir)) {
@@ -126,6 +133,49 @@ fn private_bytes(status: &str) -> u64 {
         .sum()
 }
 
+/// The resident and swapped bytes of every SysV segment in
+/// `/proc/sysvipc/shm` (the sandbox's own IPC namespace): the `rss` and
+/// `swap` columns, found by the header's names.
+fn sysv_shm_bytes(table: &str) -> u64 {
+    let mut lines = table.lines();
+    let Some(header) = lines.next() else {
+        return 0;
+    };
+    let columns: Vec<&str> = header.split_whitespace().collect();
+    let at = |name: &str| columns.iter().position(|column| *column == name);
+    let wanted: Vec<usize> = ["rss", "swap"].into_iter().filter_map(at).collect();
+    lines
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            wanted
+                .iter()
+                .filter_map(|&index| fields.get(index)?.parse::<u64>().ok())
+                .fold(0u64, u64::saturating_add)
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
+/// Caps SysV IPC in the sandbox's own IPC namespace (`procfs` is its fresh
+/// `/proc`, before `/proc/sys` is locked): shared memory in total at the
+/// memory cap (`kernel.shmall`, in pages, and `shmmax`), and few message
+/// queues (`kernel.msgmni`; each holds up to `msgmnb`, 16 KiB by default),
+/// whose memory the guard cannot see. The guard still counts every segment;
+/// these make the kernel refuse what is past the cap in the first place.
+pub(super) fn limit_ipc(procfs: &Path, cap: u64) -> Result<(), String> {
+    let page = rustix::param::page_size() as u64;
+    let pages = cap.div_ceil(page).max(1);
+    for (knob, value) in [
+        ("kernel/shmall", pages),
+        ("kernel/shmmax", cap),
+        ("kernel/msgmni", 32),
+    ] {
+        let path = procfs.join("sys").join(knob);
+        std::fs::write(&path, value.to_string())
+            .map_err(|err| format!("cannot set {}: {err}", path.display()))?;
+    }
+    Ok(())
+}
+
 // The field types differ between targets (u64 here, c_ulong elsewhere).
 #[allow(clippy::unnecessary_cast)]
 fn used_bytes(stat: &rustix::fs::StatFs) -> u64 {
@@ -143,6 +193,16 @@ mod tests {
         let status = "Name:\tx\nVmRSS:\t  9000 kB\nRssAnon:\t    3000 kB\nRssFile:\t 5000 kB\nRssShmem:\t 1000 kB\n";
         assert_eq!(private_bytes(status), 4000 * 1024);
         assert_eq!(private_bytes("Name:\tkthread\n"), 0);
+    }
+
+    // proves: SBX-2 (SysV segments count whether attached or not)
+    #[test]
+    fn sysv_segments_count_resident_and_swapped_bytes() {
+        let table = "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n\
+                              0          1  1600           1073741824     5     5      0  1000  1000  1000  1000 1 2 3           1073741824                     0\n\
+                              0          2  1600           1073741824     5     5      0  1000  1000  1000  1000 1 2 3            536870912              4096\n";
+        assert_eq!(sysv_shm_bytes(table), (1 << 30) + (1 << 29) + 4096);
+        assert_eq!(sysv_shm_bytes(""), 0);
     }
 
     #[test]

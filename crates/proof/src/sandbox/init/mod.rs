@@ -167,9 +167,14 @@ fn set_up_and_run(request: &InitRequest) -> StepResult<i32> {
     report_ok(
         Layer::Limits,
         &format!(
-            "processes, CPU, file size, open files; memory {} MiB in total (summed by the init) \
-             and per process (RLIMIT_DATA)",
-            request.limits.memory_bytes >> 20
+            "processes, CPU, file size, open files; memory {} MiB in total (summed by the init, \
+             SysV shared memory included{}) and per process (RLIMIT_DATA); no memfd",
+            request.limits.memory_bytes >> 20,
+            if built.ipc_capped {
+                " and capped by the kernel"
+            } else {
+                ""
+            }
         ),
     );
 

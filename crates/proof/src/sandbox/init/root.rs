@@ -206,6 +206,8 @@ pub(super) struct Built {
     /// The copy-on-write layer's own tmpfs (its root holds only `upper` and
     /// `work`; `..` leads into the sandbox's own root, never the host's).
     pub cow: Option<OwnedFd>,
+    /// Whether the kernel took the SysV IPC caps (`memory::limit_ipc`).
+    pub ipc_capped: bool,
 }
 
 /// Builds the new root and pivots into it.
@@ -288,6 +290,10 @@ pub(super) fn build(request: &InitRequest) -> StepResult<Built> {
         MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
         None,
     )?;
+    // SysV IPC capped in the sandbox's own IPC namespace, while /proc/sys
+    // can still be written. Older kernels refuse these writes from a user
+    // namespace; the memory guard counts every segment either way.
+    let ipc_capped = super::memory::limit_ipc(&proc_dir, request.limits.memory_bytes).is_ok();
     // Kernel knobs stay read-only even for a program mapped to uid 0 (as
     // container runtimes do); Landlock refuses these writes a second time.
     for knob in ["sys", "sysrq-trigger", "irq", "bus"] {
@@ -309,7 +315,7 @@ pub(super) fn build(request: &InitRequest) -> StepResult<Built> {
     restrict_mount(Path::new("/dev"), ATTR_RDONLY | ATTR_NOSUID, false)?;
     rustix::process::chdir(&view.project)
         .map_err(|err| fs_err(format!("chdir {}", view.project.display()), err))?;
-    Ok(Built { cow })
+    Ok(Built { cow, ipc_capped })
 }
 
 /// A minimal /dev: null, zero, full, random, urandom, fd links, shm.
