@@ -457,7 +457,7 @@ const CHECKER_LINES: &[&str] = &[
     "git status --porcelain | grep -q . || test -f README.md",
     "! git status --porcelain | grep -q .",
     "git log -1 --format=%s | grep -q fixture",
-    "git log --oneline -3 -- README.md",
+    "git log --oneline -3 HEAD -- README.md",
     "git show HEAD:README.md | grep -q fixture",
     "git ls-files --error-unmatch src/main.rs",
     "git grep -q alpha -- src",

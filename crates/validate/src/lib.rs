@@ -397,6 +397,7 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
             None => complete = false,
         }
     }
+    project_code_decides(plan, refusals);
     if !complete || !refusals.0.is_empty() {
         return;
     }
@@ -438,6 +439,55 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
             ),
         )),
         vacuity::Outcome::TooComplex => refusals.push(too_complex()),
+    }
+}
+
+/// PROOF-5: a build tool or a project script runs the project's own code,
+/// which the validator cannot see, so its exit status is the only thing it
+/// tells: the line must pass only when that status is success. Three forms
+/// throw the status away and are refused: a pipe that sends its output on
+/// (the last command decides: `cargo test | grep -v x` passes when the tests
+/// fail), a leading `!` (passes when it fails), and `||` on either side
+/// (`cargo test || ls src` passes through the fallback; `test -f x || make
+/// check` passes without running it). By the left-to-right and-or rule, a
+/// pipeline is required exactly when no `||` stands at or after it.
+fn project_code_decides(plan: &ProofPlan, refusals: &mut Refusals) {
+    let pipelines: Vec<_> = plan.pipelines().collect();
+    let last_or = pipelines
+        .iter()
+        .rposition(|(connector, _)| *connector == Some(Connector::Or));
+    for (index, (_, pipeline)) in pipelines.iter().enumerate() {
+        let count = pipeline.commands.len();
+        for (position, command) in pipeline.commands.iter().enumerate() {
+            let runs_project_code = command
+                .argv
+                .first()
+                .and_then(|p| program_kind(p))
+                .is_some_and(|kind| {
+                    matches!(kind, ProgramKind::BuildTool | ProgramKind::ProjectScript)
+                });
+            if !runs_project_code {
+                continue;
+            }
+            let shown = command.argv.join(" ");
+            let why = if position + 1 < count {
+                "sends its output into a pipe, where its exit status is lost (the last command decides, so the line can pass when it fails, on whatever it printed)"
+            } else if pipeline.negated {
+                "is negated with `!`, so the line passes when it fails"
+            } else if last_or.is_some_and(|or_at| or_at == index) {
+                "runs only after `||`, so the line passes without it whenever the check before passes"
+            } else if last_or.is_some_and(|or_at| or_at > index) {
+                "is followed by `||`, so when it fails the line passes through the fallback"
+            } else {
+                continue;
+            };
+            refusals.push(Refusal::new(
+                PROOF_5,
+                format!(
+                    "`{shown}` runs the project's code and {why}; its exit status must decide the proof: run it on its own and join other checks with `&&`"
+                ),
+            ));
+        }
     }
 }
 

@@ -246,3 +246,134 @@ fn documented_limits_of_proof_5() {
         );
     }
 }
+
+// proves: PROOF-5 (project code whose exit status does not decide the line:
+// the sandbox attacker's finding #8, `cargo test || ls`, `failing | grep -v
+// x`, `failing | grep -c FAILED` reported "proof passed" for failing tests)
+#[test]
+fn project_code_whose_status_is_thrown_away() {
+    let lost = "exit status is lost";
+    let negated = "passes when it fails";
+    let after_or = "passes without it";
+    let before_or = "passes through the fallback";
+    let cases: &[(&str, &str)] = &[
+        // The attacker's lines.
+        ("cargo test || ls src", before_or),
+        ("cargo test || git status --short", before_or),
+        ("python3 -m pytest -q tests | grep -v zzz", lost),
+        ("python3 -m pytest -q tests | grep -c FAILED", lost),
+        ("./failing_test.sh | grep -v zzz", lost),
+        ("./failing_test.sh | grep -c FAILED", lost),
+        // A filter after project code: whatever it prints decides.
+        ("cargo test 2>&1 | grep -v x", lost),
+        ("cargo test | grep -vc FAILED", lost),
+        ("cargo test 2>&1 | grep -q 'test result: ok'", lost),
+        ("cargo test 2>&1 | grep -q FAILED", lost),
+        ("cargo test 2>&1 | grep -L FAILED", lost),
+        ("cargo test 2>&1 | grep -Eq 'x|'", lost),
+        ("cargo test 2>&1 | rg -q ok", lost),
+        ("cargo test 2>&1 | jq -e .", lost),
+        ("cargo test -q 2>&1 | grep -q . && test -f README.md", lost),
+        ("make check 2>&1 | grep -v FAILED", lost),
+        ("make check | grep -c error", lost),
+        ("npm test 2>&1 | grep -q passing", lost),
+        ("pnpm run lint | grep -qv error", lost),
+        ("go test ./... 2>&1 | grep -q ok", lost),
+        ("pytest -q | grep -q passed", lost),
+        ("scripts/test.sh 2>&1 | grep -q ok", lost),
+        ("./check.sh | ./report.sh", lost),
+        // Negated: passes when the tests fail.
+        ("! cargo test", negated),
+        ("! make check >/dev/null 2>&1", negated),
+        ("! ./check.sh", negated),
+        ("! cargo test 2>&1 | grep -q FAILED", lost),
+        // A fallback after project code.
+        ("cargo test || ls", before_or),
+        ("cargo test || cat README.md", before_or),
+        ("cargo test || wc -l README.md", before_or),
+        ("cargo test || find src", before_or),
+        ("go test ./... || ls src", before_or),
+        ("make check || make test", before_or),
+        ("npm test || yarn test", after_or),
+        ("cargo test && cargo clippy || test -d src", before_or),
+        ("./check.sh || grep -q x README.md", before_or),
+        // Project code as the fallback: skipped when the check before passes.
+        ("test -f README.md || cargo test", after_or),
+        ("grep -q skip-tests README.md || make check", after_or),
+        ("test -d src && test -f x || pytest -q", after_or),
+    ];
+    let misses: Vec<String> = cases
+        .iter()
+        .filter(|(line, why)| {
+            !validate(line)
+                .refusals()
+                .iter()
+                .any(|r| r.rule == "PROOF-5" && r.detail.contains(why))
+        })
+        .map(|(line, why)| format!("{line:?} should trip PROOF-5 ({why}): {:?}", validate(line)))
+        .collect();
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
+    // Project code whose status decides stays accepted, also after a
+    // disjunction of checkers that comes first.
+    for line in [
+        "cargo test",
+        "test -f Cargo.toml && cargo test -q",
+        "grep -q a README.md || grep -q b README.md && make check",
+        "cargo test && cargo clippy -- -D warnings && grep -q x README.md",
+        "cat data.json | ./check.sh",
+        "make check >/dev/null 2>&1",
+    ] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}
+
+// proves: PROOF-5 (`git log` and `git show` without a revision exit 0 in any
+// repository with a commit: their filters shape the output, not the status)
+#[test]
+fn git_history_filters_do_not_decide() {
+    all_refused(&[
+        ("git log", "PROOF-5", "exits 0 with any commit"),
+        ("git log -n 1", "PROOF-5", "the same"),
+        (
+            "git log --grep=feature",
+            "PROOF-5",
+            "--grep filters output only",
+        ),
+        (
+            "git log --author=alice",
+            "PROOF-5",
+            "--author filters output only",
+        ),
+        ("git log --since=yesterday --oneline", "PROOF-5", "the same"),
+        (
+            "git log -- src/main.rs",
+            "PROOF-5",
+            "a path after -- can be absent",
+        ),
+        ("git log --oneline -3 -- README.md", "PROOF-5", "the same"),
+        ("git show", "PROOF-5", "shows HEAD"),
+        ("git show --stat", "PROOF-5", "the same"),
+        ("! git log --grep=wip", "PROOF-5", "negated, never passes"),
+        (
+            "test -f x || git log",
+            "PROOF-5",
+            "a fallback that always passes",
+        ),
+    ]);
+    for line in [
+        "git log -1 --format=%s | grep -q release",
+        "git show v1.0 >/dev/null",
+        "git show HEAD:src/main.rs | grep -q main",
+        "git log --oneline -3 HEAD -- README.md",
+    ] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}

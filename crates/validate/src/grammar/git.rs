@@ -637,6 +637,14 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             );
             Cond::Const(true)
         }
+        // `git log --grep=x`, `git log -- path`, `git show`: the filters
+        // shape the output, never the status.
+        "log" | "show" if !ops.iter().any(|(_, after_dashdash)| !after_dashdash) => {
+            ctx.note = Some(
+                "`git log` and `git show` exit 0 in any repository with a commit, whatever they find (`--grep`, `--author`, `--since` and paths after `--` filter the output, not the status); name a revision (`git show v1.0`, `git show HEAD:src/main.rs`) or check the output (`git log --oneline | grep -q …`)",
+            );
+            Cond::Const(true)
+        }
         "ls-files" if !has(&items, "error-unmatch") => {
             ctx.note = Some("`git ls-files` exits 0 whatever it lists; add `--error-unmatch PATH`");
             Cond::Const(true)
