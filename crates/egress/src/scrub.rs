@@ -140,6 +140,14 @@ struct Rules {
     path_relative_file: Regex,
     path_home: Regex,
     password_phrase: Regex,
+    passphrase_words: Regex,
+    spelled_email: Regex,
+    defanged_host: Regex,
+    protected: Regex,
+    dni: Regex,
+    nie: Regex,
+    nino: Regex,
+    cpf_rg: Regex,
     ipv4: Regex,
     ipv4_alt: Regex,
     ssn: Regex,
@@ -161,12 +169,32 @@ const PASSWORD_WORDS: &str = r"password|passwd|passphrase|passcode|pass|pwd|pw|p
 /// is …", "Kennwort ist …", "senha é …", "пароль это …", "mật khẩu là …").
 const LINKING_WORDS: &str = r"is|was|ist|lautet|war|é|e|es|est|era|это|—|-|là|la|của|tôi|my|mein|meine|mon|ma|mi|minha|meu|мой";
 
+/// Words naming what the password is for, between the password word and
+/// the value ("mật khẩu wifi: …", "пароль от wifi …", "senha do wifi …",
+/// "password for root is …"). The value after them must still look like a
+/// password ([`is_password_value`]), so "пароль от wifi не подходит" stays.
+const FILLER_WORDS: &str = r"wifi|wi-fi|wlan|router|account|admin|root|user|email|mail|server|database|db|for|of|the|to|от|для|de|do|da|del|du|des|der|die|das|für|von|cho|của";
+
+/// `at` as people write it to dodge e-mail filters (with `@` itself).
+const SPELLED_AT: &str = r"(?:\(at\)|\[at\]|\{at\}|\s+at\s+|@)";
+/// `.` likewise.
+const SPELLED_DOT: &str = r"(?:\(dot\)|\[dot\]|\{dot\}|\[\.\]|\(\.\)|\{\.\}|\s+dot\s+)";
+
+/// Possessives that make "my password is …" a statement of a value: then
+/// the next words are the value even when they are plain words (a
+/// passphrase).
+const POSSESSIVES: &str =
+    r"my|our|his|her|their|mein|meine|unser|mon|ma|notre|mi|nuestra|minha|meu|nossa|мой|моя|наш";
+
 fn build_rules() -> Result<Rules, regex::Error> {
+    let password_words = format!(
+        r"{PASSWORD_WORDS}|(?:wifi|wi-fi|wlan|wpa2?|network|router)\s+key|key\s+(?:is|was)"
+    );
     Ok(Rules {
         bearer: Regex::new(r"(?i)(?-u:\b)bearer\s+[A-Za-z0-9._~+/=-]{8,}")?,
         // `password=…`, `api_key: …`, `"token": "…"` in any of several languages.
         assignment: Regex::new(&format!(
-            r#"(?i)[\w.-]*{SECRET_KEYWORDS}[\w.-]*["']?\s*(?:=|:|=>|：)\s*["']?[^\s"',;&]+"#
+            r#"(?i)[\w.-]*{SECRET_KEYWORDS}[\w.-]*["']?\s*(?:=|:|=>|：)\s*["']?[^\s"',;]+"#
         ))?,
         // Connection strings: scheme://user:password@host.
         connection_string: Regex::new(r"(?i)(?-u:\b)[a-z][a-z0-9+.-]*://[^\s/@]*:[^\s@]*@\S*")?,
@@ -192,8 +220,46 @@ fn build_rules() -> Result<Rules, regex::Error> {
         // Spanish, French, German, Russian and Vietnamese: keyword, optional
         // linking words, then the value (group 1; `is_password_value` decides).
         password_phrase: Regex::new(&format!(
-            r"(?i)(?:^|[^\p{{L}}])({PASSWORD_WORDS})(?:\s+(?:{LINKING_WORDS}))*\s+(\S+)"
+            r"(?i)(?:^|[^\p{{L}}])({password_words})(?:\s+(?:{LINKING_WORDS}|{FILLER_WORDS}))*(?:\s*[:：=]\s*|\s+)(\S+)"
         ))?,
+        // "my password is correct horse battery staple": after a possessive,
+        // three to eight plain words are the value (group 1).
+        passphrase_words: Regex::new(&format!(
+            r"(?i)(?:^|[^\p{{L}}])(?:{POSSESSIVES})\s+(?:\S+\s+)?(?:{PASSWORD_WORDS}|passphrase|mnemonic|seed phrase|recovery phrase)(?:\s+(?:{LINKING_WORDS}))*(?:\s*[:：=]\s*|\s+)(\p{{L}}+(?:\s+\p{{L}}+){{2,7}})"
+        ))?,
+        // `alice at example dot com`, `alice(at)example(dot)com`,
+        // `alice [at] example [dot] com`, `alice@example[.]com`.
+        spelled_email: Regex::new(&format!(
+            r"(?i)[\w.+-]+\s*{SPELLED_AT}\s*[\w-]+(?:(?:\s*{SPELLED_DOT}\s*|\.)[\w-]+)+"
+        ))?,
+        // Defanged host names: `example[.]com`, `evil(.)example(.)net`.
+        defanged_host: Regex::new(
+            r"(?i)[\w-]+(?:\s*(?:\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))\s*[\w-]+)+\S*",
+        )?,
+        // Ordinary identifiers that other rules would cut (a CVE id as a
+        // phone number, an ISBN as a card, a version as an IPv4 address,
+        // `/dev/null` as a path): set aside before the rules run and put
+        // back after (`protect`, `is_protected`).
+        protected: Regex::new(concat!(
+            r"(?i)(?-u:\b)CVE-\d{4}-\d{4,7}(?-u:\b)",
+            r"|(?-u:\b)GHSA(?:-[0-9a-z]{4}){3}(?-u:\b)",
+            r"|(?-u:\b)ISBN(?:-1[03])?:?\s*\d[\d -]{8,15}[\dX](?-u:\b)",
+            r"|(?-u:\b)(?:v|version|release|kubernetes|k8s|kernel)\s*\d{1,3}(?:\.\d{1,4}){2,3}(?-u:\b)",
+            r"|(?:^|\s)/(?:dev/(?:null|zero|u?random|stdin|stdout|stderr|tty|shm)|etc/(?:hosts|resolv\.conf|fstab|os-release)|proc/(?:cpuinfo|meminfo)|usr/bin/env|bin/(?:sh|bash))(?:$|[\s,.;:!?)])",
+            r"|(?-u:\b)(?:timestamp|epoch|unix time)\s+\d{9,13}(?-u:\b)",
+            r"|(?-u:\b)\d{6,}\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes|ms|ns|us|seconds|secs|s)(?-u:\b)",
+            r"|(?-u:\b)\d+\.\d{6,}(?-u:\b)",
+        ))?,
+        // Spanish DNI/NIF (8 digits and a check letter) and NIE (X/Y/Z, 7
+        // digits, check letter); `is_spanish_id` checks the letter.
+        dni: Regex::new(r"(?i)(?-u:\b)\d{8}[\s-]?[a-z](?-u:\b)")?,
+        nie: Regex::new(r"(?i)(?-u:\b)[xyz][\s-]?\d{7}[\s-]?[a-z](?-u:\b)")?,
+        // UK National Insurance number: two letters, six digits, A-D.
+        nino: Regex::new(r"(?-u:\b)[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D](?-u:\b)")?,
+        // Brazilian CPF `123.456.789-09` and RG `12.345.678-9`.
+        cpf_rg: Regex::new(
+            r"(?i)(?-u:\b)(?:\d{3}\.\d{3}\.\d{3}-\d{2}|\d{2}\.\d{3}\.\d{3}-[\dx])(?-u:\b)",
+        )?,
         ipv4: Regex::new(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?::\d{1,5})?(?:/\d{1,2})?")?,
         // Dotted forms with hex or octal parts (`0x0a.0.0.1`, `012.0.0.1`):
         // `is_ipv4_alt_form` checks them as inet_aton would.
@@ -210,7 +276,9 @@ fn build_rules() -> Result<Rules, regex::Error> {
         card: Regex::new(r"\d(?:[ -]?\d){12,18}")?,
         // Any separator between digit groups (`_`, `/`, `,`, `.`, ` - `):
         // taken only when the digits pass the Luhn check.
-        card_any_separator: Regex::new(r"\d(?:(?:\s*[-_/,.]\s*|\s+)?\d){12,18}")?,
+        card_any_separator: Regex::new(
+            r"\d(?:(?:\s*[-_/,.'\u{2010}-\u{2015}\u{2212}\u{2019}]\s*|\s+)?\d){12,18}",
+        )?,
         // International: +CC or 00CC then digits with common separators
         // (before cards, which would also match some of these).
         phones_international: vec![
@@ -251,16 +319,26 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
         };
     };
     let mut removed = Vec::new();
-    let mut text = phrase.to_owned();
+    // The placeholder characters of `protect` cannot come from outside.
+    let mut text: String = phrase
+        .chars()
+        .filter(|c| !('\u{E000}'..='\u{E002}').contains(c))
+        .collect();
 
     // Known values first, as written (the redactor sees through escapes and
     // case); then normalise (escapes undone, invisible characters removed,
-    // NFKC, look-alikes folded) and look for known values again.
+    // NFKC, look-alikes folded) and look for known values again, also with
+    // the white space taken out (`s k - l i v e …`, hex or base64 cut into
+    // words).
     remove_known(&mut text, redactor, &mut removed);
     if let Cow::Owned(normal) = normalize::normalize(&text) {
         text = normal;
         remove_known(&mut text, redactor, &mut removed);
     }
+    remove_known_spaced(&mut text, redactor, &mut removed);
+
+    // Ordinary identifiers the rules below would cut are set aside.
+    let kept = protect(&mut text, &rules.protected);
 
     // Cheap hints about the text decide which rules can match at all. They
     // are taken once: the passes only ever remove text, so a character
@@ -269,12 +347,19 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
     let r = &mut removed;
     let t = &mut text;
     if hints.lower.contains("bearer") {
-        replace(t, &rules.bearer, ScrubClass::SecretForm, r);
+        replace_checked(
+            t,
+            &rules.bearer,
+            ScrubClass::SecretForm,
+            r,
+            is_bearer_credential,
+        );
     }
     if hints.has(&['=', ':', '\u{ff1a}']) {
         replace(t, &rules.assignment, ScrubClass::SecretForm, r);
     }
     if hints.names_password() {
+        replace_group(t, &rules.passphrase_words, ScrubClass::SecretForm, r);
         remove_password_values(t, &rules.password_phrase, r);
     }
     if hints.lower.contains("://") && hints.has(&['@']) {
@@ -283,6 +368,16 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
     replace(t, &rules.provider_keys, ScrubClass::SecretForm, r);
     if hints.lower.contains("-----begin") {
         replace(t, &rules.private_key, ScrubClass::SecretForm, r);
+    }
+    if hints.spells_address() {
+        replace_checked(
+            t,
+            &rules.spelled_email,
+            ScrubClass::Email,
+            r,
+            is_spelled_email,
+        );
+        replace(t, &rules.defanged_host, ScrubClass::Url, r);
     }
     if hints.has(&['@']) {
         replace_checked(t, &rules.email, ScrubClass::Email, r, is_email);
@@ -303,6 +398,12 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
         replace_group(t, &rules.path_unix, ScrubClass::Path, r);
         replace(t, &rules.path_relative_file, ScrubClass::Path, r);
         replace_group(t, &rules.path_home, ScrubClass::Path, r);
+    }
+    if hints.digits >= 6 {
+        replace(t, &rules.cpf_rg, ScrubClass::NationalId, r);
+        replace_checked(t, &rules.dni, ScrubClass::NationalId, r, is_spanish_id);
+        replace_checked(t, &rules.nie, ScrubClass::NationalId, r, is_spanish_id);
+        replace(t, &rules.nino, ScrubClass::NationalId, r);
     }
     if hints.digits >= 4 && hints.has(&['.']) {
         replace_checked(t, &rules.ipv4, ScrubClass::Ipv4, r, is_ipv4_text);
@@ -343,10 +444,106 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
         replace_checked(t, &rules.token, ScrubClass::KeyLike, r, is_key_like);
     }
 
+    restore(&mut text, &kept);
     let (text, cut) = collapse_and_cut(&text);
     removed.sort_unstable();
     removed.dedup();
     Scrubbed { text, removed, cut }
+}
+
+/// Marks around a protected identifier's index while the rules run
+/// (private-use characters, removed from the input first).
+const PROTECT_OPEN: char = '\u{E000}';
+const PROTECT_CLOSE: char = '\u{E001}';
+
+/// Replaces every protected identifier (`Rules::protected`) by a
+/// placeholder without digits or word characters (so no rule matches it)
+/// and returns the identifiers, for [`restore`].
+fn protect(text: &mut String, rule: &Regex) -> Vec<String> {
+    let mut kept = Vec::new();
+    if !rule.is_match(text) {
+        return kept;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for found in rule
+        .find_iter(text)
+        .filter(|found| !is_private_ipv4_inside(found.as_str()))
+    {
+        out.push_str(&text[last..found.start()]);
+        out.push(PROTECT_OPEN);
+        // The index as a run of `PROTECT_CLOSE`-free private-use letters.
+        out.extend(std::iter::repeat_n('\u{E002}', kept.len()));
+        out.push(PROTECT_CLOSE);
+        kept.push(found.as_str().to_owned());
+        last = found.end();
+    }
+    out.push_str(&text[last..]);
+    *text = out;
+    kept
+}
+
+/// Whether a "version" holds a private, loopback or link-local IPv4
+/// address (`v 192.168.10.20`): that is not protected.
+fn is_private_ipv4_inside(found: &str) -> bool {
+    found
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|part| part.parse::<Ipv4Addr>().ok())
+        .any(|ip| ip.is_private() || ip.is_loopback() || ip.is_link_local() || ip.octets()[0] == 0)
+}
+
+/// Puts back what [`protect`] set aside (a placeholder a rule removed stays
+/// removed).
+fn restore(text: &mut String, kept: &[String]) {
+    if kept.is_empty() {
+        return;
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find(PROTECT_OPEN) {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + PROTECT_OPEN.len_utf8()..];
+        let Some(close) = after.find(PROTECT_CLOSE) else {
+            rest = after;
+            continue;
+        };
+        let index = after[..close].chars().count();
+        if let Some(original) = kept.get(index) {
+            out.push_str(original);
+        }
+        rest = &after[close + PROTECT_CLOSE.len_utf8()..];
+    }
+    out.push_str(rest);
+    *text = out;
+}
+
+/// Known values written with white space inside (`s k - l i v e`, spaced
+/// hex, base64 cut into words): the redactor searches the phrase with its
+/// white space taken out, and each match is removed from the phrase with
+/// everything between its first and last character.
+fn remove_known_spaced(text: &mut String, redactor: &Redactor, removed: &mut Vec<ScrubClass>) {
+    if redactor.is_empty() || !text.contains(char::is_whitespace) {
+        return;
+    }
+    // At most one match per character: each round removes one.
+    for _ in 0..text.len() {
+        let mut compact = String::with_capacity(text.len());
+        let mut origin = Vec::with_capacity(text.len());
+        for (at, c) in text.char_indices() {
+            if !c.is_whitespace() {
+                compact.push(c);
+                origin.extend(std::iter::repeat_n((at, at + c.len_utf8()), c.len_utf8()));
+            }
+        }
+        let Some(found) = redactor.find_secret(compact.as_bytes()) else {
+            return;
+        };
+        let (Some(first), Some(last)) = (origin.get(found.start), origin.get(found.end - 1)) else {
+            return;
+        };
+        let span = first.0..last.1;
+        replace_spans(text, [span], ScrubClass::KnownSecret, removed);
+    }
 }
 
 fn remove_known(text: &mut String, redactor: &Redactor, removed: &mut Vec<ScrubClass>) {
@@ -400,10 +597,19 @@ impl Hints {
         self.lower.contains(any)
     }
 
+    /// Whether an address may be spelled out or defanged (`at … dot`,
+    /// `(at)`, `[.]`).
+    fn spells_address(&self) -> bool {
+        ["[.]", "(.)", "{.}", "dot", "(at)", "[at]", "{at}"]
+            .iter()
+            .any(|mark| self.lower.contains(mark))
+    }
+
     /// Whether a password word of any of the phrase rule's languages may
     /// be present (a cheap test before the rule's regex).
     fn names_password(&self) -> bool {
         [
+            "key",
             "pass",
             "pw",
             "kennwort",
@@ -524,6 +730,57 @@ fn is_password_value(word: &str, value: &str) -> bool {
     has_digit && !has_symbol && !word.eq_ignore_ascii_case("pass")
 }
 
+/// A `Bearer` value that is a credential rather than a word ("Bearer
+/// explained", "bearer authentication"): a digit or a symbol in it, or 20
+/// characters or more.
+fn is_bearer_credential(found: &str) -> bool {
+    let value = found.split_whitespace().nth(1).unwrap_or_default();
+    value
+        .chars()
+        .any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
+        || value.chars().count() >= 20
+}
+
+/// A spelled-out address: an `at` and a `dot` as words or in brackets, or
+/// a bracketed/`@` at with a real dot (`alice(at)example.com`); not "look
+/// at docs.rs".
+fn is_spelled_email(found: &str) -> bool {
+    let lower = found.to_lowercase();
+    let spelled_dot = ["(dot)", "[dot]", "{dot}", "[.]", "(.)", "{.}"]
+        .iter()
+        .any(|mark| lower.contains(mark))
+        || lower.split_whitespace().any(|word| word == "dot");
+    let marked_at = ["(at)", "[at]", "{at}", "@"]
+        .iter()
+        .any(|mark| lower.contains(mark));
+    spelled_dot || (marked_at && lower.contains('.'))
+}
+
+/// A Spanish DNI/NIF or NIE whose check letter is right (the letter is
+/// `TRWAGMYFPDXBNJZSQVHLCKE` at the number modulo 23; an NIE's X, Y, Z
+/// stand for 0, 1, 2).
+fn is_spanish_id(found: &str) -> bool {
+    const LETTERS: &[u8] = b"TRWAGMYFPDXBNJZSQVHLCKE";
+    let compact: Vec<u8> = found
+        .bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|b| b.to_ascii_uppercase())
+        .collect();
+    let Some((&letter, body)) = compact.split_last() else {
+        return false;
+    };
+    let mut number = 0u64;
+    for (index, &b) in body.iter().enumerate() {
+        let digit = match b {
+            b'X' | b'Y' | b'Z' if index == 0 => u64::from(b - b'X'),
+            b'0'..=b'9' => u64::from(b - b'0'),
+            _ => return false,
+        };
+        number = number * 10 + digit;
+    }
+    LETTERS.get((number % 23) as usize) == Some(&letter)
+}
+
 /// npm dist-tags and similar words after `@` in package specs
 /// (`typescript@latest`): not mail hosts.
 const PACKAGE_TAGS: &[&str] = &[
@@ -577,7 +834,10 @@ fn is_ipv4_alt_form(text: &str) -> bool {
     };
     let any_hex = values.iter().any(|v| v.1);
     let any_octal = values.iter().any(|v| v.2);
-    if !(any_hex || (any_octal && values.len() >= 3)) {
+    // `127.1` and `127.0.1` are loopback as inet_aton reads them; other
+    // two- and three-part decimals are version numbers (`10.1`, `3.12.1`).
+    let loopback = parts.len() < 4 && parts[0] == "127";
+    if !(any_hex || loopback || (any_octal && values.len() >= 3)) {
         return false;
     }
     let (last, head) = values.split_last().map_or((0, &[][..]), |(l, h)| (l.0, h));

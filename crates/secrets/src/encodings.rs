@@ -45,7 +45,7 @@ pub enum SecretForm {
     Hex,
     /// Base64 or base64url, at any alignment.
     Base64,
-    /// Base32 (RFC 4648), at any alignment, any case.
+    /// Base32 or base32hex (RFC 4648), at any alignment, any case.
     Base32,
     /// Percent, backslash or HTML escapes undone (a decoded view).
     Decoded,
@@ -137,9 +137,14 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
             }
         }
     }
-    for alignment in 0..5 {
-        if let Some(core) = base32_core(secret.as_bytes(), alignment) {
-            out.push(core);
+    for alphabet in [
+        &data_encoding::BASE32_NOPAD,
+        &data_encoding::BASE32HEX_NOPAD,
+    ] {
+        for alignment in 0..5 {
+            if let Some(core) = base32_core(secret.as_bytes(), alignment, alphabet) {
+                out.push(core);
+            }
         }
     }
 
@@ -151,7 +156,27 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
             let end = chars
                 .get(first + FRAGMENT_CHARS)
                 .map_or(secret.len(), |&(at, _)| at);
-            out.push((secret[start..end].to_owned(), fragment));
+            let piece = &secret[start..end];
+            out.push((piece.to_owned(), fragment));
+            // A piece of the secret base64-encoded on its own starts at a
+            // 3-byte boundary, so its first fragment's base64 at alignment 0
+            // is in it (hex of a fragment is found by decoding hex runs,
+            // `runs.rs`). Fragments inside a longer base64 blob at another
+            // alignment are not listed (cost; see the crate docs).
+            for engine in [
+                base64::engine::general_purpose::STANDARD_NO_PAD,
+                base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            ] {
+                if let Some((core, info)) = base64_core(piece.as_bytes(), 0, &engine) {
+                    out.push((
+                        core,
+                        PatternInfo {
+                            form: SecretForm::Fragment,
+                            ..info
+                        },
+                    ));
+                }
+            }
         }
     }
     out
@@ -160,13 +185,17 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
 /// The base32 (RFC 4648) characters fully determined by `secret` when it
 /// starts at byte `alignment` (0..5) of a 5-byte group, with the widening
 /// for the partly determined character on each side.
-fn base32_core(secret: &[u8], alignment: usize) -> Option<(String, PatternInfo)> {
+fn base32_core(
+    secret: &[u8],
+    alignment: usize,
+    alphabet: &data_encoding::Encoding,
+) -> Option<(String, PatternInfo)> {
     let mut padded = vec![0u8; alignment];
     padded.extend_from_slice(secret);
     while !padded.len().is_multiple_of(5) {
         padded.push(0);
     }
-    let encoded = data_encoding::BASE32_NOPAD.encode(&padded);
+    let encoded = alphabet.encode(&padded);
     let (first_bit, end_bit) = (8 * alignment, 8 * (alignment + secret.len()));
     let first = first_bit.div_ceil(5);
     let end = end_bit / 5;

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use crate::encodings::{PatternInfo, SecretForm, is_base64_byte, patterns_for};
+use crate::runs;
 use crate::views::{self, MAX_DEPTH, MAX_UNIT, REACH_PER_BYTE, View};
 
 /// Total pattern bytes up to which a full DFA is built (fastest search, but
@@ -201,6 +202,25 @@ impl Engine {
                 }
                 depth += 1;
                 layer = views::decode(&view.bytes, 0, Some(&view));
+            }
+        }
+        // Separated hex decoded to bytes: the secret, or a fragment of it, as
+        // itself inside.
+        let mut joined = Vec::new();
+        runs::hex_views(window, 0, &mut joined);
+        let hex_views = joined.len();
+        // Wrapped lines joined: the listed base64/base32 patterns match.
+        runs::wrapped_views(window, 0, &mut joined);
+        for (index, view) in joined.iter().enumerate() {
+            let before = found.len();
+            self.collect_plain(&view.bytes, found);
+            for occurrence in &mut found[before..] {
+                let (from, to) = view.original(occurrence.start, occurrence.end);
+                occurrence.start = from;
+                occurrence.end = to;
+                if index < hex_views {
+                    occurrence.form = SecretForm::Hex;
+                }
             }
         }
     }

@@ -25,7 +25,8 @@
 //! * **escapes, each character of `s` encoded or not, as the writer
 //!   pleases**, found by decoding views of the input (not by listing
 //!   encodings): percent (`%74`, `%2d`, `%u0074`), backslash (`\u0074` with
-//!   surrogate pairs, `\u{74}`, `\U00000074`, `\x74`, octal `\164`, `\/`, `\\`, `\"`),
+//!   surrogate pairs, `\u{74}`, `\U00000074`, `\x74`, octal `\164`, CSS
+//!   `\73 ` or `\6B`, `\/`, `\\`, `\"`),
 //!   HTML references (`&#116;`, `&#x74;`, zero-padded, `;` optional;
 //!   every named reference of the HTML standard, `&lowbar;`), mixed
 //!   freely and stacked up to 3 layers (`%252D`, a percent-encoded `&#45;`).
@@ -34,28 +35,47 @@
 //! * string escapes stacked up to 4 layers deep, each layer JSON or Rust's
 //!   `{:?}` (`\"`, `\n` are listed, being too common to decode around);
 //! * form encoding's `+` for a space;
-//! * hex of the UTF-8 bytes;
+//! * hex of the UTF-8 bytes, in either case, with or without separators:
+//!   runs of hex digits grouped by white space, `:` or `,`, each group
+//!   optionally `0x`-prefixed (`73 6b 2d`, `73:6b`, `0x73, 0x6b`, xxd's
+//!   `736b 2d43`, `xxd -p` wrapped) are *decoded* (`runs.rs`), so the
+//!   secret or any fragment of it (below) is found inside;
 //! * base64, standard and URL-safe alphabets (also inside percent or JSON
-//!   escapes, through the views), and base32 (RFC 4648), at every byte
+//!   escapes, through the views), base32 and base32hex (RFC 4648), at every byte
 //!   alignment a value can have inside a longer blob (for example
 //!   `Basic base64(user:secret)`). Only the characters fully determined by
 //!   the secret are searched for; the at most one partly determined
 //!   character on each side is redacted with the match, so no character
-//!   holding secret bits stays;
+//!   holding secret bits stays. Lines wrapped at any width (MIME's 76
+//!   columns, `base64`'s default, PEM) are joined first (`runs.rs`);
 //! * a fragment: any [`FRAGMENT_CHARS`] (12) consecutive characters of a
-//!   secret of at least [`FRAGMENT_MIN_SECRET_CHARS`] (24), plain or escaped.
+//!   secret of at least [`FRAGMENT_MIN_SECRET_CHARS`] (24), plain, escaped,
+//!   in hex (decoded runs) or base64-encoded on its own (a piece of the
+//!   secret given to `base64`);
+//! * the password of a `user:password` value or of a URL's user info, on
+//!   its own (when at least [`MIN_SECRET_BYTES`] long).
 //!
 //! [`Redactor::redact_cut_tail`] also removes a partial secret (4 bytes or
 //! more of its start) at the end of text that was cut before it could be
 //! redacted whole.
 //!
-//! Not caught (known limits): values shorter than [`MIN_SECRET_BYTES`]
-//! (refused); base64 or base32 wrapped across lines (MIME, PEM); base64 or
-//! base32 of a fragment; other encodings (UTF-16, compression, encryption,
-//! homoglyphs: the scrubber folds those for search phrases); an escaped form
-//! longer than 12 bytes per secret byte (deeper stacking); an escape glued
-//! to what precedes it so that the parse differs (`%4` before a secret
-//! starting with `1` decodes as `%41`; fragments still catch long secrets).
+//! Not caught (known limits, not claimed): values shorter than
+//! [`MIN_SECRET_BYTES`] (refused); a secret cut into pieces shorter than a
+//! fragment (12 characters), or any piece of a secret shorter than 24
+//! characters (no fragment rule), in any encoding; characters reordered or
+//! substituted (reversed, ROT13, Caesar shifts, every other character);
+//! separators or markup *between characters* of the plain value (`s k - …`,
+//! `<b></b>`, ANSI codes, zero-width characters: the scrubber takes white
+//! space and invisible characters out for search phrases); base64 or base32
+//! of a fragment inside a longer blob at another alignment; base32 of a
+//! fragment; base64 wrapped by spaces rather than line breaks; hex grouped
+//! by `-`; decimal or binary byte lists; other encodings (UTF-16,
+//! quoted-printable, base85, uuencode, nested base64/hex, compression,
+//! encryption, homoglyphs and full-width forms: the scrubber folds those
+//! for search phrases); an escaped form longer than 12 bytes per secret
+//! byte (deeper stacking); an escape glued to what precedes it so that the
+//! parse differs (`%4` before a secret starting with `1` decodes as `%41`;
+//! fragments still catch long secrets).
 //!
 //! # Cost
 //!
@@ -66,7 +86,12 @@
 //! the prefilter everywhere (long runs of the value's hex) falls back to the
 //! automaton over everything, and text dense with escapes is decoded around
 //! every escape (up to 12 x the longest secret on each side): both still
-//! linear, several times slower.
+//! linear, several times slower. The run views (`runs.rs`) add a test of
+//! one 8-byte block in every 16 (bit tricks, no branch per byte) and a
+//! `memchr` for line breaks; on log text with 100 secrets they, with the
+//! fragments' base64 patterns, take the one-shot clean throughput to about
+//! half to two thirds of what it was without them (see docs/performance
+//! notes in docs/secrets.md).
 //!
 //! Pure: no I/O, except the log writer, which writes to the writer it is given,
 //! and [`Redactor::redact_stream`], which reads and writes what it is handed.
@@ -77,6 +102,7 @@ mod engine;
 mod env;
 pub mod logging;
 mod redactor;
+mod runs;
 mod set;
 pub mod shape;
 mod views;

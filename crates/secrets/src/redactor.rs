@@ -61,6 +61,25 @@ pub fn mask(secret: &str) -> String {
     format!("…{tail}")
 }
 
+/// The password part of a `user:password` value, or of the user info of a
+/// URL (`scheme://user:password@host/...`). `None` for anything else (one
+/// colon, no white space, both parts non-empty; `host:port` yields the port,
+/// which is too short to be used).
+fn credential_password(value: &str) -> Option<&str> {
+    let userinfo = match value.split_once("://") {
+        Some((_, rest)) => {
+            let authority = rest.split(['/', '?', '#']).next()?;
+            authority.rsplit_once('@')?.0
+        }
+        None => value,
+    };
+    if userinfo.contains(char::is_whitespace) {
+        return None;
+    }
+    let (user, password) = userinfo.split_once(':')?;
+    (!user.is_empty() && !password.is_empty() && !password.contains(':')).then_some(password)
+}
+
 /// Where a known secret was found ([`Redactor::find_secret`]): its mask and
 /// the form it was in, never the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,6 +185,14 @@ impl Redactor {
             if trimmed.len() != secret.len() {
                 accepted.push(secret.to_owned());
             }
+            // The password of a `user:password` value (basic auth, `curl -u`,
+            // htpasswd, a URL's user info) is a secret on its own: printed
+            // alone or after another user name it must go too.
+            accepted.extend(
+                credential_password(trimmed)
+                    .filter(|password| password.len() >= MIN_SECRET_BYTES)
+                    .map(str::to_owned),
+            );
         }
         (Redactor::from_accepted(accepted), rejected)
     }

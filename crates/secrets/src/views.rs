@@ -50,6 +50,8 @@ pub(crate) const KIND_PERCENT: u8 = 1;
 pub(crate) const KIND_BACKSLASH: u8 = 2;
 /// HTML references.
 pub(crate) const KIND_HTML: u8 = 4;
+/// Separated or wrapped runs joined or decoded (`runs.rs`).
+pub(crate) const KIND_JOINED: u8 = 8;
 
 /// Every named HTML character reference with its `;`, name (without `&`
 /// and `;`) to the characters it stands for.
@@ -170,14 +172,28 @@ fn backslash_unit(bytes: &[u8], at: usize) -> Option<Unit> {
             KIND_BACKSLASH,
         )),
         // C, Python, JavaScript (legacy) and shell octal: `\164` is `t`.
+        // C, Python, JavaScript (legacy) and shell octal: `\164` is `t`;
+        // otherwise CSS (`\2d `).
         first @ b'0'..=b'3' => {
-            let digits = bytes.get(at + 2..at + 4)?;
-            if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
-                return None;
+            let digits = bytes.get(at + 2..at + 4);
+            match digits {
+                Some(digits) if digits.iter().all(|d| (b'0'..=b'7').contains(d)) => {
+                    let value = (first - b'0') * 64 + (digits[0] - b'0') * 8 + (digits[1] - b'0');
+                    Some(Unit::Byte(value, 4, KIND_BACKSLASH))
+                }
+                _ => css_unit(bytes, at),
             }
-            let value = (first - b'0') * 64 + (digits[0] - b'0') * 8 + (digits[1] - b'0');
-            Some(Unit::Byte(value, 4, KIND_BACKSLASH))
         }
+        // JSON's `\b` and `\f` unless a hex digit or white space follows
+        // (then CSS: `\bc `).
+        b'b' | b'f' => match bytes.get(at + 2) {
+            Some(next) if next.is_ascii_hexdigit() || is_css_space(*next) => css_unit(bytes, at),
+            _ => simple(if bytes[at + 1] == b'b' { 0x08 } else { 0x0C }),
+        },
+        // CSS: `\73 ` is `s`: 1 to 6 hex digits, one white space after them
+        // swallowed. A single digit needs the space (`\d+` in a regular
+        // expression is not an escape).
+        first if first.is_ascii_hexdigit() => css_unit(bytes, at),
         b'/' => simple(b'/'),
         b'\\' => simple(b'\\'),
         b'"' => simple(b'"'),
@@ -185,10 +201,34 @@ fn backslash_unit(bytes: &[u8], at: usize) -> Option<Unit> {
         b'n' => simple(b'\n'),
         b'r' => simple(b'\r'),
         b't' => simple(b'\t'),
-        b'b' => simple(0x08),
-        b'f' => simple(0x0C),
         _ => None,
     }
+}
+
+fn is_css_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n')
+}
+
+/// A CSS escape at `bytes[at]` (a backslash followed by a hex digit).
+fn css_unit(bytes: &[u8], at: usize) -> Option<Unit> {
+    let digits = bytes
+        .get(at + 1..)?
+        .iter()
+        .take(6)
+        .take_while(|b| b.is_ascii_hexdigit())
+        .count();
+    let value = hex_digits(bytes, at + 1, digits)?;
+    let space = bytes
+        .get(at + 1 + digits)
+        .is_some_and(|next| is_css_space(*next));
+    if value == 0 || (digits < 2 && !space) {
+        return None;
+    }
+    Some(Unit::Char(
+        char::from_u32(value)?,
+        1 + digits + usize::from(space),
+        KIND_BACKSLASH,
+    ))
 }
 
 fn html_unit(bytes: &[u8], at: usize) -> Option<Unit> {
@@ -375,6 +415,8 @@ mod tests {
             ("\\U00000074", "t"),
             ("\\x74\\x76", "tv"),
             ("\\164\\166\\154\\171", "tvly"),
+            ("\\73 \\6b \\2d \\43 x", "sk-Cx"),
+            ("\\73\\6B\\2d", "sk-"),
             ("a\\/b\\\\c\\\"d", "a/b\\c\"d"),
             ("&#116;&#x76;&#X6C;&#121", "tvly"),
             ("&#0000116;", "t"),
@@ -397,6 +439,7 @@ mod tests {
             "&unknownname;",
             "C:\\Users\\x",
             "\\q",
+            "\\d+",
             "&#;",
             "&#12345678;",
         ] {

@@ -157,7 +157,33 @@ pub(super) fn normalize(phrase: &str) -> Cow<'_, str> {
     if text.chars().any(|c| confusable(c).is_some()) {
         text = Cow::Owned(fold_mixed_words(&text));
     }
+    if text.contains(IDEOGRAPHIC_FULL_STOP) {
+        text = Cow::Owned(fold_ideographic_dots(&text));
+    }
     text
+}
+
+/// `。` (U+3002; NFKC maps the half-width `｡` to it): a dot to browsers and
+/// IDNA. Between two digits it becomes `.`, so `192。168。1。1` is an IPv4
+/// address to the rules; in prose it stays.
+const IDEOGRAPHIC_FULL_STOP: char = '\u{3002}';
+
+fn fold_ideographic_dots(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .iter()
+        .enumerate()
+        .map(|(at, &c)| {
+            let between_digits = at > 0
+                && chars[at - 1].is_ascii_digit()
+                && chars.get(at + 1).is_some_and(char::is_ascii_digit);
+            if c == IDEOGRAPHIC_FULL_STOP && between_digits {
+                '.'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// Folds the look-alikes of every word that mixes them with Latin letters
