@@ -7,82 +7,14 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
-use support::TempDir;
+use support::{Serve, TempDir, files_under};
 
 const ENV_KEY: &str = "tvly-from-env-Ka81Jd73Hs62Ld9e";
 const KEY: &str = "tvly-from-stdin-Pw72Qz81Mx03Vb5r";
 const NEW_KEY: &str = "tvly-replacement-Yt56Re47Wq38Az2x";
-
-fn collect(reader: impl Read + Send + 'static) -> Arc<Mutex<String>> {
-    let text = Arc::new(Mutex::new(String::new()));
-    let sink = text.clone();
-    std::thread::spawn(move || {
-        for line in BufReader::new(reader).lines() {
-            let Ok(line) = line else { return };
-            let mut sink = sink.lock().unwrap();
-            sink.push_str(&line);
-            sink.push('\n');
-        }
-    });
-    text
-}
-
-struct Serve {
-    child: Child,
-    out: Arc<Mutex<String>>,
-    err: Arc<Mutex<String>>,
-}
-
-impl Serve {
-    fn start(dirs: &TempDir, args: &[&str], env: &[(&str, &str)]) -> Serve {
-        let mut command = support::ploy(dirs.path());
-        command
-            .env("PLOY_LOG", "trace")
-            .arg("serve")
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().unwrap();
-        let out = collect(child.stdout.take().unwrap());
-        let err = collect(child.stderr.take().unwrap());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !out.lock().unwrap().contains("running") {
-            assert!(
-                Instant::now() < deadline,
-                "ploy serve did not start: {}",
-                err.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(25));
-        }
-        Serve { child, out, err }
-    }
-
-    fn stop(mut self) -> String {
-        Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        let _ = self.child.wait();
-        std::thread::sleep(Duration::from_millis(100));
-        format!("{}{}", self.out.lock().unwrap(), self.err.lock().unwrap())
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
-}
 
 /// `ploy keys ARGS` in a new session (no controlling terminal, so no
 /// prompt can open), with `token` as PLOY_ADMIN_TOKEN and `stdin` piped in.
@@ -105,22 +37,6 @@ fn text(output: &Output) -> String {
     )
 }
 
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return files;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
-}
-
 fn rotate(dirs: &TempDir) -> String {
     let output = keys(dirs, &["admin-token", "--rotate", "--json"], None, b"");
     assert!(output.status.success(), "{}", text(&output));
@@ -133,7 +49,7 @@ fn rotate(dirs: &TempDir) -> String {
 #[test]
 fn keys_commands_go_through_the_panel_and_no_key_reaches_a_file_or_a_log() {
     let dirs = TempDir::with_config_and_state("keys");
-    let serve = Serve::start(&dirs, &[], &[("PLOY_TAVILY_KEYS", ENV_KEY)]);
+    let serve = Serve::start(dirs.path(), &[], &[("PLOY_TAVILY_KEYS", ENV_KEY)]);
     {
         let out = serve.out.lock().unwrap();
         assert!(out.contains("key panel http://127.0.0.1:"), "{out}");
@@ -258,7 +174,7 @@ fn serve_on_a_public_bind_says_loudly_that_the_panel_is_not_mounted() {
         "config/service.json",
         r#"{"service":{"allow_public_bind":true,"listen":"0.0.0.0:0"}}"#,
     );
-    let serve = Serve::start(&dirs, &["--config", config.to_str().unwrap()], &[]);
+    let serve = Serve::start(dirs.path(), &["--config", config.to_str().unwrap()], &[]);
     std::thread::sleep(Duration::from_millis(200));
     let rotate = keys(&dirs, &["admin-token", "--rotate"], None, b"");
     assert_eq!(rotate.status.code(), Some(1), "{}", text(&rotate));
@@ -271,6 +187,78 @@ fn serve_on_a_public_bind_says_loudly_that_the_panel_is_not_mounted() {
         "{logged}"
     );
     assert!(!dirs.state().join("state.json").exists());
+}
+
+// proves: STATE-1, TAINT-1, BEYOND-6, URL-2 (`ploy research --service` runs on the service with the key its panel holds; the conversation is marked in the service's store)
+#[test]
+fn research_on_the_service_uses_the_key_the_panel_holds() {
+    let dirs = TempDir::with_config_and_state("keys-research");
+    dirs.write_settings(support::WORKSPACE_PROFILE);
+    // Tavily's name answered with a documentation address: the door
+    // refuses it before any packet is sent (URL-2), so the run shows
+    // whether a key was there.
+    dirs.write("config/research.json", r#"{"backends": ["tavily"]}"#);
+    let hosts = dirs.write("hosts", "192.0.2.7 api.tavily.com\n");
+    let serve = Serve::start(
+        dirs.path(),
+        &["--research-hosts", hosts.to_str().unwrap()],
+        &[],
+    );
+    assert!(
+        serve
+            .out
+            .lock()
+            .unwrap()
+            .contains("research offered at POST /v1/research"),
+        "{}",
+        serve.out.lock().unwrap()
+    );
+    let research = |extra: &[&str]| {
+        let mut command = support::ploy(dirs.path());
+        command
+            .env_remove("PLOY_TAVILY_KEYS")
+            .args([
+                "research",
+                "--service",
+                "rust tokio timeout",
+                "--no-answer",
+                "--json",
+            ])
+            .args(extra);
+        support::run(&mut command)
+    };
+    // No key in the panel: Tavily is not offered (A-6).
+    let none = research(&[]);
+    assert_eq!(none.status.code(), Some(1), "{}", text(&none));
+    assert!(text(&none).contains("A-6"), "{}", text(&none));
+    // --service does not take the local run's network options.
+    let mixed = research(&["--hosts", "/dev/null"]);
+    assert_eq!(mixed.status.code(), Some(2), "{}", text(&mixed));
+
+    let token = rotate(&dirs);
+    let add = keys(&dirs, &["add", "tavily"], Some(&token), KEY.as_bytes());
+    assert!(add.status.success(), "{}", text(&add));
+    let out = research(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["schema"], "ploy.research/1");
+    assert_eq!(result["tainted"], true, "{result}");
+    let searches = result["searches"].as_array().unwrap();
+    assert!(!searches.is_empty(), "{result}");
+    for search in searches {
+        assert_eq!(search["backend"], "tavily", "{search}");
+        assert_eq!(search["failure"]["rule"], "URL-2", "{search}");
+    }
+    // The conversation is the service's, marked.
+    let id = result["conversation_id"].as_str().unwrap();
+    let store = ploy_store::Store::open(dirs.state().join("ploy.db")).unwrap();
+    assert_eq!(store.marks(id).unwrap().len(), 1);
+    drop(store);
+
+    let logged = serve.stop();
+    for shown in [text(&out), text(&none), logged] {
+        assert!(!shown.contains(KEY), "the key was shown: {shown}");
+    }
 }
 
 /// The panel's mask (ploy-secrets' rule: `…` and the last 4 characters).

@@ -6,14 +6,13 @@
 mod support;
 
 use ploy_testkit::scripted_model::{Script, ScriptedModel, Turn, serve_in_thread};
-use support::TempDir;
+use support::{TempDir, collect, files_under};
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A temp root with `config/`; the state folder is left to the service.
@@ -39,21 +38,6 @@ fn fake_upstream() -> ScriptedModel {
     serve_in_thread(Script::new().repeat(Turn::text("hello from upstream"))).unwrap()
 }
 
-/// Collect a child's output in the background.
-fn collect(reader: impl Read + Send + 'static) -> Arc<Mutex<String>> {
-    let text = Arc::new(Mutex::new(String::new()));
-    let sink = text.clone();
-    std::thread::spawn(move || {
-        for line in BufReader::new(reader).lines() {
-            let Ok(line) = line else { return };
-            let mut sink = sink.lock().unwrap();
-            sink.push_str(&line);
-            sink.push('\n');
-        }
-    });
-    text
-}
-
 fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while !ready() {
@@ -71,22 +55,6 @@ fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
         assert!(Instant::now() < deadline, "ploy serve did not stop");
         std::thread::sleep(Duration::from_millis(25));
     }
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return files;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else if path.is_file() {
-            files.push(path);
-        }
-    }
-    files
 }
 
 fn gateway_post(port: u16, token: &str) -> String {

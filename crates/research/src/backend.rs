@@ -584,6 +584,21 @@ impl TavilyKeys {
         Self::parse(std::env::var(Self::ENV).ok().as_deref())
     }
 
+    /// Keys given one by one, in the order they are tried (the service's
+    /// key store, STATE-1). Blank values are left out.
+    pub fn from_values<I, S>(values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let keys = values
+            .into_iter()
+            .map(Into::into)
+            .filter(|key: &String| !key.trim().is_empty())
+            .collect();
+        Self { keys }
+    }
+
     /// Whether there is no key (Tavily is then unavailable, A-6).
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()

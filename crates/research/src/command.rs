@@ -194,42 +194,111 @@ pub fn command_engine(
     redactor: &Redactor,
     gate: HopGate,
 ) -> Result<(Research, Vec<String>), CommandError> {
-    let config = load_config(config_dir)?;
-    let chosen = backends
-        .iter()
-        .map(|name| BackendName::parse(name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let tavily_keys = TavilyKeys::from_env();
-    let fetch_config = FetchConfig::production()
-        .map_err(|err| CommandError::Network(format!("TLS setup failed: {err}")))?;
-    let fetcher = match hosts {
-        Some(path) => {
-            let resolver = HostsFileResolver::from_path(path)
-                .map_err(|err| CommandError::Network(err.to_string()))?;
-            Fetcher::with_resolver(Arc::new(resolver), fetch_config)
+    EngineParts::load(config_dir, hosts)?.engine(backends, TavilyKeys::from_env(), redactor, gate)
+}
+
+/// What an engine is built from, except the Tavily keys and the permission
+/// gate, which may change from one run to the next: `ploy serve` loads it
+/// once and builds an engine per request with the keys its panel holds at
+/// that moment (STATE-1) and the gate of the request's conversation.
+#[derive(Clone)]
+pub struct EngineParts {
+    config: ResearchConfig,
+    fetcher: Fetcher,
+    secrets: SecretSet,
+}
+
+impl std::fmt::Debug for EngineParts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The secrets are named by count only (REDACT-1).
+        f.debug_struct("EngineParts")
+            .field("config", &self.config)
+            .field("secrets", &self.secrets.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EngineParts {
+    /// `research.json` in `config_dir`, the production fetcher (system DNS,
+    /// or the hosts(5) file `hosts`) and the environment's secrets.
+    pub fn load(config_dir: &Path, hosts: Option<&Path>) -> Result<Self, CommandError> {
+        let config = load_config(config_dir)?;
+        let fetch_config = FetchConfig::production()
+            .map_err(|err| CommandError::Network(format!("TLS setup failed: {err}")))?;
+        let fetcher = match hosts {
+            Some(path) => {
+                let resolver = HostsFileResolver::from_path(path)
+                    .map_err(|err| CommandError::Network(err.to_string()))?;
+                Fetcher::with_resolver(Arc::new(resolver), fetch_config)
+            }
+            None => Fetcher::production(fetch_config).map_err(|err| {
+                CommandError::Network(format!("the system resolver is unavailable: {err}"))
+            })?,
+        };
+        Ok(Self::new(config, fetcher, SecretSet::from_process_env()))
+    }
+
+    /// The parts themselves: a configuration, a fetcher (its own resolver
+    /// and dialer) and the secrets no request may carry.
+    pub fn new(config: ResearchConfig, fetcher: Fetcher, secrets: SecretSet) -> Self {
+        Self {
+            config,
+            fetcher,
+            secrets,
         }
-        None => Fetcher::production(fetch_config).map_err(|err| {
-            CommandError::Network(format!("the system resolver is unavailable: {err}"))
-        })?,
-    };
-    let secrets = SecretSet::from_process_env();
-    let door = SecretDoor::new(
-        secrets
-            .values()
-            .chain(tavily_keys.values().iter().map(String::as_str)),
-    );
-    let fetcher = fetcher.with_secrets(door).with_hop_gate(gate);
-    // Tavily POSTs through the same guarded fetcher (keys only from the
-    // environment; build_engine teaches them to the redactor).
-    let poster: Arc<dyn PostJson> = Arc::new(fetcher.clone());
-    Ok(build_engine(
-        &config,
-        &chosen,
-        tavily_keys,
-        Some(poster),
-        fetcher,
-        redactor,
-    )?)
+    }
+
+    /// Adds values no request may carry and no result may show (a running
+    /// service's password and gateway token).
+    pub fn add_secrets<'a>(&mut self, label: &str, values: impl IntoIterator<Item = &'a str>) {
+        for value in values {
+            self.secrets.insert(
+                value,
+                ploy_secrets::SecretOrigin::Given {
+                    label: label.to_owned(),
+                },
+            );
+        }
+    }
+
+    /// The redactor for results: the secrets above (the engine adds the
+    /// Tavily keys it is built with).
+    pub fn redactor(&self) -> Redactor {
+        self.secrets.redactor()
+    }
+
+    /// An engine with `keys` for Tavily and `gate` on every request: the
+    /// fetcher gets the secret door (the secrets and the keys; a key leaves
+    /// only as Tavily's declared credential, BEYOND-6) and the gate, and
+    /// Tavily POSTs through that same fetcher.
+    pub fn engine(
+        &self,
+        backends: &[String],
+        keys: TavilyKeys,
+        redactor: &Redactor,
+        gate: HopGate,
+    ) -> Result<(Research, Vec<String>), CommandError> {
+        let chosen = backends
+            .iter()
+            .map(|name| BackendName::parse(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let door = SecretDoor::new(
+            self.secrets
+                .values()
+                .chain(keys.values().iter().map(String::as_str)),
+        );
+        let fetcher = self.fetcher.with_secrets(door).with_hop_gate(gate);
+        // build_engine teaches the keys to the redactor.
+        let poster: Arc<dyn PostJson> = Arc::new(fetcher.clone());
+        Ok(build_engine(
+            &self.config,
+            &chosen,
+            keys,
+            Some(poster),
+            fetcher,
+            redactor,
+        )?)
+    }
 }
 
 /// The answer model named by `model` (else `PLOY_MODEL`) on the loopback

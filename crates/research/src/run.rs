@@ -74,12 +74,17 @@ pub trait TaintMarker: Send + Sync {
 
 /// The store as a [`TaintMarker`].
 #[derive(Debug)]
-pub struct StoreMarker(Mutex<Store>);
+pub struct StoreMarker(Arc<Mutex<Store>>);
 
 impl StoreMarker {
     /// Wraps an open store.
     pub fn new(store: Store) -> Self {
-        Self(Mutex::new(store))
+        Self(Arc::new(Mutex::new(store)))
+    }
+
+    /// Marks through a store shared with others (the service's).
+    pub fn shared(store: Arc<Mutex<Store>>) -> Self {
+        Self(store)
     }
 }
 
@@ -832,11 +837,7 @@ impl Research {
         marker: &dyn TaintMarker,
         tool: &str,
     ) -> ResearchOutput {
-        let mark = TaintMark {
-            reason: format!("the {tool} tool read web text into this conversation"),
-            source: TaintSource::Tool(tool.to_owned()),
-        };
-        match marker.mark_tainted(&output.conversation_id, &mark) {
+        match marker.mark_tainted(&output.conversation_id, &web_mark(tool)) {
             Ok(()) => {
                 output.tainted = true;
                 output
@@ -1064,6 +1065,17 @@ fn normalise_url(url: &str) -> String {
 /// text can never reach a model unmarked.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoStore;
+
+/// The mark a web tool writes (TAINT-1): `tool` read web text into the
+/// conversation. The store keeps one copy of equal marks, so a caller that
+/// marks before the run (the service's research route) and the run's own
+/// mark after it leave one mark.
+pub fn web_mark(tool: &str) -> TaintMark {
+    TaintMark {
+        reason: format!("the {tool} tool read web text into this conversation"),
+        source: TaintSource::Tool(tool.to_owned()),
+    }
+}
 
 impl TaintMarker for NoStore {
     fn mark_tainted(&self, _conversation_id: &str, _mark: &TaintMark) -> Result<(), String> {

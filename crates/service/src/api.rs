@@ -169,6 +169,7 @@ pub(crate) async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> R
             .await
         }
         (&Method::POST, ["", "v1", "exec-token"]) => exec_token(&shared),
+        (&Method::POST, ["", "v1", "research"]) => crate::research::handle(shared, request).await,
         (&Method::POST, ["", "v1", "admin-token", "rotate"]) => rotate_admin_token(&shared).await,
         _ => error(
             StatusCode::NOT_FOUND,
@@ -211,29 +212,37 @@ async fn health(shared: &Shared) -> Response<Body> {
     }
 }
 
-async fn create(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
+/// Reads a JSON API body of at most 64 KiB into `T` (unknown fields are
+/// refused by `T`); the error is the answer to send.
+pub(crate) async fn read_json_body<T: serde::de::DeserializeOwned>(
+    request: Request<Incoming>,
+) -> Result<T, Response<Body>> {
     let body = match Limited::new(request.into_body(), API_BODY_LIMIT)
         .collect()
         .await
     {
         Ok(collected) => collected.to_bytes(),
         Err(_) => {
-            return error(
+            return Err(error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "too_large",
                 "the request body is over 64 KiB",
-            );
+            ));
         }
     };
-    let create: CreateConversation = match serde_json::from_slice(&body) {
+    serde_json::from_slice(&body).map_err(|e| {
+        error(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            &format!("the request body does not parse (see docs/api.md): {e}"),
+        )
+    })
+}
+
+async fn create(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
+    let create: CreateConversation = match read_json_body(request).await {
         Ok(create) => create,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "bad_request",
-                &format!("expected {{\"title\": \"...\"}}: {e}"),
-            );
-        }
+        Err(answer) => return answer,
     };
     let length = create.title.chars().count();
     if length == 0 || length > 200 {

@@ -17,6 +17,9 @@ use ploy_model::connect_loopback;
 
 /// How long a local API call may take in total.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long `ploy research --service` waits for its answer: two search
+/// rounds, the pages and a local answer model.
+const RESEARCH_TIMEOUT: Duration = Duration::from_secs(900);
 
 /// Failures of the local client.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +96,18 @@ pub(crate) async fn exchange(
     headers: &[(header::HeaderName, String)],
     body: Option<Vec<u8>>,
 ) -> Result<(StatusCode, Bytes), String> {
+    exchange_within(CALL_TIMEOUT, addr, method, path, headers, body).await
+}
+
+/// [`exchange`] with its own time limit (research takes minutes).
+async fn exchange_within(
+    limit: Duration,
+    addr: SocketAddr,
+    method: Method,
+    path: &str,
+    headers: &[(header::HeaderName, String)],
+    body: Option<Vec<u8>>,
+) -> Result<(StatusCode, Bytes), String> {
     let exchange = async {
         let stream = connect_loopback(addr, CALL_TIMEOUT)
             .await
@@ -125,9 +140,9 @@ pub(crate) async fn exchange(
         driver.abort();
         Ok((status, body))
     };
-    match tokio::time::timeout(CALL_TIMEOUT, exchange).await {
+    match tokio::time::timeout(limit, exchange).await {
         Ok(result) => result,
-        Err(_) => Err(format!("no answer within {CALL_TIMEOUT:?}")),
+        Err(_) => Err(format!("no answer within {limit:?}")),
     }
 }
 
@@ -226,4 +241,46 @@ pub fn exec_token(state_dir: &Path) -> Result<ExecToken, ClientError> {
         status: status.as_u16(),
         body: format!("answer does not parse: {e}"),
     })
+}
+
+/// `ploy research --service`: runs `request` on the running service
+/// (`POST /v1/research`, with the service password) and returns its answer,
+/// the same strict JSON as `ploy research --json` (blocking).
+pub fn research(
+    state_dir: &Path,
+    request: &crate::research::ResearchRequest,
+) -> Result<String, ClientError> {
+    let Some((_, file)) = service_file::find_running(state_dir)? else {
+        return Err(ClientError::NotRunning {
+            state_dir: state_dir.to_path_buf(),
+        });
+    };
+    let addr = api_addr(&file);
+    let body = serde_json::to_vec(request).map_err(|e| ClientError::Runtime(e.to_string()))?;
+    let (status, answer) = runtime()?
+        .block_on(exchange_within(
+            RESEARCH_TIMEOUT,
+            addr,
+            Method::POST,
+            "/v1/research",
+            &[
+                (header::AUTHORIZATION, format!("Bearer {}", file.password)),
+                (header::CONTENT_TYPE, "application/json".to_owned()),
+            ],
+            Some(body),
+        ))
+        .map_err(|reason| ClientError::Unreachable {
+            pid: file.pid,
+            addr,
+            reason,
+        })?;
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    if status != StatusCode::OK {
+        return Err(ClientError::Refused {
+            what: "the research",
+            status: status.as_u16(),
+            body: text,
+        });
+    }
+    Ok(text)
 }

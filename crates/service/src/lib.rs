@@ -11,6 +11,9 @@
 //! * [`client`]: `ploy status` / `ploy exec`'s side of the API.
 //! * [`panel`]: the key panel at `/__keys` (ADMIN-1..12, STATE-1) and
 //!   `ploy keys`' client.
+//! * [`research`]: `POST /v1/research`, research with the panel's keys
+//!   (STATE-1), the conversation marked in the service's store first
+//!   (TAINT-1, TAINT-3).
 
 pub mod api;
 pub mod auth;
@@ -18,6 +21,7 @@ pub mod client;
 pub mod config;
 pub mod gateway;
 pub mod panel;
+pub mod research;
 pub mod server;
 pub mod service_file;
 
@@ -27,6 +31,7 @@ pub use api::{ExecToken, Health};
 pub use client::{ClientError, StatusReport};
 pub use config::{ConfigError, ConfigFlags, ServiceConfig, ServiceSection};
 pub use ploy_model::LoopbackUpstream;
+pub use research::{ResearchRequest, ResearchSetup};
 pub use server::{PanelStatus, RunningService, StartOptions};
 pub use service_file::{ServiceFile, ServiceFileError};
 

@@ -26,6 +26,7 @@ use crate::auth::{HostAllowlist, SecretDigest, new_secret};
 use crate::config::ServiceConfig;
 use crate::panel::keys::{KeyStore, Provider};
 use crate::panel::{AdminToken, Clock, Panel, PanelError, SystemClock};
+use crate::research::{ResearchSetup, ServiceResearch};
 use crate::service_file::{self, ServiceFile};
 use crate::{api, gateway};
 
@@ -47,6 +48,10 @@ pub(crate) struct Shared {
     pub(crate) pid: u32,
     /// The key panel; `None` on a public bind (ADMIN-10).
     pub(crate) panel: Option<Arc<Panel>>,
+    /// The keys (STATE-1), read by research at each request.
+    pub(crate) keys: Arc<KeyStore>,
+    /// Research (`POST /v1/research`), or why it is not offered.
+    pub(crate) research: Result<Arc<ServiceResearch>, String>,
 }
 
 /// What the service starts with besides its configuration.
@@ -58,6 +63,10 @@ pub struct StartOptions {
     pub keys_source: String,
     /// The panel's clock (tests inject one to expire nonces).
     pub clock: Arc<dyn Clock>,
+    /// Research for `POST /v1/research` (the profile, rules, engine parts
+    /// and answer model), or why the service does not offer it: the route
+    /// then answers 503 with this reason.
+    pub research: Result<ResearchSetup, String>,
 }
 
 impl Default for StartOptions {
@@ -66,6 +75,9 @@ impl Default for StartOptions {
             keys: Vec::new(),
             keys_source: "the start options".into(),
             clock: Arc::new(SystemClock::default()),
+            research: Err(
+                "research is not set up in this service (started without a research setup)".into(),
+            ),
         }
     }
 }
@@ -75,6 +87,7 @@ impl std::fmt::Debug for StartOptions {
         f.debug_struct("StartOptions")
             .field("keys", &self.keys.len())
             .field("keys_source", &self.keys_source)
+            .field("research", &self.research)
             .finish_non_exhaustive()
     }
 }
@@ -221,6 +234,13 @@ impl RunningService {
             (None, PanelStatus::NotMounted { reason }, None)
         };
         let service_file = service_file::write(&config.state_dir, &file)?;
+        let research = options
+            .research
+            .map(|setup| Arc::new(ServiceResearch::new(setup, [&password, &gateway_token])));
+        match &research {
+            Ok(_) => tracing::info!("research offered at POST /v1/research"),
+            Err(reason) => tracing::warn!("research is not offered: {reason}"),
+        }
 
         let shared = Arc::new(Shared {
             password: SecretDigest::of(&password),
@@ -233,6 +253,8 @@ impl RunningService {
             store: Arc::new(Mutex::new(store)),
             config,
             panel: panel.clone(),
+            keys: keys.clone(),
+            research,
         });
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();

@@ -1,6 +1,9 @@
 //! `ploy research "QUESTION" [--json] [--no-answer] [--backend NAME]... [--hosts FILE]`
+//! `ploy research --service "QUESTION" [--json] [--no-answer] [--backend NAME]... [--conversation ID]`
 //!
-//! Thin: the run lives in ploy-research (`ploy_research::command`). This
+//! Thin: the run lives in ploy-research (`ploy_research::command`), or, with
+//! `--service`, in the running service (`POST /v1/research`, with the keys
+//! its panel holds and the conversation in its store). This
 //! prints progress on stderr (phrases after scrubbing, results, pages read,
 //! bytes) and then the answer with numbered citations, the dossier, or the
 //! strict JSON result.
@@ -26,6 +29,10 @@ pub struct ResearchArgs {
     /// Search backend(s) to use: duckduckgo, wikipedia, tavily, searxng.
     #[arg(long = "backend", value_name = "NAME")]
     pub backends: Vec<String>,
+    /// Run on the running service (`ploy serve`): its panel's keys, its
+    /// store, its answer model and its research configuration.
+    #[arg(long, conflicts_with_all = ["hosts", "model", "upstream"])]
+    pub service: bool,
     /// Answer names from a hosts(5)-format file instead of DNS.
     #[arg(long, value_name = "FILE")]
     pub hosts: Option<PathBuf>,
@@ -62,14 +69,28 @@ pub fn run(args: ResearchArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    if args.service {
+        return match on_service(&args, &dirs.state) {
+            Ok(output) => finish(&args, &output),
+            Err((err, not_reached)) => {
+                eprintln!("ploy: {err}");
+                if not_reached {
+                    eprintln!(
+                        "hint: start the service with `ploy serve` (PLOY_STATE_DIR must name its state folder), or run without --service"
+                    );
+                }
+                ExitCode::from(EXIT_FAILED)
+            }
+        };
+    }
     let options = CommandOptions {
-        question: args.question,
-        backends: args.backends,
-        hosts: args.hosts,
-        conversation: args.conversation,
+        question: args.question.clone(),
+        backends: args.backends.clone(),
+        hosts: args.hosts.clone(),
+        conversation: args.conversation.clone(),
         want_answer: !args.no_answer,
-        upstream: args.upstream,
-        model: args.model,
+        upstream: args.upstream.clone(),
+        model: args.model.clone(),
         config_dir: dirs.config,
         state_dir: dirs.state,
     };
@@ -86,6 +107,35 @@ pub fn run(args: ResearchArgs) -> ExitCode {
             });
         }
     };
+    finish(&args, &output)
+}
+
+/// `--service`: the same question to the running service; its answer is
+/// the strict result JSON. The error says whether the service was reached.
+fn on_service(
+    args: &ResearchArgs,
+    state_dir: &std::path::Path,
+) -> Result<ResearchOutput, (String, bool)> {
+    let request = ploy_service::ResearchRequest {
+        question: args.question.clone(),
+        no_answer: args.no_answer,
+        backends: args.backends.clone(),
+        conversation: args.conversation.clone(),
+    };
+    let json = ploy_service::client::research(state_dir, &request).map_err(|e| {
+        let not_reached = !matches!(e, ploy_service::ClientError::Refused { .. });
+        (e.to_string(), not_reached)
+    })?;
+    serde_json::from_str(&json).map_err(|e| {
+        (
+            format!("the service's research answer does not parse: {e}"),
+            false,
+        )
+    })
+}
+
+/// Prints the summary on stderr and the result (JSON or text) on stdout.
+fn finish(args: &ResearchArgs, output: &ResearchOutput) -> ExitCode {
     eprintln!(
         "research: conversation {} ({}), {} pages, {} bytes read",
         output.conversation_id,
@@ -100,7 +150,7 @@ pub fn run(args: ResearchArgs) -> ExitCode {
     if args.json {
         println!("{}", output.to_json());
     } else {
-        print_human(&output);
+        print_human(output);
     }
     if output.status == RunStatus::Failed {
         ExitCode::from(EXIT_FAILED)

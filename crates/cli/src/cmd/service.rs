@@ -41,6 +41,10 @@ pub struct ServeArgs {
     /// Gateway request body limit in bytes (default 4 MiB).
     #[arg(long, value_name = "BYTES")]
     pub body_limit: Option<usize>,
+    /// Answer the names research looks up (POST /v1/research) from a
+    /// hosts(5)-format file instead of DNS, as `ploy research --hosts`.
+    #[arg(long, value_name = "FILE")]
+    pub research_hosts: Option<PathBuf>,
 }
 
 /// Arguments of `ploy status`.
@@ -132,6 +136,11 @@ pub fn serve_with_redactor(
         }
     };
     let upstream = config.upstream.to_string();
+    let research = research_setup(&config, args.research_hosts.as_deref());
+    match &research {
+        Ok(_) => println!("ploy serve: research offered at POST /v1/research"),
+        Err(reason) => eprintln!("ploy serve: research is not offered: {reason}"),
+    }
     // STATE-1: the keys the service starts with come from the environment
     // only, as for `ploy research`; the panel changes them in memory.
     let options = StartOptions {
@@ -141,6 +150,7 @@ pub fn serve_with_redactor(
             .map(|key| (Provider::Tavily, key.clone()))
             .collect(),
         keys_source: ploy_research::TavilyKeys::ENV.into(),
+        research,
         ..StartOptions::default()
     };
     let result = ploy_service::run_until_signal(config, redactor, options, |service| {
@@ -161,6 +171,31 @@ pub fn serve_with_redactor(
         }
         Err(e) => fail("serve", e, "", 1),
     }
+}
+
+/// What `POST /v1/research` runs with, as `ploy research` loads it: the
+/// user's settings (PROFILE-1/2, the user's rules), `research.json` in the
+/// config folder, the system resolver (or the `--research-hosts` file),
+/// the environment's secrets, and the
+/// answer model (`--model` / `service.model`, else PLOY_MODEL) on the
+/// service's upstream. `Err`: why research is not offered (the service
+/// still runs; the route answers with this reason).
+fn research_setup(
+    config: &ServiceConfig,
+    hosts: Option<&std::path::Path>,
+) -> Result<ploy_service::ResearchSetup, String> {
+    let dirs = ploy_trust::PloyDirs::from_env().map_err(|e| e.to_string())?;
+    let user = ploy_trust::load_user_settings(&dirs).map_err(|e| e.to_string())?;
+    let parts = ploy_research::command::EngineParts::load(&dirs.config, hosts)
+        .map_err(|e| format!("{e} (hint: {})", e.hint()))?;
+    let model = ploy_research::command::answer_model(
+        config.model.clone(),
+        Some(&config.upstream.to_string()),
+    )
+    .map_err(|e| e.to_string())?
+    .map(std::sync::Arc::from);
+    ploy_service::ResearchSetup::new(user.settings.as_ref(), parts, model)
+        .map_err(|e| e.to_string())
 }
 
 /// Tells the operator where the key panel is, shows a first admin token

@@ -12,11 +12,13 @@
 
 use std::{
     fs,
-    io::Write,
+    io::{BufRead, BufReader, Read, Write},
     os::unix::fs::PermissionsExt,
     path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
+    process::{Child, Command, Output, Stdio},
     sync::atomic::{AtomicUsize, Ordering},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
 };
 
 /// The `ploy` binary Cargo built for these tests.
@@ -178,4 +180,94 @@ pub fn code(out: &Output) -> i32 {
 pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {} / {}", stdout(out), stderr(out)))
+}
+
+/// Collects a child's output, line by line, in the background.
+pub fn collect(reader: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+    let text = Arc::new(Mutex::new(String::new()));
+    let sink = text.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines() {
+            let Ok(line) = line else { return };
+            let mut sink = sink.lock().unwrap();
+            sink.push_str(&line);
+            sink.push('\n');
+        }
+    });
+    text
+}
+
+/// Every regular file under `dir`, at any depth (none when it is missing).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else if path.is_file() {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// `ploy serve ARGS` running in the background with `PLOY_LOG=trace` and
+/// its config and state folders under the root, its output collected;
+/// killed on drop.
+pub struct Serve {
+    pub child: Child,
+    pub out: Arc<Mutex<String>>,
+    pub err: Arc<Mutex<String>>,
+}
+
+impl Serve {
+    /// Starts it with `env` added and waits for its `running` line.
+    pub fn start(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Serve {
+        let mut command = ploy(root);
+        command
+            .env("PLOY_LOG", "trace")
+            .env_remove("PLOY_TAVILY_KEYS")
+            .env_remove("PLOY_MODEL")
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let out = collect(child.stdout.take().unwrap());
+        let err = collect(child.stderr.take().unwrap());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !out.lock().unwrap().contains("running") {
+            assert!(
+                Instant::now() < deadline,
+                "ploy serve did not start: {}",
+                err.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        Serve { child, out, err }
+    }
+
+    /// Stops it with SIGTERM; returns all it printed (stdout, then stderr).
+    pub fn stop(mut self) -> String {
+        Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        let _ = self.child.wait();
+        std::thread::sleep(Duration::from_millis(100));
+        format!("{}{}", self.out.lock().unwrap(), self.err.lock().unwrap())
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
 }

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use ploy_service::panel::Clock;
-use ploy_service::{ConfigFlags, RunningService, ServiceConfig, ServiceSection, StartOptions};
+use ploy_service::{
+    ConfigFlags, ResearchSetup, RunningService, ServiceConfig, ServiceSection, StartOptions,
+};
 
 use super::{raw, status, without_date};
 
@@ -81,8 +83,18 @@ impl PanelHarness {
         section: &str,
         keys: Vec<String>,
     ) -> PanelHarness {
+        Self::start_with(state, section, keys, StartOptions::default().research).await
+    }
+
+    /// [`PanelHarness::start_in`] with research set up (or not).
+    pub async fn start_with(
+        state: tempfile::TempDir,
+        section: &str,
+        keys: Vec<String>,
+        research: Result<ResearchSetup, String>,
+    ) -> PanelHarness {
         let clock = TestClock::new();
-        let mut service = start_service(state.path(), section, keys, clock.clone())
+        let mut service = start_service_with(state.path(), section, keys, clock.clone(), research)
             .await
             .unwrap();
         let token = service
@@ -217,6 +229,23 @@ pub async fn start_service(
     keys: Vec<String>,
     clock: Arc<TestClock>,
 ) -> Result<RunningService, ploy_service::ServiceError> {
+    start_service_with(
+        state,
+        section,
+        keys,
+        clock,
+        StartOptions::default().research,
+    )
+    .await
+}
+
+pub async fn start_service_with(
+    state: &std::path::Path,
+    section: &str,
+    keys: Vec<String>,
+    clock: Arc<TestClock>,
+    research: Result<ResearchSetup, String>,
+) -> Result<RunningService, ploy_service::ServiceError> {
     let section = ServiceSection::parse(section, "test").unwrap();
     let config =
         ServiceConfig::load(section, ConfigFlags::default(), Some(state.to_path_buf())).unwrap();
@@ -227,6 +256,7 @@ pub async fn start_service(
             .collect(),
         keys_source: "PLOY_TAVILY_KEYS".into(),
         clock,
+        research,
     };
     RunningService::start_with(config, None, options).await
 }
