@@ -367,6 +367,9 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
                     ),
                 ));
             }
+            if index == 0 {
+                reads_empty_stdin(command, refusals);
+            }
             let at = grammar::At {
                 head: index == 0,
                 upstream: &upstream,
@@ -439,6 +442,37 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
             ),
         )),
         vacuity::Outcome::TooComplex => refusals.push(too_complex()),
+    }
+}
+
+/// PROOF-5: at the head of a pipeline the plan runner gives a command an
+/// empty standard input (`/dev/null`), so a checker told to read it (`grep
+/// -q x -`, `grep -f - f`, `--file=-`, `diff - f`, `cat - | …`) reads
+/// nothing and its outcome is fixed (`! grep -q x -` passes on any
+/// project). `test`, `[` and `find` take `-` as a path named `-`; project
+/// code is its own business.
+fn reads_empty_stdin(command: &PlanCommand, refusals: &mut Refusals) {
+    let Some((program, args)) = command.argv.split_first() else {
+        return;
+    };
+    if program_kind(program) != Some(ProgramKind::Checker)
+        || matches!(program.as_str(), "test" | "[" | "find")
+    {
+        return;
+    }
+    let stdin = |arg: &String| {
+        arg == "-"
+            || arg.ends_with("=-")
+            // A short option with its value glued: `-f-`.
+            || (arg.len() > 2 && arg.starts_with('-') && !arg.starts_with("--") && arg.ends_with('-'))
+    };
+    if let Some(arg) = args.iter().find(|a| stdin(a)) {
+        refusals.push(Refusal::new(
+            PROOF_5,
+            format!(
+                "`{arg}` makes `{program}` read its standard input, which is empty (/dev/null) at the start of a pipeline, so the outcome is fixed; name the file (a file called `-` is `./-`)"
+            ),
+        ));
     }
 }
 

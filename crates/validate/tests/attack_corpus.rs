@@ -377,3 +377,82 @@ fn git_history_filters_do_not_decide() {
         );
     }
 }
+
+// proves: PROOF-5, PROOF-4 (the outside attacker's first round, 15:25 UTC:
+// /work/coord/attacks/validate.md #1-#3)
+#[test]
+fn outside_attacker_round_one() {
+    all_refused(&[
+        // #1: `-` is standard input, /dev/null at the head of a pipeline.
+        ("! grep -q x -", "PROOF-5", "grep reads the empty input"),
+        ("! grep -q x -- -", "PROOF-5", "the same after --"),
+        ("! grep x -", "PROOF-5", "the same, printing"),
+        ("! grep -qr x -", "PROOF-5", "the same, recursive"),
+        ("! rg -q x -", "PROOF-5", "rg reads the empty input"),
+        (
+            "! grep -q -f - README.md",
+            "PROOF-5",
+            "no patterns: never matches",
+        ),
+        (
+            "! grep -q -e x -f - README.md",
+            "PROOF-5",
+            "the same with -e",
+        ),
+        ("! grep -q --file=- README.md", "PROOF-5", "the long form"),
+        ("! grep -qf- README.md", "PROOF-5", "glued"),
+        ("! rg -q -f - README.md", "PROOF-5", "rg's -f"),
+        (
+            "grep -q x README.md -",
+            "PROOF-5",
+            "one of the files is empty",
+        ),
+        ("! diff - README.md", "PROOF-5", "compares with nothing"),
+        ("! cmp - README.md", "PROOF-5", "the same"),
+        ("! cat - | grep -q x", "PROOF-5", "an empty pipe"),
+        ("! wc -l - | grep -q x", "PROOF-5", "the same"),
+        ("! head -n1 - | grep -q x", "PROOF-5", "the same"),
+        ("! git grep -q -f - x", "PROOF-5", "git grep's -f"),
+        (
+            "! grep -qr --exclude-from - x src",
+            "PROOF-5",
+            "a list read from nothing",
+        ),
+        // #2: jq's and yq's other spelling of the environment.
+        ("yq -e '$ENV.PATH' f.json", "PROOF-4", "$ENV is env"),
+        ("yq -e '$ENV' f.json", "PROOF-4", "the whole environment"),
+        ("jq -e env f.json", "PROOF-4", "jq's env"),
+        ("jq -e 'env.HOME' f.json", "PROOF-4", "a variable of it"),
+        ("jq -e '$ENV.HOME' f.json", "PROOF-4", "jq's $ENV"),
+        ("jq -e '.a | env' f.json", "PROOF-4", "after a pipe"),
+        // #3: a folder compared with itself, spelled with a slash.
+        ("diff -r src src/", "PROOF-5", "src/ is src"),
+        ("diff -r src/ src", "PROOF-5", "the other way"),
+        ("diff -q src src//", "PROOF-5", "two slashes"),
+        ("diff -r src src/.", "PROOF-5", "a trailing /."),
+        ("diff -r src/. src", "PROOF-5", "the other way"),
+        (
+            "diff -q README.md README.md/",
+            "PROOF-5",
+            "a file with a slash",
+        ),
+        ("cmp README.md ./README.md/", "PROOF-5", "cmp too"),
+    ]);
+    // Input from a pipe is not the empty input; `test` and `find` take `-`
+    // as a path; a field named env is data.
+    for line in [
+        "cat f | grep -q x -",
+        "cat f | diff - expected",
+        "test -f -",
+        "jq -e '.env' f.json",
+        "jq -e '.a.env.b' f.json",
+        "jq -e '.environment' f.json",
+        "diff -r src lib/",
+    ] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}

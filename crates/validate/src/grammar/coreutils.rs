@@ -614,7 +614,8 @@ const EQUALS_ANYTHING: Use = Use::No(
 
 /// PROOF-5: comparing a path with itself always finds them equal.
 fn same_path(ctx: &mut Ctx, a: &str, b: &str) {
-    if a != "-" && path_key(a) == path_key(b) {
+    // `src` and `src/` are one folder (the slash only requires a folder).
+    if a != "-" && path_key(a).0 == path_key(b).0 {
         ctx.refuse(
             PROOF_5,
             format!("compares `{a}` with itself, which verifies nothing"),

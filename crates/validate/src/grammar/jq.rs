@@ -50,6 +50,25 @@ fn words(filter: &str) -> impl Iterator<Item = &str> {
 }
 
 fn check_filter(ctx: &mut Ctx, filter: &str, forbidden: &[&[&str]]) {
+    // `env` and `$ENV` read the environment (jq's and yq's spellings); a
+    // field of that name (`.env`, `.a.env`) is data.
+    let mut start = 0;
+    for word in words(filter) {
+        // Words come in order, separated by other characters: the first
+        // match from the end of the previous one is this word.
+        let Some(found) = filter[start..].find(word) else {
+            break;
+        };
+        let at = start + found;
+        start = at + word.len();
+        if matches!(word, "env" | "ENV") && filter.as_bytes().get(at.wrapping_sub(1)) != Some(&b'.')
+        {
+            ctx.refuse(
+                PROOF_4,
+                format!("the filter uses `{word}`, which reads the environment; a proof's filter reads only its input"),
+            );
+        }
+    }
     for word in words(filter) {
         if forbidden.iter().any(|list| list.contains(&word)) {
             ctx.refuse(
