@@ -88,6 +88,11 @@ fn sample(name: &str) -> Value {
         "research" => json!({"question": "what is rust ownership"}),
         "plan_add_step" => json!({"title": "lib exists", "proof": "test -f src/lib.rs"}),
         "plan_check" => json!({}),
+        "browser_open" => json!({"url": "http://docs.example.com/page"}),
+        "browser_read" => json!({}),
+        "browser_find" => json!({"text": "answer"}),
+        "browser_click" => json!({"link": 1}),
+        "browser_type" => json!({"field": 1, "text": "rust"}),
         other => panic!("no sample arguments for the tool `{other}`: add one"),
     }
 }
@@ -95,7 +100,18 @@ fn sample(name: &str) -> Value {
 /// Every built-in tool, the web tools last: they mark the conversation
 /// (TAINT-1), after which edits and commands ask (PERM-3).
 fn order() -> Vec<&'static str> {
-    let web = ["web_fetch", "web_search", "research"];
+    // browser_open first: after web_fetch has marked the conversation,
+    // a site not visited asks (BROWSER-2), and nothing is visited here.
+    let web = [
+        "browser_open",
+        "browser_read",
+        "browser_find",
+        "browser_click",
+        "browser_type",
+        "web_fetch",
+        "web_search",
+        "research",
+    ];
     let mut names: Vec<&'static str> = BUILTIN
         .iter()
         .copied()
@@ -109,6 +125,18 @@ fn order() -> Vec<&'static str> {
     assert_eq!(sorted, all, "every tool once");
     names
 }
+
+/// The browser tools that act on the open page. Here no page ever opens
+/// (the door refuses the documentation address), so each is refused while
+/// its arguments are read, before any decision and without running
+/// (PERM-1 holds: no run); tests/browser.rs decides and runs them on real
+/// pages.
+const NEEDS_PAGE: [&str; 4] = [
+    "browser_read",
+    "browser_find",
+    "browser_click",
+    "browser_type",
+];
 
 fn every_kind(effect: Effect) -> Vec<Rule> {
     vec![
@@ -249,10 +277,15 @@ async fn under_deny_rules_no_tool_runs_and_every_call_was_decided() {
     let mut expected = Vec::new();
     for name in order() {
         expected.push(format!("call {name}"));
-        expected.push("decision deny".to_string());
+        if !NEEDS_PAGE.contains(&name) {
+            expected.push("decision deny".to_string());
+        }
     }
     assert_eq!(log, expected);
-    assert!(asserts >= BUILTIN.len() as u64, "{asserts}");
+    assert!(
+        asserts >= (BUILTIN.len() - NEEDS_PAGE.len()) as u64,
+        "{asserts}"
+    );
     assert_eq!(
         std::fs::read_to_string(world.project.join("src/lib.rs")).unwrap(),
         before
@@ -270,7 +303,7 @@ async fn under_allow_rules_each_tool_runs_once_right_after_its_allow() {
     for (name, runs) in &counts {
         assert_eq!(
             *runs,
-            1,
+            usize::from(!NEEDS_PAGE.contains(&name.as_str())),
             "`{name}` ran {runs} times: {:?}",
             log.lock().unwrap()
         );
@@ -279,10 +312,15 @@ async fn under_allow_rules_each_tool_runs_once_right_after_its_allow() {
     let mut expected = Vec::new();
     for name in order() {
         expected.push(format!("call {name}"));
-        expected.push("decision allow".to_string());
-        expected.push(format!("run {name}"));
+        if !NEEDS_PAGE.contains(&name) {
+            expected.push("decision allow".to_string());
+            expected.push(format!("run {name}"));
+        }
     }
     assert_eq!(log, expected);
-    assert!(asserts >= BUILTIN.len() as u64, "{asserts}");
+    assert!(
+        asserts >= (BUILTIN.len() - NEEDS_PAGE.len()) as u64,
+        "{asserts}"
+    );
     assert!(world.project.join("ran.txt").exists(), "the shell ran");
 }

@@ -3,8 +3,11 @@
 //! `glob{pattern}`, `grep{pattern, path?}`, `edit{path, old_string,
 //! new_string}`, `write{path, content}`, `shell{command}`, `web_fetch{url}`,
 //! `web_search{query}`, `research{question}`, `plan_add_step{title, proof}`,
-//! `plan_check{}`.
+//! `plan_check{}`, `browser_open{url}`, `browser_read{}`,
+//! `browser_find{text}`, `browser_click{link}`, `browser_type{field, text,
+//! submit?}`.
 
+pub mod browser;
 pub mod edit;
 pub mod fs;
 pub mod paths;
@@ -17,7 +20,7 @@ use std::sync::Arc;
 use crate::tool::{Registry, ToolError};
 
 /// The names of the built-in tools, in registration order.
-pub const BUILTIN: [&str; 12] = [
+pub const BUILTIN: [&str; 17] = [
     "read",
     "list",
     "glob",
@@ -30,6 +33,11 @@ pub const BUILTIN: [&str; 12] = [
     "research",
     "plan_add_step",
     "plan_check",
+    "browser_open",
+    "browser_read",
+    "browser_find",
+    "browser_click",
+    "browser_type",
 ];
 
 /// A registry with every built-in tool.
@@ -47,5 +55,8 @@ pub fn builtin_registry() -> Result<Registry, ToolError> {
     registry.add(Arc::new(web::ResearchTool))?;
     registry.add(Arc::new(plan::PlanAddStep))?;
     registry.add(Arc::new(plan::PlanCheck))?;
+    for tool in browser::tools() {
+        registry.add(tool)?;
+    }
     Ok(registry)
 }
