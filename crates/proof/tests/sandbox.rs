@@ -1727,3 +1727,66 @@ print("SURVIVED", flush=True)
     let result = world.sh(&[], "cat /proc/sysvipc/shm | wc -l");
     assert_eq!(stdout(&result).trim(), "1", "{}", brief(&result));
 }
+
+// `core.hooksPath` sends git's hooks to a folder in the work tree (husky's
+// `.husky`): found attacking the sandbox, a hook written there ran at the
+// host's next commit. Every folder git's configuration names (the
+// repository's, the user's global one, their includes) is locked like a
+// PERM-7 path, and one made during a writable run is moved aside.
+// proves: SBX-6
+#[test]
+fn folders_named_by_core_hooks_path_stay_read_only() {
+    let world = World::new();
+    repository(&world);
+    std::fs::write(
+        world.project.join(".git/config"),
+        "[core]\n\tbare = false\n[include]\n\tpath = hooks.inc\n",
+    )
+    .unwrap();
+    std::fs::write(
+        world.project.join(".git/hooks.inc"),
+        "[core]\n\thooksPath = .husky\n",
+    )
+    .unwrap();
+    std::fs::write(
+        world.home.join(".gitconfig"),
+        "[core]\n\thooksPath = .githooks\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(world.project.join(".husky")).unwrap();
+    std::fs::write(
+        world.project.join(".husky/pre-commit"),
+        "#!/bin/sh\nexit 0\n",
+    )
+    .unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.home, uid, gid);
+    }
+    for options in [&["--writable-project"][..], &[][..]] {
+        let result = world.sh(
+            options,
+            "printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .husky/pre-commit 2>/dev/null || echo husky-locked; \
+             mv .husky .husky-old 2>/dev/null || echo husky-pinned; \
+             mkdir -p .githooks && echo 'touch /tmp/pwned' > .githooks/pre-commit; echo done",
+        );
+        let text = stdout(&result);
+        assert!(
+            text.contains("husky-locked") && text.contains("husky-pinned"),
+            "{options:?}: {result}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(world.project.join(".husky/pre-commit")).unwrap(),
+            "#!/bin/sh\nexit 0\n"
+        );
+        assert!(
+            !world.project.join(".githooks").exists(),
+            "{options:?}: {result}"
+        );
+    }
+    assert!(world.project.join(".githooks.ploy-blocked").exists());
+    // The project itself as git's hooks folder cannot be locked: refused.
+    std::fs::write(world.home.join(".gitconfig"), "[core]\n\thooksPath = .\n").unwrap();
+    let result = world.sh(&["--writable-project"], "echo ran");
+    assert_eq!(result["rule"], "SBX-6", "{result}");
+    assert!(result.get("stdout").is_none(), "{result}");
+}

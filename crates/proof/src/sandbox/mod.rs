@@ -25,6 +25,7 @@
 
 mod collect;
 mod env;
+mod hooks_path;
 mod init;
 mod launch;
 pub mod macos;

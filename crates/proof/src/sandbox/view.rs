@@ -116,6 +116,7 @@ pub(super) fn scan_project(
         children.sort();
         stack.extend(children.into_iter().rev());
     }
+    add_hook_folders(project, &mut scan)?;
     scan.pinned
         .extend(ancestors_to_pin(project, &scan.protected));
     scan.pinned.sort();
@@ -125,6 +126,52 @@ pub(super) fn scan_project(
     // A pinned folder that is itself protected is bound read-only instead.
     scan.pinned.retain(|dir| !scan.protected.contains(dir));
     Ok(scan)
+}
+
+/// Adds the folders `core.hooksPath` names inside the project, for every
+/// repository found and the one holding the project (`hooks_path.rs`), as
+/// protected paths; when unsure where git takes hooks from, refuses.
+fn add_hook_folders(project: &Path, scan: &mut ProjectScan) -> Result<(), SandboxError> {
+    let mut repositories: Vec<PathBuf> = scan
+        .described
+        .iter()
+        .map(|(path, _)| path)
+        .filter(|path| path.file_name() == Some(std::ffi::OsStr::new(".git")))
+        .cloned()
+        .collect();
+    repositories.extend(super::hooks_path::enclosing_repository(project));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let env = |name: &str| std::env::var(name).ok();
+    let folders = super::hooks_path::hook_folders(project, &repositories, home.as_deref(), &env)
+        .map_err(|unsure| {
+            refuse(
+                "SBX-6",
+                format!(
+                    "cannot tell for sure where git takes its hooks from: {}; nothing was \
+                         run, because a hooks folder in the project must be locked (the host's \
+                         next commit would run what the program wrote there). Fix the \
+                         configuration",
+                    unsure.0
+                ),
+            )
+        })?;
+    for folder in folders {
+        let Ok(meta) = folder.symlink_metadata() else {
+            // Absent now: if the run makes it, it is moved aside afterwards.
+            continue;
+        };
+        if meta.file_type().is_symlink()
+            && let Ok(target) = folder.canonicalize()
+            && target.starts_with(project)
+            && target != project
+        {
+            scan.protected.push(target);
+        }
+        scan.protected.push(folder.clone());
+        scan.described
+            .push((folder, "git's hooks folder (core.hooksPath)".to_string()));
+    }
+    Ok(())
 }
 
 fn unreadable(dir: &Path, err: &dyn std::fmt::Display) -> SandboxError {

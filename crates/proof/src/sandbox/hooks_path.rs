@@ -1,0 +1,385 @@
+//! Where git looks for hooks, as far as it can be inside the project
+//! (SBX-6): `core.hooksPath` points git's hooks at any folder, often one in
+//! the work tree (husky sets `.husky`). `.git/hooks` is locked with `.git`,
+//! but a folder named there would be ordinary project files, and the host's
+//! next `git commit` would run what the program wrote into them.
+//!
+//! Every configuration git reads is read here too: the system and global
+//! files, each repository's own (`config`, `config.worktree`, the common
+//! folder's), `GIT_CONFIG_COUNT` variables, and every `include.path` and
+//! `includeIf.*.path` they name, followed whatever the condition (a folder
+//! locked needlessly costs less than a hook missed). A file that exists but
+//! cannot be read, or includes nested deeper than git allows, fail closed.
+
+use std::path::{Component, Path, PathBuf};
+
+/// git's own limit on nested includes.
+const MAX_INCLUDE_DEPTH: usize = 10;
+
+/// Why the hooks folder could not be found for sure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Unsure(pub String);
+
+/// Every `core.hooksPath` value (with the file that set it) in `text`, a git
+/// configuration file, and every include path it names (as written).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Parsed {
+    hooks_paths: Vec<String>,
+    includes: Vec<String>,
+}
+
+/// Parses git's configuration syntax far enough to find `core.hooksPath`
+/// and the include paths: sections (`[core]`, `[include]`, `[includeIf
+/// "…"]`, the old `[section.sub]` form), case-insensitive names, quoted
+/// values with escapes, comments, and lines continued with `\`.
+fn parse(text: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut section = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let mut line = line.trim_start().to_string();
+        if let Some(rest) = line.strip_prefix('[') {
+            let Some(end) = rest.find(']') else { continue };
+            let header = rest[..end].trim();
+            let name: String = header
+                .split(|c: char| c.is_whitespace() || c == '"')
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let subsection = header.contains('"');
+            // `[core]` only; `[core "x"]` would be another section. The old
+            // `[includeIf.gitdir:x]` form has a dot.
+            section = if subsection || name.contains('.') {
+                let base = name.split('.').next().unwrap_or_default();
+                format!("{base}.*")
+            } else {
+                name
+            };
+            // A key may follow the header on the same line.
+            line = rest[end + 1..].trim_start().to_string();
+            if line.is_empty() {
+                continue;
+            }
+        }
+        if line.starts_with('#') || line.starts_with(';') || line.is_empty() {
+            continue;
+        }
+        // A value continued on the next line ends with an unescaped `\`.
+        while ends_in_continuation(&line) {
+            line.pop();
+            match lines.next() {
+                Some(next) => line.push_str(next),
+                None => break,
+            }
+        }
+        let (key, value) = match line.find('=') {
+            Some(at) => (line[..at].trim(), value_of(&line[at + 1..])),
+            None => (line.trim(), String::new()),
+        };
+        let key = key.to_ascii_lowercase();
+        match (section.as_str(), key.as_str()) {
+            ("core", "hookspath") => parsed.hooks_paths.push(value),
+            ("include" | "include.*" | "includeif.*", "path") => parsed.includes.push(value),
+            _ => {}
+        }
+    }
+    parsed
+}
+
+fn ends_in_continuation(line: &str) -> bool {
+    let trailing = line.chars().rev().take_while(|c| *c == '\\').count();
+    trailing % 2 == 1
+}
+
+/// A value as git reads it: quotes removed, `\"`, `\\`, `\n`, `\t`, `\b`
+/// decoded, a comment outside quotes dropped, outer white space trimmed.
+fn value_of(raw: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut chars = raw.trim().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('b') => {
+                    out.pop();
+                }
+                Some(other) => out.push(other),
+                None => {}
+            },
+            '#' | ';' if !quoted => break,
+            other => out.push(other),
+        }
+    }
+    out.trim().to_string()
+}
+
+/// `~/…` against `home`; otherwise relative to `base`.
+fn resolve(value: &str, base: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    if let Some(rest) = value.strip_prefix("~/") {
+        return home.map(|home| home.join(rest));
+    }
+    if value == "~" {
+        return home.map(Path::to_path_buf);
+    }
+    Some(base.join(value))
+}
+
+/// `.` and `..` taken out without touching the file system.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The configuration files git reads for every repository: system, then
+/// global, then `GIT_CONFIG_COUNT` values (returned apart, as values).
+fn shared_files(home: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if env("GIT_CONFIG_NOSYSTEM").is_none() {
+        files.push(
+            env("GIT_CONFIG_SYSTEM")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("/etc/gitconfig")),
+        );
+    }
+    match env("GIT_CONFIG_GLOBAL") {
+        Some(global) => files.push(PathBuf::from(global)),
+        None => {
+            let xdg = env("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".config")));
+            if let Some(xdg) = xdg {
+                files.push(xdg.join("git/config"));
+            }
+            if let Some(home) = home {
+                files.push(home.join(".gitconfig"));
+            }
+        }
+    }
+    files
+}
+
+/// `core.hooksPath` values set through `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`.
+fn env_hooks_paths(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let count: usize = env("GIT_CONFIG_COUNT")
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    (0..count.min(1000))
+        .filter(|i| {
+            env(&format!("GIT_CONFIG_KEY_{i}"))
+                .is_some_and(|key| key.eq_ignore_ascii_case("core.hookspath"))
+        })
+        .filter_map(|i| env(&format!("GIT_CONFIG_VALUE_{i}")))
+        .collect()
+}
+
+/// Reads `file` and what it includes; adds every `core.hooksPath` value.
+fn read_config(
+    file: &Path,
+    home: Option<&Path>,
+    depth: usize,
+    out: &mut Vec<String>,
+) -> Result<(), Unsure> {
+    if depth > MAX_INCLUDE_DEPTH {
+        return Err(Unsure(format!(
+            "{} nests includes deeper than git allows ({MAX_INCLUDE_DEPTH})",
+            file.display()
+        )));
+    }
+    let text = match std::fs::read(file) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        // git skips a configuration file or include that does not exist.
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(err) if err.raw_os_error() == Some(libc::ENOTDIR) => return Ok(()),
+        Err(err) => {
+            return Err(Unsure(format!(
+                "git's configuration file {} cannot be read ({err})",
+                file.display()
+            )));
+        }
+    };
+    let parsed = parse(&text);
+    out.extend(parsed.hooks_paths);
+    let base = file.parent().unwrap_or(Path::new("/"));
+    for include in parsed.includes {
+        if let Some(path) = resolve(&include, base, home) {
+            read_config(&path, home, depth + 1, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// A repository's git folder, from its `.git` entry (a folder, or a file
+/// `gitdir: PATH`), and the folders whose `config` git reads for it.
+fn repository_configs(dot_git: &Path) -> Result<Vec<PathBuf>, Unsure> {
+    let meta = std::fs::metadata(dot_git)
+        .map_err(|err| Unsure(format!("{} cannot be inspected ({err})", dot_git.display())))?;
+    let git_dir = if meta.is_dir() {
+        dot_git.to_path_buf()
+    } else {
+        let text = std::fs::read_to_string(dot_git)
+            .map_err(|err| Unsure(format!("{} cannot be read ({err})", dot_git.display())))?;
+        let Some(target) = text.trim().strip_prefix("gitdir:") else {
+            return Ok(Vec::new());
+        };
+        let base = dot_git.parent().unwrap_or(Path::new("/"));
+        lexical(&base.join(target.trim()))
+    };
+    let mut files = vec![git_dir.join("config"), git_dir.join("config.worktree")];
+    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
+        files.push(lexical(&git_dir.join(common.trim())).join("config"));
+    }
+    Ok(files)
+}
+
+/// The in-project folders git may take hooks from, for the repositories
+/// whose `.git` entries are `repositories` (each work tree is the folder
+/// holding its `.git`); paths not inside `project` are left out (the
+/// sandbox cannot write there). `env` reads the environment.
+pub(super) fn hook_folders(
+    project: &Path,
+    repositories: &[PathBuf],
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<PathBuf>, Unsure> {
+    if repositories.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut shared = env_hooks_paths(env);
+    for file in shared_files(home, env) {
+        read_config(&file, home, 0, &mut shared)?;
+    }
+    let mut folders = Vec::new();
+    for dot_git in repositories {
+        let work_tree = dot_git.parent().unwrap_or(project);
+        let mut values = shared.clone();
+        for file in repository_configs(dot_git)? {
+            read_config(&file, home, 0, &mut values)?;
+        }
+        for value in values.iter().filter(|value| !value.is_empty()) {
+            let Some(path) = resolve(value, work_tree, home) else {
+                continue;
+            };
+            let path = lexical(&path);
+            if path == project || project.starts_with(&path) {
+                if path == project {
+                    return Err(Unsure(format!(
+                        "core.hooksPath = {value} makes the project folder itself git's hooks \
+                         folder, and it cannot be locked without locking the whole project"
+                    )));
+                }
+                continue;
+            }
+            if path.starts_with(project) && !folders.contains(&path) {
+                folders.push(path);
+            }
+        }
+    }
+    Ok(folders)
+}
+
+/// The repository that holds `project` from above (the project is a folder
+/// inside a work tree): its `.git` entry, if any.
+pub(super) fn enclosing_repository(project: &Path) -> Option<PathBuf> {
+    project
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join(".git"))
+        .find(|dot_git| dot_git.symlink_metadata().is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_hooks_path_in_every_spelling_and_the_includes() {
+        let text = "# c\n[core]\n\tbare = false\n[Core]\n\tHooksPath = .husky ; comment\n\
+                    [core \"x\"]\n\thookspath = not-this\n[include]\n\tpath = ~/more.inc\n\
+                    [includeIf \"gitdir:~/work/\"]\n\tpath = \"work.inc\"\n\
+                    [core] hooksPath = \"a b\\\\c\"\n[core]\n\thooksPath = long\\\n-name\n";
+        let parsed = parse(text);
+        assert_eq!(parsed.hooks_paths, [".husky", "a b\\c", "long-name"]);
+        assert_eq!(parsed.includes, ["~/more.inc", "work.inc"]);
+    }
+
+    fn tree(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir()
+            .canonicalize()
+            .unwrap()
+            .join(format!("ploy-hooks-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    // proves: SBX-6
+    #[test]
+    fn hook_folders_come_from_local_global_included_and_env_config() {
+        let base = tree("resolve");
+        let (home, project) = (base.join("home"), base.join("home/app"));
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(project.join("sub/.git")).unwrap();
+        std::fs::write(
+            project.join(".git/config"),
+            "[core]\n\thooksPath = .husky\n[include]\n\tpath = extra.inc\n",
+        )
+        .unwrap();
+        std::fs::write(
+            project.join(".git/extra.inc"),
+            "[core]\nhooksPath=tools/hooks\n",
+        )
+        .unwrap();
+        std::fs::write(home.join(".gitconfig"), "[core]\n\thooksPath = .githooks\n").unwrap();
+        std::fs::write(
+            project.join("sub/.git/config"),
+            "[core]\n\thooksPath = ../../x\n",
+        )
+        .unwrap();
+        let repos = [project.join(".git"), project.join("sub/.git")];
+        let env = |name: &str| match name {
+            "GIT_CONFIG_COUNT" => Some("1".to_string()),
+            "GIT_CONFIG_KEY_0" => Some("core.hooksPath".to_string()),
+            "GIT_CONFIG_VALUE_0" => Some("ci-hooks".to_string()),
+            "GIT_CONFIG_NOSYSTEM" => Some("1".to_string()),
+            _ => None,
+        };
+        let mut found = hook_folders(&project, &repos, Some(&home), &env).unwrap();
+        found.sort();
+        let rel: Vec<String> = found
+            .iter()
+            .map(|p| p.strip_prefix(&project).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            rel,
+            [
+                ".githooks",
+                ".husky",
+                "ci-hooks",
+                "sub/.githooks",
+                "sub/ci-hooks",
+                "tools/hooks"
+            ]
+        );
+        // The project itself as the hooks folder cannot be locked: refused.
+        std::fs::write(project.join(".git/config"), "[core]\n\thooksPath = .\n").unwrap();
+        assert!(hook_folders(&project, &repos[..1], Some(&home), &|_| None).is_err());
+        // A configuration file that cannot be read is not passed over.
+        std::fs::write(project.join(".git/config"), "[include]\n\tpath = loop\n").unwrap();
+        std::fs::write(project.join(".git/loop"), "[include]\n\tpath = loop\n").unwrap();
+        let err = hook_folders(&project, &repos[..1], Some(&home), &|_| None).unwrap_err();
+        assert!(err.0.contains("deeper"), "{err:?}");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}
