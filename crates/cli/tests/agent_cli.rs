@@ -107,11 +107,11 @@ fn a_non_loopback_upstream_is_a_usage_error() {
 #[test]
 fn usage_errors_exit_2() {
     let dir = world("usage");
-    // `ploy` alone: the interactive mode is not built yet; one line, exit 2.
+    // `ploy` alone without a terminal: one line, exit 2.
     let out = agent(&dir, &[]);
     assert_eq!(code(&out), 2);
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("interactive mode is not available yet"));
+    assert!(stderr(&out).contains("the interactive mode needs a terminal"));
     for args in [
         &["--mode", "rpc", "-p", "x"][..],
         &["--mode", "json"],

@@ -151,6 +151,7 @@ impl Tool for PlanCheck {
                 Err(err) => return ToolOutput::error("plan_check", &err),
             };
             let ctx = ctx.clone();
+            let (stop, watcher) = super::shell::stop_flag(&ctx.cancel);
             let joined = tokio::task::spawn_blocking(move || {
                 let mut policy = SandboxPolicy::new(&ctx.project);
                 sandbox::add_home_toolchains(&mut policy);
@@ -159,7 +160,10 @@ impl Tool for PlanCheck {
                     None => Sandbox::new(policy),
                 };
                 let sandbox = match built {
-                    Ok(sandbox) => sandbox,
+                    Ok(mut sandbox) => {
+                        sandbox.stop_on(stop);
+                        sandbox
+                    }
                     Err(err) => {
                         return ToolOutput::error(
                             "plan_check",
@@ -211,6 +215,7 @@ impl Tool for PlanCheck {
                 }
             })
             .await;
+            watcher.abort();
             joined.unwrap_or_else(|err| {
                 ToolOutput::error(
                     "plan_check",

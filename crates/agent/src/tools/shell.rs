@@ -6,6 +6,8 @@
 //! looking environment removed.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ploy_policy::{Action, SandboxMode};
 use ploy_proof::host_command::{HostCommand, run_host_command};
@@ -96,11 +98,13 @@ impl Tool for Shell {
                 Err(err) => return ToolOutput::error("shell", &err),
             };
             let ctx = ctx.clone();
+            let (stop, watcher) = stop_flag(&ctx.cancel);
             let joined = tokio::task::spawn_blocking(move || match ctx.profile.sandbox() {
-                SandboxMode::WorkspaceWrite => run_sandboxed(&ctx, &command),
+                SandboxMode::WorkspaceWrite => run_sandboxed(&ctx, &command, stop),
                 SandboxMode::DangerFullAccess => run_on_host(&ctx, &command),
             })
             .await;
+            watcher.abort();
             joined.unwrap_or_else(|err| {
                 ToolOutput::error(
                     "shell",
@@ -111,7 +115,25 @@ impl Tool for Shell {
     }
 }
 
-fn run_sandboxed(ctx: &ToolContext, command: &str) -> ToolOutput {
+/// A flag set when `cancel` fires, for a sandbox run on a blocking thread:
+/// that thread outlives a dropped future, so a cancelled turn (Ctrl-C, RPC
+/// `abort`) reaches the sandbox through this flag, which kills it (every
+/// process in it dies with its init). Abort the task when the run is over.
+pub(crate) fn stop_flag(
+    cancel: &tokio_util::sync::CancellationToken,
+) -> (Arc<AtomicBool>, tokio::task::JoinHandle<()>) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (stop, cancel) = (stop.clone(), cancel.clone());
+        tokio::spawn(async move {
+            cancel.cancelled().await;
+            stop.store(true, Ordering::Relaxed);
+        })
+    };
+    (stop, watcher)
+}
+
+fn run_sandboxed(ctx: &ToolContext, command: &str, stop: Arc<AtomicBool>) -> ToolOutput {
     let mut policy = SandboxPolicy::new(&ctx.project);
     policy.view = ProjectView::Writable;
     policy.limits.wall_ms = ctx.shell.timeout.as_millis().min(u128::from(u64::MAX)) as u64;
@@ -121,9 +143,15 @@ fn run_sandboxed(ctx: &ToolContext, command: &str) -> ToolOutput {
         Some(launcher) => Sandbox::with_init(policy, launcher.clone()),
         None => Sandbox::new(policy),
     };
-    let result =
-        built.and_then(|sandbox| sandbox.run("bash", &["-c".to_string(), command.to_string()]));
+    let result = built.and_then(|mut sandbox| {
+        sandbox.stop_on(stop);
+        sandbox.run("bash", &["-c".to_string(), command.to_string()])
+    });
     match result {
+        Ok(out) if out.cancelled => ToolOutput::error(
+            "shell",
+            &ToolError::new("cancelled: the turn was interrupted and the sandbox was killed"),
+        ),
         Ok(out) => format_run(
             out.termination,
             out.timed_out,

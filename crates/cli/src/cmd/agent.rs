@@ -249,6 +249,8 @@ pub(crate) struct Wiring {
     pub(crate) project: PathBuf,
     pub(crate) system_prompt: String,
     pub(crate) hosts: Option<PathBuf>,
+    /// One line: whether the project's files were trusted, and why (`/trust`).
+    pub(crate) trust: String,
 }
 
 /// The model connection and the redactor that knows its token.
@@ -321,6 +323,7 @@ impl Wiring {
             service,
             project,
             hosts: args.hosts.clone(),
+            trust: trust_line(&loaded.resolution),
         })
     }
 
@@ -430,6 +433,20 @@ impl Wiring {
             other => runtime(other.to_string()),
         })
     }
+}
+
+fn trust_line(resolution: &ploy_trust::Resolution) -> String {
+    let state = if resolution.is_trusted() {
+        "trusted"
+    } else {
+        "not trusted (its settings, context files and extensions are not loaded)"
+    };
+    format!(
+        "{}: {state}; decided by {:?}: {}",
+        resolution.cwd.display(),
+        resolution.decided_by,
+        resolution.reason
+    )
 }
 
 /// A multi-threaded runtime of two workers (the model client, the gateway,

@@ -154,18 +154,50 @@ fn list(local: &Local, all: bool, json: bool) -> Result<(), Problem> {
     if rows.is_empty() {
         println!("no conversations for {}", local.project);
     }
-    for (conversation, marks) in rows {
-        let mark = match marks.first() {
-            Some(first) => format!("  ⚠ tainted: {}", local.redactor.redact(&first.reason)),
-            None => String::new(),
-        };
-        println!(
-            "{}  {}{mark}",
-            conversation.id,
-            local.redactor.redact(&conversation.title)
-        );
+    for line in text_rows(local, &rows) {
+        println!("{line}");
     }
     Ok(())
+}
+
+/// One line per conversation: id, title and, when marked, the mark as every
+/// face shows it (`⚠ tainted: read https://…`, ploy_agent::ask::mark_label).
+pub(crate) fn text_rows(
+    local: &Local,
+    rows: &[(&ConversationSummary, Vec<ploy_policy::TaintMark>)],
+) -> Vec<String> {
+    rows.iter()
+        .map(|(conversation, marks)| {
+            let mark = if marks.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "  {}",
+                    local.redactor.redact(&ploy_agent::ask::mark_label(marks))
+                )
+            };
+            format!(
+                "{}  {}{mark}",
+                conversation.id,
+                local.redactor.redact(&conversation.title)
+            )
+        })
+        .collect()
+}
+
+/// This project's conversations as [`text_rows`] (the interactive
+/// `/conversations`).
+pub(crate) fn project_rows(local: &Local) -> Result<Vec<String>, Problem> {
+    let conversations = local
+        .store
+        .conversations_in(&local.project)
+        .map_err(store_problem)?;
+    let mut rows = Vec::new();
+    for conversation in &conversations {
+        let marks = local.store.marks(&conversation.id).map_err(store_problem)?;
+        rows.push((conversation, marks));
+    }
+    Ok(text_rows(local, &rows))
 }
 
 fn summary_json(

@@ -4,6 +4,7 @@
 
 use std::{
     io::Read,
+    sync::atomic::{AtomicBool, Ordering},
     time::{Duration, Instant},
 };
 
@@ -41,6 +42,8 @@ pub struct RunOutput {
     pub termination: Termination,
     /// Whether the wall-time limit killed it.
     pub timed_out: bool,
+    /// Whether the caller's stop flag killed it ([`super::Sandbox::stop_on`]).
+    pub cancelled: bool,
     /// Wall time from launch to exit.
     pub duration: Duration,
     /// Captured stdout (at most `limits.output_bytes`).
@@ -88,11 +91,15 @@ pub(super) struct Collected {
     pub stderr: Captured,
     pub status: Captured,
     pub timed_out: bool,
+    pub cancelled: bool,
 }
 
 /// How long to keep draining output after the launcher exited (everything in
 /// the sandbox is dead by then; this only guards against a stuck pipe).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// How often a stop flag is looked at while the program runs.
+const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// Largest status report kept (a few lines per layer).
 pub(super) const STATUS_CAP: usize = 64 * 1024;
@@ -105,12 +112,14 @@ pub(super) fn collect(
     status: std::fs::File,
     deadline: Instant,
     cap: usize,
+    stop: Option<&AtomicBool>,
 ) -> Collected {
     let mut out = Collected {
         stdout: Captured::default(),
         stderr: Captured::default(),
         status: Captured::default(),
         timed_out: false,
+        cancelled: false,
     };
     let mut pipes: [Option<std::fs::File>; 3] =
         [child.stdout.take(), child.stderr.take(), Some(status)];
@@ -127,6 +136,14 @@ pub(super) fn collect(
             break;
         }
         let now = Instant::now();
+        if exited_at.is_none() && stop.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+            // The caller gave up on the run: as at the deadline, SIGKILL to
+            // the init ends everything in the sandbox.
+            child.kill();
+            out.cancelled = true;
+            exited_at = Some(now);
+            continue;
+        }
         let until = match exited_at {
             Some(at) => at + DRAIN_GRACE,
             None => deadline,
@@ -145,6 +162,9 @@ pub(super) fn collect(
         let mut wait = until.saturating_duration_since(now);
         if pidfd.is_none() && exited_at.is_none() {
             wait = wait.min(Duration::from_millis(5));
+        }
+        if stop.is_some() && exited_at.is_none() {
+            wait = wait.min(STOP_POLL);
         }
         // Poll entries: the open pipes in order, then the pidfd while the
         // init runs. `owners` maps each entry back to its pipe.

@@ -19,6 +19,7 @@ use std::{
     },
     path::Path,
     process::ExitStatus,
+    sync::atomic::AtomicBool,
     time::{Duration, Instant},
 };
 
@@ -44,6 +45,8 @@ pub(super) struct Launched {
     pub init_status: ExitStatus,
     /// Whether the wall-time limit killed the init.
     pub timed_out: bool,
+    /// Whether the stop flag killed the init.
+    pub cancelled: bool,
     /// From launch to the init's end.
     pub duration: Duration,
     /// Output, capped.
@@ -60,6 +63,7 @@ pub(super) fn launch(
     init: &Path,
     request: &InitRequest,
     env: &[(String, String)],
+    stop: Option<&AtomicBool>,
 ) -> Result<Launched, SandboxError> {
     let request_json = serde_json::to_string(request)
         .map_err(|err| SandboxError::Launcher(format!("cannot encode the request: {err}")))?;
@@ -91,11 +95,13 @@ pub(super) fn launch(
         stderr,
         status,
         timed_out,
+        cancelled,
     } = collect(
         &mut child,
         std::fs::File::from(status_read),
         started + Duration::from_millis(request.limits.wall_ms),
         request.limits.output_bytes,
+        stop,
     );
     let init_status = child
         .wait()
@@ -105,6 +111,7 @@ pub(super) fn launch(
         report: StatusReport::parse(&text, init_status.code()),
         init_status,
         timed_out,
+        cancelled,
         duration: started.elapsed(),
         output_truncated: stdout.truncated || stderr.truncated,
         stdout: stdout.kept,

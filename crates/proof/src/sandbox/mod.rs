@@ -37,7 +37,7 @@ mod view;
 use std::{
     path::{Path, PathBuf},
     process::ExitCode,
-    sync::{Mutex, OnceLock},
+    sync::{Arc, Mutex, OnceLock, atomic::AtomicBool},
 };
 
 use ploy_validate::ProofPlan;
@@ -150,6 +150,8 @@ pub struct Sandbox {
     set_env: Vec<(String, String)>,
     init: PathBuf,
     simulate_missing: Vec<Layer>,
+    /// Set from outside to end the run at once (a cancelled agent turn).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 /// The probe result of this process, per init binary (SBX-5: probe before
@@ -220,6 +222,7 @@ impl Sandbox {
             set_env,
             init,
             simulate_missing: Vec::new(),
+            stop: None,
         })
     }
 
@@ -227,6 +230,15 @@ impl Sandbox {
     /// would on a machine without it. It can only remove layers, never skip one.
     pub fn simulate_missing_layer(&mut self, layer: Layer) {
         self.simulate_missing.push(layer);
+    }
+
+    /// Ends the run at once when `flag` becomes true: the init (PID 1 of
+    /// the sandbox) is killed, so every process in it dies, and the output
+    /// says `cancelled`. An agent whose turn is cancelled (Ctrl-C, RPC
+    /// `abort`) sets it; without it a cancelled turn's command would run on
+    /// in a process that lives on. Checked at least every 50 ms.
+    pub fn stop_on(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = Some(flag);
     }
 
     /// The canonical project folder.
@@ -340,7 +352,7 @@ impl Sandbox {
             env.retain(|(known, _)| known != name);
             env.push((name.clone(), value.clone()));
         }
-        let launched = launch(&self.init, &request, &env)?;
+        let launched = launch(&self.init, &request, &env, self.stop.as_deref())?;
         let mut output = accept(launched)?;
         match self.policy.view {
             ProjectView::Writable => {
@@ -377,7 +389,7 @@ fn accept(launched: Launched) -> Result<RunOutput, SandboxError> {
             });
         }
     }
-    let termination = match (report.exit, launched.timed_out) {
+    let termination = match (report.exit, launched.timed_out || launched.cancelled) {
         (Some(end), _) => end,
         (None, true) => Termination::Signaled(libc::SIGKILL),
         (None, false) => {
@@ -397,6 +409,7 @@ fn accept(launched: Launched) -> Result<RunOutput, SandboxError> {
     Ok(RunOutput {
         termination,
         timed_out: launched.timed_out,
+        cancelled: launched.cancelled,
         duration: launched.duration,
         stdout: launched.stdout,
         stderr: launched.stderr,
@@ -570,7 +583,7 @@ fn probe_with(init: &Path, simulate_missing: &[Layer]) -> ProbeReport {
             simulate_missing: simulate_missing.to_vec(),
         };
         let env = build_env(std::env::vars_os(), &[], SANDBOX_HOME);
-        launch(init, &request, &env)
+        launch(init, &request, &env, None)
     });
     let (report, stderr, init_status) = match outcome {
         Err(err) => {

@@ -1,0 +1,474 @@
+//! The interactive terminal (`ploy` alone) in a real pseudo-terminal
+//! (rexpect) against the scripted model: the approval prompt (diff, options,
+//! no `always` after web content with the reason naming the page, a
+//! rejection's message reaching the model, a saved narrow `always`), Ctrl-C
+//! during a long sandboxed `shell` (the process is killed, seen from
+//! outside, and the session goes on), NO_COLOR and a non-terminal stdout,
+//! and the mark agreeing in every face.
+#![allow(clippy::disallowed_methods)] // runs the ploy binary in a pty, sh and unshare
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod rpc_kit;
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use ploy_policy::{TaintMark, TaintSource};
+use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
+use ploy_store::Store;
+use rexpect::reader::Options;
+use rexpect::session::{PtySession, spawn_with_options};
+use serde_json::{Value, json};
+use support::{PLOY, TempDir, code, ploy_at_home, run, stderr, stdout};
+
+const TIMEOUT_MS: u64 = 60_000;
+
+fn world(label: &str) -> TempDir {
+    let dir = TempDir::with_config_and_state(label);
+    std::fs::set_permissions(dir.state(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    dir.write_settings(support::WORKSPACE_PROFILE);
+    dir.write("proj/src/lib.rs", "pub fn f() {}\n");
+    dir
+}
+
+fn project(dir: &TempDir) -> String {
+    dir.path().join("proj").to_string_lossy().into_owned()
+}
+
+/// `ploy` in a pseudo-terminal with the test's folders, HOME and model.
+fn command(dir: &TempDir, model: &ScriptedModel, extra: &[&str]) -> Command {
+    let mut command = Command::new(PLOY);
+    support::point_at(&mut command, dir.path());
+    command
+        .env("HOME", dir.path())
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .current_dir(dir.path().join("proj"))
+        .args(["--upstream", &model.url()])
+        .args(extra);
+    command
+}
+
+fn pty(command: Command, strip: bool) -> PtySession {
+    spawn_with_options(
+        command,
+        Options::new()
+            .timeout_ms(Some(TIMEOUT_MS))
+            .strip_ansi_escape_codes(strip),
+    )
+    .expect("spawn ploy in a pty")
+}
+
+fn lib(dir: &TempDir) -> String {
+    std::fs::read_to_string(dir.path().join("proj/src/lib.rs")).unwrap()
+}
+
+fn edit(old: &str, new: &str) -> Value {
+    json!({"path": "src/lib.rs", "old_string": old, "new_string": new})
+}
+
+fn approvals(dir: &TempDir) -> Vec<Value> {
+    let mut command = ploy_at_home(dir.path());
+    command
+        .current_dir(dir.path().join("proj"))
+        .args(["approvals", "list", "--json"]);
+    let out = run(&mut command);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let listed: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    listed["approvals"].as_array().unwrap().clone()
+}
+
+fn marked_conversation(dir: &TempDir, url: &str) -> String {
+    let mut store = Store::open(dir.state().join("ploy.db")).unwrap();
+    let conversation = store
+        .create_conversation_in("read a page", Some(&project(dir)))
+        .unwrap();
+    store
+        .mark_tainted(
+            &conversation.id,
+            &TaintMark {
+                reason: format!("web_fetch read {url}"),
+                source: TaintSource::Url(url.into()),
+            },
+        )
+        .unwrap();
+    conversation.id
+}
+
+/// rexpect reads the terminal byte by byte, one `char` per byte: a UTF-8
+/// needle is matched in that form, and what was read is decoded back.
+fn as_read(text: &str) -> String {
+    text.bytes().map(char::from).collect()
+}
+
+fn decoded(read: &str) -> String {
+    String::from_utf8_lossy(&read.chars().map(|c| c as u8).collect::<Vec<u8>>()).into_owned()
+}
+
+/// Waits for `needle`; returns what came before it (decoded).
+fn exp(p: &mut PtySession, needle: &str) -> Result<String, rexpect::error::Error> {
+    p.exp_string(&as_read(needle))
+        .map(|before| decoded(&before))
+}
+
+/// Ctrl-D until ploy leaves (a Ctrl-D typed while a turn still prints may
+/// reach the terminal before the editor reads); it must exit 0.
+fn leave(mut p: PtySession) {
+    for _ in 0..40 {
+        p.send_control('d').unwrap();
+        std::thread::sleep(Duration::from_millis(250));
+        match p.process().status() {
+            Some(status) if format!("{status:?}").starts_with("StillAlive") => {}
+            Some(status) => {
+                let text = format!("{status:?}");
+                assert!(
+                    text.starts_with("Exited(") && text.ends_with(", 0)"),
+                    "{text}"
+                );
+                return;
+            }
+            None => return,
+        }
+    }
+    panic!("ploy did not leave on Ctrl-D");
+}
+
+// proves: PERM-4 (before any web content the edit offers `always`; the
+// answer saves one narrow approval that `ploy approvals list` shows)
+#[test]
+fn a_clean_edit_shows_the_diff_offers_always_and_saves_a_narrow_approval() {
+    let dir = world("tui-always");
+    let model = serve_in_thread(
+        Script::new()
+            .call("edit", edit("f()", "g()"))
+            .text("Renamed f to g."),
+    )
+    .unwrap();
+    let mut p = pty(command(&dir, &model, &[]), true);
+    exp(
+        &mut p,
+        "clean · sandbox=workspace-write approval=ask · new conversation",
+    )
+    .unwrap();
+    p.send_line("rename f to g").unwrap();
+    let asked = exp(&mut p, "answer: [o]nce / [a]lways / [r]eject [message]").unwrap();
+    // The transcript docs/interactive.md shows (run with --nocapture).
+    println!("{asked}");
+    let at = |needle: &str| {
+        asked
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} not shown: {asked}"))
+    };
+    assert!(at("ploy asks: edit") < at("-pub fn f() {}"));
+    assert!(at("-pub fn f() {}") < at("+pub fn g() {}"));
+    assert!(at("+pub fn g() {}") < at("`always` saves, for this project: always edit"));
+    assert_eq!(
+        lib(&dir),
+        "pub fn f() {}\n",
+        "nothing ran before the answer"
+    );
+    p.send_line("a").unwrap();
+    let shown = exp(&mut p, "Renamed f to g.").unwrap();
+    // The transcript docs/interactive.md shows (run with --nocapture).
+    println!("{shown}");
+    exp(
+        &mut p,
+        "clean · sandbox=workspace-write approval=ask · conversation ",
+    )
+    .unwrap();
+    assert_eq!(lib(&dir), "pub fn g() {}\n");
+    p.send_line("/approvals").unwrap();
+    exp(&mut p, "always edit").unwrap();
+    leave(p);
+    let saved = approvals(&dir);
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(saved[0]["scope"], "always");
+    assert!(
+        saved[0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("src/lib.rs")
+    );
+}
+
+// proves: PERM-3, PERM-5 (after web content: no `always`, the reason names
+// the page; typing it is refused; a rejection's message reaches the model)
+#[test]
+fn after_web_content_the_edit_offers_only_once_or_reject() {
+    let dir = world("tui-taint");
+    let url = "http://pages.test/orders";
+    let id = marked_conversation(&dir, url);
+    let model = serve_in_thread(
+        Script::new()
+            .call("edit", edit("f()", "g()"))
+            .text("Understood, nothing renamed."),
+    )
+    .unwrap();
+    let mut p = pty(command(&dir, &model, &["--conversation", &id]), true);
+    exp(
+        &mut p,
+        &format!("⚠ tainted: read {url} · sandbox=workspace-write"),
+    )
+    .unwrap();
+    p.send_line("rename f to g").unwrap();
+    exp(&mut p, "ploy asks: edit").unwrap();
+    exp(&mut p, "+pub fn g() {}").unwrap();
+    exp(
+        &mut p,
+        &format!("this conversation read web content from {url}"),
+    )
+    .unwrap();
+    let before = exp(&mut p, "answer: [o]nce / [r]eject").unwrap();
+    assert!(!before.contains("[a]lways"), "{before}");
+    p.send_line("a").unwrap();
+    exp(&mut p, "PERM-5").unwrap();
+    p.send_line("r keep f, the page is not the user").unwrap();
+    exp(&mut p, "Understood, nothing renamed.").unwrap();
+    leave(p);
+    assert_eq!(lib(&dir), "pub fn f() {}\n");
+    assert!(model.saw("keep f, the page is not the user"));
+    assert!(approvals(&dir).is_empty(), "nothing saved");
+}
+
+fn user_namespaces() -> Result<(), String> {
+    let ok = Command::new("unshare")
+        .args(["-Urm", "true"])
+        .status()
+        .map_err(|err| format!("unshare: {err}"))?;
+    if ok.success() {
+        Ok(())
+    } else {
+        Err("user namespaces are disabled here (sysctl kernel.unprivileged_userns_clone)".into())
+    }
+}
+
+/// Pids of processes whose argv is exactly `argv`, seen from the host.
+fn processes(argv: &[&str]) -> Vec<u32> {
+    let want: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| a.bytes().chain(std::iter::once(0)))
+        .collect();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if std::fs::read(entry.path().join("cmdline")).is_ok_and(|c| c == want) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+// proves: CANCEL-1 (Ctrl-C during a long sandboxed shell ends the process,
+// seen from outside, and the turn; the session goes on)
+#[test]
+fn ctrl_c_during_a_long_shell_kills_the_sandboxed_process_and_the_session_goes_on() {
+    ploy_testkit::require_part!("user namespaces", user_namespaces());
+    let dir = world("tui-ctrlc");
+    let seconds = format!("{}.5", 600 + std::process::id() % 1000);
+    let model = serve_in_thread(
+        Script::new()
+            .call("shell", json!({"command": format!("sleep {seconds}")}))
+            .text("Still here after the interrupt."),
+    )
+    .unwrap();
+    let mut p = pty(command(&dir, &model, &[]), true);
+    exp(&mut p, "new conversation").unwrap();
+    p.send_line("wait a long time").unwrap();
+    exp(&mut p, "ploy asks: shell").unwrap();
+    exp(&mut p, "answer:").unwrap();
+    p.send_line("o").unwrap();
+    wait_for("the sandboxed sleep", || {
+        !processes(&["sleep", &seconds]).is_empty()
+    });
+    p.send_control('c').unwrap();
+    if let Err(err) = exp(&mut p, "interrupted; the session goes on") {
+        panic!("{err}; ploy: {:?}", p.process().status());
+    }
+    wait_for("the sandboxed sleep to end", || {
+        processes(&["sleep", &seconds]).is_empty()
+    });
+    p.send_line("are you there?").unwrap();
+    exp(&mut p, "Still here after the interrupt.").unwrap();
+    leave(p);
+}
+
+/// The answer text printed through a terminal with NO_COLOR, and through a
+/// file as stdout.
+// proves: issue 17 (NO_COLOR respected; no spinner or escape code when stdout is not a terminal)
+#[test]
+fn no_color_has_no_colour_and_a_file_stdout_has_no_spinner_or_escapes() {
+    let dir = world("tui-nocolor");
+    let model = serve_in_thread(
+        Script::new()
+            .call("read", json!({"path": "src/lib.rs"}))
+            .text("It defines f.")
+            .call("read", json!({"path": "src/lib.rs"}))
+            .text("Still f."),
+    )
+    .unwrap();
+    // NO_COLOR on a terminal: no SGR colour sequence at all.
+    let mut with_tty = command(&dir, &model, &[]);
+    with_tty.env("NO_COLOR", "1");
+    let mut p = pty(with_tty, false);
+    exp(&mut p, "new conversation").unwrap();
+    p.send_line("what is in lib.rs?").unwrap();
+    let seen = exp(&mut p, "It defines f.").unwrap();
+    leave(p);
+    let sgr = regex_lite_sgr(&seen);
+    assert!(sgr.is_empty(), "colour sequences with NO_COLOR: {sgr:?}");
+
+    // stdout a file, stdin the terminal: no spinner, no escape at all.
+    let out_file = dir.path().join("out.txt");
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("exec \"$0\" \"$@\" > '{}'", out_file.display()))
+        .arg(PLOY)
+        .args(["--upstream", &model.url()]);
+    support::point_at(&mut sh, dir.path());
+    sh.env("HOME", dir.path())
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .current_dir(dir.path().join("proj"));
+    let mut p = pty(sh, true);
+    wait_for("the status line in the file", || {
+        std::fs::read_to_string(&out_file).is_ok_and(|t| t.contains("new conversation"))
+    });
+    p.send_line("and now?").unwrap();
+    wait_for("the answer in the file", || {
+        std::fs::read_to_string(&out_file).is_ok_and(|t| t.contains("Still f."))
+    });
+    leave(p);
+    let text = std::fs::read_to_string(&out_file).unwrap();
+    assert!(!text.contains('\x1b'), "escape sequences: {text:?}");
+    assert!(!text.contains("thinking"), "a spinner: {text:?}");
+}
+
+/// `ESC [ digits ; … m` sequences (colours and styles) in `text`.
+fn regex_lite_sgr(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == 0x1b && bytes[i + 1] == b'[' {
+            let mut j = i + 2;
+            while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b';') {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j] == b'm' {
+                found.push(text[i..=j].escape_debug().to_string());
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
+// proves: TAINT-2, TRUST-7 (the mark agrees in every face: the json
+// `session` event, rpc `get_state`, the interactive status line, `ploy
+// conversations`)
+#[test]
+fn the_mark_agrees_in_every_face() {
+    let dir = world("tui-faces");
+    let url = "http://pages.test/faces";
+    let id = marked_conversation(&dir, url);
+    let label = format!("⚠ tainted: read {url}");
+    let model =
+        serve_in_thread(Script::new().repeat(ploy_scripted_model::Turn::text("ok"))).unwrap();
+
+    // --mode json: the session event.
+    let mut json_run = ploy_at_home(dir.path());
+    json_run
+        .current_dir(dir.path().join("proj"))
+        .args(["-p", "hi", "--mode", "json", "--conversation", &id])
+        .args(["--upstream", &model.url()]);
+    let out = run(&mut json_run);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let session: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (session["type"].as_str(), session["tainted"].as_bool()),
+        (Some("session"), Some(true))
+    );
+
+    // --mode rpc: get_state.
+    let mut rpc_cmd = ploy_at_home(dir.path());
+    rpc_cmd.current_dir(dir.path().join("proj")).args([
+        "--mode",
+        "rpc",
+        "--conversation",
+        &id,
+        "--upstream",
+        &model.url(),
+    ]);
+    let mut rpc = rpc_kit::Rpc::start(rpc_cmd);
+    rpc.send(json!({"type": "get_state"}));
+    let state = rpc.response();
+    assert_eq!(state["data"]["tainted"], true);
+    assert_eq!(state["data"]["mark"], label.as_str());
+    rpc.close_stdin();
+    assert_eq!(rpc.wait_exit(), 0);
+
+    // `ploy conversations`: text and JSON.
+    let mut list = ploy_at_home(dir.path());
+    list.current_dir(dir.path().join("proj"))
+        .args(["conversations"]);
+    let text = stdout(&run(&mut list));
+    assert!(
+        text.contains(&format!("{id}  read a page  {label}")),
+        "{text}"
+    );
+    let mut list = ploy_at_home(dir.path());
+    list.current_dir(dir.path().join("proj"))
+        .args(["conversations", "--json"]);
+    let listed: Value = serde_json::from_str(&stdout(&run(&mut list))).unwrap();
+    let row = &listed["conversations"][0];
+    assert_eq!(
+        (row["id"].as_str(), row["tainted"].as_bool()),
+        (Some(id.as_str()), Some(true))
+    );
+
+    // The interactive status line, before and after a prompt, and /conversations.
+    let mut p = pty(command(&dir, &model, &["--conversation", &id]), true);
+    exp(
+        &mut p,
+        &format!("{label} · sandbox=workspace-write approval=ask · conversation {id}"),
+    )
+    .unwrap();
+    p.send_line("/conversations").unwrap();
+    exp(&mut p, &format!("{id}  read a page  {label}")).unwrap();
+    p.send_line("/new").unwrap();
+    exp(
+        &mut p,
+        "clean · sandbox=workspace-write approval=ask · new conversation",
+    )
+    .unwrap();
+    leave(p);
+}
+
+// proves: TRUST-7 (interactive: no terminal, no interactive mode)
+#[test]
+fn without_a_terminal_the_interactive_mode_says_what_to_run() {
+    let dir = world("tui-notty");
+    let mut command = ploy_at_home(dir.path());
+    command.current_dir(dir.path().join("proj"));
+    let out = run(&mut command);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("needs a terminal"),
+        "{}",
+        stderr(&out)
+    );
+}
