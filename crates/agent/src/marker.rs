@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use ploy_policy::{ConversationRules, Site, TaintMark};
 use ploy_research::TaintMarker;
-use ploy_store::Store;
+use ploy_store::{MemoryEntry, Store};
 
 use crate::event::{Event, EventSink};
 
@@ -68,6 +68,75 @@ impl ConversationMarker {
                 }
             }
             Err(err) => tracing::warn!("a page without a site was not recorded: {err}"),
+        }
+    }
+}
+
+impl ConversationMarker {
+    /// BEYOND-5: copy the marks of `cited` (another conversation), with
+    /// their sources, into `conversation_id`: durably, then in the rules
+    /// `assert` reads. Call it BEFORE any of the cited conversation's text
+    /// reaches the model; on `Err` that text must be withheld (TAINT-3).
+    /// Returns how many marks the cited conversation had.
+    pub fn carry_from(&self, conversation_id: &str, cited: &str) -> Result<usize, String> {
+        if cited == conversation_id {
+            return Ok(0);
+        }
+        let cited_rules = self
+            .store
+            .lock()
+            .map_err(|_| "the store lock is poisoned".to_string())?
+            .conversation_rules(cited)
+            .map_err(|err| err.to_string())?;
+        let mut carried = ConversationRules::new();
+        carried.carry_marks_from(cited, &cited_rules);
+        for mark in carried.marks() {
+            self.mark_tainted(conversation_id, mark)?;
+        }
+        Ok(carried.marks().len())
+    }
+
+    /// Save `text` in ploy's memory as an entry of `conversation_id` (it
+    /// carries that conversation's marks whenever it is cited).
+    pub fn save_memory(&self, conversation_id: &str, text: &str) -> Result<i64, String> {
+        self.store
+            .lock()
+            .map_err(|_| "the store lock is poisoned".to_string())?
+            .add_memory(Some(conversation_id), text)
+            .map_err(|err| err.to_string())
+    }
+
+    /// The memory entries of `project` containing `query`, newest first.
+    pub fn search_memory(
+        &self,
+        project: &str,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<MemoryEntry>, String> {
+        self.store
+            .lock()
+            .map_err(|_| "the store lock is poisoned".to_string())?
+            .search_memory(project, query, limit)
+            .map_err(|err| err.to_string())
+    }
+
+    /// The memory entries of one conversation (for an `@id` citation), or
+    /// `None` when there is no such conversation in `project`.
+    pub fn memory_of(
+        &self,
+        project: &str,
+        conversation_id: &str,
+    ) -> Result<Option<Vec<MemoryEntry>>, String> {
+        let store = self
+            .store
+            .lock()
+            .map_err(|_| "the store lock is poisoned".to_string())?;
+        match store.conversation(conversation_id) {
+            Ok(summary) if summary.project.as_deref() == Some(project) => store
+                .memory_of(conversation_id)
+                .map(Some)
+                .map_err(|err| err.to_string()),
+            _ => Ok(None),
         }
     }
 }

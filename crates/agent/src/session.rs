@@ -379,6 +379,53 @@ impl Session {
         outcome
     }
 
+    /// The prompt with the memory of every conversation it cites
+    /// (`@<24 hex digits>`, in this project) appended. Each cited
+    /// conversation's marks are copied into this one first (durably, then
+    /// in the rules `assert` reads); when that fails, its memory is
+    /// withheld and the prompt says so (TAINT-3).
+    fn with_citations(&self, text: String) -> String {
+        let mut notes = String::new();
+        let project = self.project.to_string_lossy().into_owned();
+        let mut seen = Vec::new();
+        for cited in cited_ids(&text) {
+            if cited == self.conversation_id || seen.contains(&cited) {
+                continue;
+            }
+            seen.push(cited.clone());
+            let marker = &self.ctx.marker;
+            let entries = match marker.memory_of(&project, &cited) {
+                Ok(Some(entries)) => entries,
+                Ok(None) => {
+                    notes.push_str(&format!(
+                        "\n\n[@{cited}: no conversation with this id in this project]"
+                    ));
+                    continue;
+                }
+                Err(err) => {
+                    notes.push_str(&format!(
+                        "\n\n[@{cited}: its memory could not be read ({err})]"
+                    ));
+                    continue;
+                }
+            };
+            if let Err(err) = marker.carry_from(&self.conversation_id, &cited) {
+                notes.push_str(&format!(
+                    "\n\n[@{cited}: its memory is withheld (TAINT-3): its marks could not be copied into this conversation ({err})]"
+                ));
+                continue;
+            }
+            notes.push_str(&format!("\n\n[memory of conversation {cited}]"));
+            if entries.is_empty() {
+                notes.push_str("\n(no notes)");
+            }
+            for entry in entries {
+                notes.push_str(&format!("\n- {}", self.redactor.redact(&entry.text)));
+            }
+        }
+        text + &notes
+    }
+
     /// Run one prompt to its end.
     pub async fn prompt(
         &mut self,
@@ -389,6 +436,9 @@ impl Session {
         self.ctx.cancel = cancel.child_token();
         // The model never needs a secret's value, even one the person typed.
         let text = self.redactor.redact(text).into_owned();
+        // BEYOND-5: `@<conversation id>` cites another conversation's memory;
+        // its marks are copied here before its text is added.
+        let text = self.with_citations(text);
         let user = Entry::User(text.clone());
         if let Err(err) = self.store_entry(&user) {
             return self.end(Outcome::Runtime(format!("the conversation store: {err}")));
@@ -554,4 +604,18 @@ pub fn system_prompt(project: &std::path::Path, context_files: &[(PathBuf, Strin
         ));
     }
     prompt
+}
+
+/// The conversation ids a prompt cites: `@` followed by exactly 24 hex
+/// digits (the store's id form).
+fn cited_ids(text: &str) -> Vec<String> {
+    let mut ids = Vec::new();
+    for (at, _) in text.match_indices('@') {
+        let rest = &text[at + 1..];
+        let hex: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
+        if hex.len() == 24 {
+            ids.push(hex.to_ascii_lowercase());
+        }
+    }
+    ids
 }

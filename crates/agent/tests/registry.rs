@@ -93,6 +93,8 @@ fn sample(name: &str) -> Value {
         "browser_find" => json!({"text": "answer"}),
         "browser_click" => json!({"link": 1}),
         "browser_type" => json!({"field": 1, "text": "rust"}),
+        "memory_save" => json!({"text": "the answer is 42"}),
+        "memory_search" => json!({"query": "answer"}),
         other => panic!("no sample arguments for the tool `{other}`: add one"),
     }
 }

@@ -233,6 +233,9 @@ impl MatchUnit {
     }
 }
 
+/// The target of the memory tools' actions ([`Action::memory`]).
+pub const MEMORY_TARGET: &str = "ploy:memory";
+
 /// A classified tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Action {
@@ -337,6 +340,29 @@ impl Action {
             notes: vec![
                 "ploy's plan file, written by the plan tool in its validated format".into(),
             ],
+            navigation: false,
+        }
+    }
+
+    /// The memory tools (`memory_save`, `memory_search`): ploy's own memory
+    /// of this project, in ploy's store, never a project file. A `read`
+    /// action on the one name [`MEMORY_TARGET`]: the built-in read rule
+    /// allows it, a `read` deny rule on `ploy:memory` turns the memory off.
+    /// What is saved carries the conversation's marks, and what is cited
+    /// carries them over (BEYOND-5): that, not a question, is what keeps a
+    /// hostile page's text from starting clean in a later conversation.
+    pub fn memory(tool: impl Into<String>) -> Self {
+        let mut kinds = KindSet::EMPTY;
+        kinds.insert(ActionKind::Read);
+        Self {
+            tool: tool.into(),
+            target: Target::Path(MEMORY_TARGET.to_string()),
+            kinds,
+            units: vec![MatchUnit::new(
+                ActionKind::Read,
+                vec![MEMORY_TARGET.to_string()],
+            )],
+            notes: vec!["ploy's memory of this project (its store, not a file)".into()],
             navigation: false,
         }
     }

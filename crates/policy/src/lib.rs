@@ -52,7 +52,7 @@ mod settings;
 mod shell;
 mod site;
 
-pub use action::{Action, ActionKind, KindSet, MatchUnit, Target};
+pub use action::{Action, ActionKind, KindSet, MEMORY_TARGET, MatchUnit, Target};
 pub use approvals::{
     Approval, ApprovalError, ApprovalId, ApprovalScope, Approvals, Grant, escape_glob,
 };

@@ -1200,6 +1200,57 @@ impl Store {
             .map_err(|e| classify(path, e, false))
     }
 
+    /// The memory entries of `project`'s conversations whose text contains
+    /// `query` (case-insensitive for ASCII), newest first, at most `limit`.
+    /// Each entry names its conversation: a caller giving another
+    /// conversation's entry to a model must carry that conversation's marks
+    /// first (BEYOND-5).
+    pub fn search_memory(
+        &self,
+        project: &str,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<MemoryEntry>, StoreError> {
+        let path = &self.path;
+        let escaped = query
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT m.id, m.conversation_id, m.text, m.created_at
+                 FROM memory_entries m JOIN conversations c ON c.id = m.conversation_id
+                 WHERE c.project = ?1 AND m.text LIKE ?2 ESCAPE '\\'
+                 ORDER BY m.id DESC LIMIT ?3",
+            )
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map(
+                params![project, format!("%{escaped}%"), limit as i64],
+                |row| {
+                    Ok(MemoryEntry {
+                        id: row.get(0)?,
+                        conversation_id: row.get(1)?,
+                        text: row.get(2)?,
+                        created_at: row.get(3)?,
+                    })
+                },
+            )
+            .map_err(|e| classify(path, e, false))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| classify(path, e, false))
+    }
+
+    /// The memory entries of one conversation, oldest first.
+    pub fn memory_of(&self, conversation_id: &str) -> Result<Vec<MemoryEntry>, StoreError> {
+        Ok(self
+            .memory_entries()?
+            .into_iter()
+            .filter(|e| e.conversation_id.as_deref() == Some(conversation_id))
+            .collect())
+    }
+
     /// SQLite's full `integrity_check`; `Ok(())` when the file is sound.
     pub fn integrity_check(&self) -> Result<(), StoreError> {
         let result: String = self

@@ -5,11 +5,12 @@
 //! `web_search{query}`, `research{question}`, `plan_add_step{title, proof}`,
 //! `plan_check{}`, `browser_open{url}`, `browser_read{}`,
 //! `browser_find{text}`, `browser_click{link}`, `browser_type{field, text,
-//! submit?}`.
+//! submit?}`, `memory_save{text}`, `memory_search{query}`.
 
 pub mod browser;
 pub mod edit;
 pub mod fs;
+pub mod memory;
 pub mod paths;
 pub mod plan;
 pub mod shell;
@@ -20,7 +21,7 @@ use std::sync::Arc;
 use crate::tool::{Registry, ToolError};
 
 /// The names of the built-in tools, in registration order.
-pub const BUILTIN: [&str; 17] = [
+pub const BUILTIN: [&str; 19] = [
     "read",
     "list",
     "glob",
@@ -38,6 +39,8 @@ pub const BUILTIN: [&str; 17] = [
     "browser_find",
     "browser_click",
     "browser_type",
+    "memory_save",
+    "memory_search",
 ];
 
 /// A registry with every built-in tool.
@@ -58,5 +61,7 @@ pub fn builtin_registry() -> Result<Registry, ToolError> {
     for tool in browser::tools() {
         registry.add(tool)?;
     }
+    registry.add(Arc::new(memory::MemorySave))?;
+    registry.add(Arc::new(memory::MemorySearch))?;
     Ok(registry)
 }
