@@ -120,6 +120,18 @@ unshare -m sh -c "umount '$state' 2>/dev/null && ls -A '$state'" 2>/dev/null | g
 unshare -rm sh -c "umount '$state' 2>/dev/null && ls -A '$state'" 2>/dev/null | grep -q service && echo "nested_userns_umount=undone"
 unshare -rm sh -c "mkdir -p /tmp/ploy-peek-$$ && mount --bind / /tmp/ploy-peek-$$ 2>/dev/null && ls -A /tmp/ploy-peek-$$$state" 2>/dev/null | grep -q service && echo "bind_peek=undone"
 rmdir /tmp/ploy-peek-$$ 2>/dev/null
+# Renaming a folder above a hidden one would move the tmpfs with it and free
+# the path for the program (outside tester #5/#5b): each is pinned.
+for dir in "$state" "$config"; do
+  parent=$(dirname "$dir")
+  if mv "$parent" "$parent.moved" 2>/dev/null; then
+    echo "rename_parent=undone $parent"
+    mv "$parent.moved" "$parent"
+  fi
+done
+# Descriptors inherited from the caller are closed (outside tester #9).
+echo "open_fds=[$(ls /proc/self/fd | tr '\n' ' ')]"
+if cat /proc/self/fd/7/service-"$serve_pid".json >/dev/null 2>&1; then echo "read_via_fd=yes"; fi
 # The API without the password it cannot read: refused.
 echo "api_status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Host: 127.0.0.1:$api_port" http://127.0.0.1:"$api_port"/v1/exec-token)"
 echo "ploy_status=$("$TEST_PLOY_BIN" status --json 2>&1 | tr -d '\n')"
@@ -151,14 +163,20 @@ fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
     let password = contents["password"].as_str().unwrap().to_owned();
     let api_port = contents["api_port"].as_u64().unwrap();
 
-    let output = support::ploy(dirs.path())
+    // Started the way a launcher with a leaked folder descriptor would:
+    // fd 7 open on the state folder when `ploy exec` starts.
+    let mut launcher = std::process::Command::new("sh");
+    support::point_at(&mut launcher, dirs.path());
+    let output = launcher
         .env("PLOY_TAVILY_KEYS", "tvly-contained-canary-0123456789")
         .env("PLOY_LOG", "warn")
         // The child runs `ploy status` by this name (PLOY_* is removed).
         .env("TEST_PLOY_BIN", support::PLOY)
-        .args(["exec", "--", "sh", "-c", CHILD_SCRIPT])
         .args([
-            "child",
+            "-c",
+            r#"exec 7<"$2"; exec "$TEST_PLOY_BIN" exec -- sh -c "$1" child "$2" "$3" "$4" "$5""#,
+            "launcher",
+            CHILD_SCRIPT,
             dirs.state().to_str().unwrap(),
             dirs.config().to_str().unwrap(),
             &serve_pid.to_string(),
@@ -188,6 +206,8 @@ fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
         "nested_umount",
         "nested_userns_umount",
         "bind_peek",
+        "rename_parent",
+        "read_via_fd",
     ] {
         assert!(
             !stdout.contains(&format!("{undone}=")),
@@ -195,6 +215,9 @@ fn an_exec_child_cannot_reach_the_service_secrets_but_reaches_the_gateway() {
         );
     }
     assert_eq!(value("ploy_env"), "[]", "no PLOY_* variable: {stdout}");
+    // Only stdio and `ls`'s own listing descriptor.
+    let fds = value("open_fds");
+    assert!(!fds.contains(" 7 "), "fd 7 reached the program: {fds}");
     assert_eq!(value("openai_env"), "[1]");
     // Only its own processes: PID 1, the shell and what it runs.
     let processes: usize = value("processes").trim_matches(['[', ']']).parse().unwrap();
@@ -270,6 +293,40 @@ fn exec_refuses_to_start_inside_a_hidden_folder_and_reports_a_missing_program() 
         .unwrap();
     assert_eq!(missing.status.code(), Some(127), "{missing:?}");
     assert!(support::stderr(&missing).contains("could not start"));
+    drop(serve);
+}
+
+// proves: SVC-1 (outside tester #9b: standard input redirected from a
+// folder, or from a file inside a hidden folder, is refused before anything
+// runs; a descriptor opened outside would see past the hiding)
+#[test]
+fn exec_refuses_stdio_that_sees_past_the_hidden_folders() {
+    ploy_testkit::require_part!("user namespaces", user_namespaces());
+    let dirs = TempDir::with_config_and_state("exec-stdio");
+    let model = recording_upstream();
+    let serve = start_serve(&dirs, &model.url());
+    let secret_file = dirs.write("state/service-1.json", "{\"password\": \"pw-canary-0123\"}");
+    let marker = dirs.path().join("ran");
+    for (label, source) in [
+        ("folder", std::fs::File::open(dirs.path()).unwrap()),
+        ("state folder", std::fs::File::open(dirs.state()).unwrap()),
+        ("file inside", std::fs::File::open(&secret_file).unwrap()),
+    ] {
+        let output = support::ploy(dirs.path())
+            .stdin(source)
+            .args(["exec", "--", "sh", "-c"])
+            .arg(format!("cat; touch {}", marker.display()))
+            .output()
+            .unwrap();
+        let stderr = support::stderr(&output);
+        assert_ne!(output.status.code(), Some(0), "{label}: {output:?}");
+        assert!(
+            stderr.contains("SVC-1") && stderr.contains("standard input"),
+            "{label}: {stderr}"
+        );
+        assert!(!marker.exists(), "{label}: the program ran");
+        assert!(!support::stdout(&output).contains("pw-canary"), "{label}");
+    }
     drop(serve);
 }
 

@@ -96,6 +96,14 @@ pub enum ContainError {
     /// The launcher could not be started or waited for.
     #[error("SVC-1: the containment launcher failed: {0}")]
     Launcher(String),
+    /// Standard input, output or error is a folder, or a file inside a
+    /// hidden folder: a descriptor opened before the namespaces were made
+    /// sees past the hiding, so the program was not started.
+    #[error(
+        "SVC-1: {0}; a descriptor opened outside sees past the hidden folders, so the program \
+         was not started. Redirect it from a file outside ploy's folders (or /dev/null)"
+    )]
+    Stdio(String),
 }
 
 /// What the parent asks the helper to do.
@@ -175,6 +183,7 @@ where
     }
     resolved.sort();
     resolved.dedup();
+    check_stdio(&resolved)?;
     if let Ok(cwd) = std::env::current_dir()
         && let Some(_) = resolved.iter().find(|dir| cwd.starts_with(dir))
     {
@@ -262,6 +271,66 @@ where
     Ok(exit_code(exit))
 }
 
+/// Refuses a standard descriptor that is a folder (a lookup relative to it
+/// walks the tree as it was before the tmpfs, e.g. `ploy exec … < ~`), or
+/// that is a file inside a hidden folder (`< ~/.local/state/ploy/…`).
+fn check_stdio(hidden: &[PathBuf]) -> Result<(), ContainError> {
+    for (fd, name) in [
+        (0, "standard input"),
+        (1, "standard output"),
+        (2, "standard error"),
+    ] {
+        // SAFETY: fstat on a descriptor number with a valid out pointer.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut stat) } != 0 {
+            // Not open: nothing is inherited through it.
+            continue;
+        }
+        if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
+            return Err(ContainError::Stdio(format!("{name} is a folder")));
+        }
+        if let Ok(target) = std::fs::read_link(format!("/proc/self/fd/{fd}"))
+            && let Some(dir) = hidden.iter().find(|dir| target.starts_with(dir))
+        {
+            return Err(ContainError::Stdio(format!(
+                "{name} is a file inside {}",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Closes every descriptor but 0, 1, 2 and `keep` (a directory or file
+/// opened by whoever started `ploy exec` would otherwise reach the program,
+/// and lookups relative to a folder descriptor see past the hiding), then
+/// checks that none is left.
+fn close_inherited(keep: RawFd) -> Result<(), String> {
+    let open = || -> Result<Vec<RawFd>, String> {
+        let entries = std::fs::read_dir("/proc/self/fd")
+            .map_err(|err| format!("listing /proc/self/fd: {err}"))?;
+        Ok(entries
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<RawFd>().ok())
+            .filter(|&fd| fd > 2 && fd != keep)
+            .collect())
+    };
+    for fd in open()? {
+        // SAFETY: closing a descriptor number; the directory listing's own
+        // descriptor is already closed, others belong to nobody here.
+        unsafe { libc::close(fd) };
+    }
+    // What is still open now is only the listing's own descriptor.
+    let left: Vec<RawFd> = open()?
+        .into_iter()
+        .filter(|&fd| std::fs::read_link(format!("/proc/self/fd/{fd}")).is_ok())
+        .collect();
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("descriptors {left:?} could not be closed"))
+    }
+}
+
 fn describe(status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
@@ -341,6 +410,8 @@ fn helper(request: &Request, status: &mut Option<std::fs::File>) -> Result<i32, 
     if nix::unistd::getppid().as_raw() == 1 {
         return Err("ERR ploy exec ended before the program started".into());
     }
+    close_inherited(status.as_ref().map_or(-1, std::os::fd::AsRawFd::as_raw_fd))
+        .map_err(|err| format!("ERR {err}"))?;
     let uid = getuid().as_raw();
     let gid = getgid().as_raw();
     unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID)
@@ -383,8 +454,12 @@ fn write_id_maps(uid_in: u32, uid_out: u32, gid_in: u32, gid_out: u32) -> Result
     write("gid_map", format!("{gid_in} {gid_out} 1"))
 }
 
-/// Private mounts, then an empty read-only tmpfs over each folder, each
-/// checked afterwards (an empty tmpfs is what the program must see).
+/// Private mounts; every folder above a hidden one (up to, not including,
+/// `/`) bound onto itself, so it is a mount point the program cannot rename
+/// (renaming `~/.config` would move the tmpfs with it and free the path
+/// `~/.config/ploy` for the program to fill); then an empty read-only tmpfs
+/// over each folder, each checked afterwards (an empty tmpfs is what the
+/// program must see).
 fn hide_folders(hide: &[PathBuf]) -> Result<(), String> {
     use nix::mount::{MsFlags, mount};
     mount(
@@ -395,6 +470,25 @@ fn hide_folders(hide: &[PathBuf]) -> Result<(), String> {
         None::<&str>,
     )
     .map_err(|err| format!("making mounts private: {err}"))?;
+    let mut ancestors: Vec<&Path> = hide
+        .iter()
+        .flat_map(|dir| dir.ancestors().skip(1))
+        .filter(|dir| dir.parent().is_some())
+        .collect();
+    ancestors.sort();
+    ancestors.dedup();
+    // Outermost first, so an inner bind is not hidden by an outer one.
+    ancestors.sort_by_key(|dir| dir.components().count());
+    for dir in ancestors {
+        mount(
+            Some(dir),
+            dir,
+            None::<&str>,
+            MsFlags::MS_BIND | MsFlags::MS_REC,
+            None::<&str>,
+        )
+        .map_err(|err| format!("pinning {} (bind onto itself): {err}", dir.display()))?;
+    }
     for dir in hide {
         mount(
             Some("tmpfs"),
