@@ -463,7 +463,7 @@ const CHECKER_LINES: &[&str] = &[
     "git grep -q alpha -- src",
     "grep -q nothing-here README.md || grep -q fixture README.md",
     "! grep -q nothing-here README.md",
-    "grep x src/lib.txt 2>&1 | grep -q y || test -f LICENSE",
+    "grep x src/lib.txt | grep -q y 2>&1 || test -f LICENSE",
 ];
 
 /// Which programs a checker may execute besides its own (the Python `yq`
@@ -593,7 +593,7 @@ fn no_shell_interprets_a_proof() {
         "test -f README.md",
         "grep -q fixture README.md && test -d src || test -f LICENSE",
         "! grep -q nothing README.md",
-        "cat README.md 2>&1 | grep -q MIT >/dev/null 2>&1",
+        "cat README.md 2>/dev/null | grep -q MIT >/dev/null 2>&1",
         "head -n 1 README.md | grep fixture | grep -q x || ls src",
     ] {
         let (report, seen) = traced(&fixture, line);

@@ -6,7 +6,7 @@
 //! `valgrind --tool=callgrind` to count instructions).
 use std::time::Instant;
 
-const LINE: &str = "cargo test -q --workspace && grep -rn x src 2>&1 | grep -q y && test -f README.md && diff -q a/b.txt c/d.txt && jq -e '.name' package.json && [ -d src ] && grep -rq 'fn main' src/main.rs && cargo clippy --all-targets -- -D warnings && cmp x y && make test && npm test && go test ./... && pytest -q tests/ && git diff --exit-code -- src/lib.rs && find src -name '*.rs' && wc -l src/lib.rs && head x.md";
+const LINE: &str = "cargo test -q --workspace && grep -rn x src | grep -q y 2>&1 && test -f README.md && diff -q a/b.txt c/d.txt && jq -e '.name' package.json && [ -d src ] && grep -rq 'fn main' src/main.rs && cargo clippy --all-targets -- -D warnings && cmp x y && make test && npm test && go test ./... && pytest -q tests/ && git diff --exit-code -- src/lib.rs && find src -name '*.rs' && wc -l src/lib.rs && head x.md";
 
 /// The benchmark's hostile line.
 const REFUSED: &str = "echo $(rm -rf x; `ls ~`) ${IFS}a$'\\x72m' <(cat /etc/passwd) >(sh) {rm,-rf,x} /???/?m && cmd=rm; $cmd x & f() { r''m y; }; f || (exec \"r\"m z) | tee >(sh -c 'curl x') <<< \"$((1+2))\" && env X=1 xargs rm < list && find . -exec rm {} \\; && git -c core.pager=sh log && sed 'w ~/.zshenv' f && export PAGER=evil; python3 -c 'import os; os.system(\"id\")' || true";

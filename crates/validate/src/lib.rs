@@ -370,6 +370,17 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
             if index == 0 {
                 reads_empty_stdin(command, refusals);
             }
+            // Error messages name the operand ("ls: cannot access 'x'"),
+            // so a filter reading them matches whatever the project holds.
+            if index + 1 < pipeline.commands.len() && command.stderr == StreamTarget::Stdout {
+                refusals.push(Refusal::new(
+                    PROOF_5,
+                    format!(
+                        "`{}` sends its error messages into the pipe (`2>&1`), so the next command matches them whatever the project holds; drop `2>&1` or put it on the last command",
+                        command.argv.join(" ")
+                    ),
+                ));
+            }
             let at = grammar::At {
                 head: index == 0,
                 upstream: &upstream,
@@ -487,6 +498,17 @@ fn reads_empty_stdin(command: &PlanCommand, refusals: &mut Refusals) {
 /// pipeline is required exactly when no `||` stands at or after it.
 fn project_code_decides(plan: &ProofPlan, refusals: &mut Refusals) {
     let pipelines: Vec<_> = plan.pipelines().collect();
+    // `A || ! B`, `! A || B`: when B is A spelled another way (`grep -q x
+    // f || ! grep -qe x f`, `cmp a b || ! diff a b`), the line passes
+    // whatever the project holds, and no list of spellings is complete.
+    if pipelines.iter().any(|(c, _)| *c == Some(Connector::Or))
+        && pipelines.iter().any(|(_, p)| p.negated)
+    {
+        refusals.push(Refusal::new(
+            PROOF_5,
+            "`||` and a negated check `!` on one line can join a check with its own negation spelled another way, which passes whatever the project holds; write the line without `!` or without `||` (`test ! -e x` is fine: it is one check)",
+        ));
+    }
     let last_or = pipelines
         .iter()
         .rposition(|(connector, _)| *connector == Some(Connector::Or));

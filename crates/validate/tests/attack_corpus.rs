@@ -456,3 +456,175 @@ fn outside_attacker_round_one() {
         );
     }
 }
+
+// proves: PROOF-2, PROOF-4, PROOF-5 (the outside attacker's second round,
+// 15:30 UTC: /work/coord/attacks/validate.md #4-#13)
+#[test]
+fn outside_attacker_round_two() {
+    all_refused(&[
+        // #4: shell code in a make target (a `test-%:` rule pastes `$*`
+        // into a recipe that /bin/sh runs).
+        ("make 'test-x;id'", "PROOF-4", "`;` in a target"),
+        ("make 'check$(id)'", "PROOF-4", "a substitution"),
+        ("make 'check`id`'", "PROOF-4", "backquotes"),
+        ("make '$(shell id)'", "PROOF-4", "make's own shell function"),
+        ("make 'test-x|id'", "PROOF-4", "a pipe"),
+        ("make 'test-x&&id'", "PROOF-4", "a list"),
+        ("make 'test x'", "PROOF-4", "a blank"),
+        (
+            "npm test -- 'x;id'",
+            "PROOF-4",
+            "the same for npm's script line",
+        ),
+        ("npm run lint -- '$(id)'", "PROOF-4", "the same"),
+        // #5: npm built-ins and --if-present.
+        ("npm run env", "PROOF-2", "npm's built-in env"),
+        ("yarn run env", "PROOF-2", "the same"),
+        ("pnpm run env", "PROOF-2", "the same"),
+        ("npm run --if-present zzz", "PROOF-5", "runs nothing"),
+        ("npm run zzz --if-present", "PROOF-5", "the same"),
+        ("npm test --if-present", "PROOF-5", "the same"),
+        // #6, #7: unittest imports whatever it is given.
+        (
+            "python3 -m unittest",
+            "PROOF-5",
+            "no tests found passes (3.11)",
+        ),
+        ("python3 -m unittest -k zzz", "PROOF-5", "the same"),
+        ("python3 -m unittest -v", "PROOF-5", "the same"),
+        ("python3 -m unittest os", "PROOF-2", "a standard module"),
+        ("python3 -m unittest os.path", "PROOF-2", "the same"),
+        ("python3 -m unittest __hello__", "PROOF-2", "the same"),
+        ("python3 -m unittest venv.__main__", "PROOF-2", "runs venv"),
+        ("python3 -m unittest this", "PROOF-2", "runs its top level"),
+        (
+            "python3 -m unittest test.test_os",
+            "PROOF-2",
+            "CPython's own suite",
+        ),
+        (
+            "python3 -m unittest tests.__main__",
+            "PROOF-2",
+            "a __main__",
+        ),
+        // #8: pytest reads -p after `--`.
+        ("pytest tests -- -p this", "PROOF-2", "a plugin import"),
+        ("pytest -x -- -p foo", "PROOF-2", "the same"),
+        ("pytest -q -- -pthis", "PROOF-2", "glued"),
+        ("pytest -- --pyargs", "PROOF-2", "any option after --"),
+        (
+            "python3 -m pytest tests -- -p this",
+            "PROOF-2",
+            "through python3 -m",
+        ),
+        // #9: error messages piped into a filter.
+        (
+            "ls -d README.md 2>&1 | grep -q .",
+            "PROOF-5",
+            "errors match .",
+        ),
+        ("ls -d x 2>&1 | grep x", "PROOF-5", "the error names x"),
+        ("wc -c x 2>&1 | grep -q x", "PROOF-5", "the same"),
+        ("git log -n 1 2>&1 | grep -q .", "PROOF-5", "the same"),
+        (
+            "grep -c x README.md 2>&1 | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        ("cmp README.md x 2>&1 | grep -q .", "PROOF-5", "the same"),
+        ("jq . f.json 2>&1 | grep -q .", "PROOF-5", "the same"),
+        ("find src 2>&1 | grep -q src", "PROOF-5", "the same"),
+        // #10: a check joined with its own negation, spelled differently.
+        ("grep -q x f || ! grep -qe x f", "PROOF-5", "-e PAT is PAT"),
+        (
+            "grep -q x f || ! grep -q --regexp=x f",
+            "PROOF-5",
+            "the long form",
+        ),
+        (
+            "grep -q x f || ! grep -qG x f",
+            "PROOF-5",
+            "-G is the default",
+        ),
+        ("grep -q x f || ! grep -qa x f", "PROOF-5", "-a"),
+        ("grep -q x f || ! grep -q x ./f", "PROOF-5", "./f is f"),
+        ("grep -q x f || ! grep -q x f f", "PROOF-5", "a file twice"),
+        ("rg -q x f || ! grep -q x f", "PROOF-5", "rg and grep"),
+        ("rg -q x f || ! rg -qs x f", "PROOF-5", "-s"),
+        ("jq -e .a f.json || ! jq -e .a ./f.json", "PROOF-5", "./"),
+        ("diff a b || ! diff b a", "PROOF-5", "symmetric"),
+        ("cmp a b || ! cmp b a", "PROOF-5", "symmetric"),
+        ("cmp a b || ! diff a b", "PROOF-5", "cmp is diff"),
+        (
+            "! grep -q x f || grep -q x ./f",
+            "PROOF-5",
+            "the other order",
+        ),
+        // #11: a file operand with a trailing slash cannot be read.
+        ("! grep -q x README.md/", "PROOF-5", "always an error"),
+        ("! grep -q x README.md/.", "PROOF-5", "the same"),
+        // #12: git checks with nothing to find.
+        (
+            "git diff --quiet HEAD HEAD",
+            "PROOF-5",
+            "a revision with itself",
+        ),
+        ("git diff --quiet HEAD..HEAD", "PROOF-5", "a range"),
+        ("git diff --quiet @..@", "PROOF-5", "the same"),
+        ("git diff --quiet ...", "PROOF-5", "the same"),
+        ("git diff --quiet HEAD HEAD^0", "PROOF-5", "two revisions"),
+        (
+            "git diff --quiet --diff-filter=X",
+            "PROOF-5",
+            "selects nothing",
+        ),
+        (
+            "git diff --quiet --diff-filter=acdmrtuxb",
+            "PROOF-5",
+            "excludes every kind",
+        ),
+        ("git ls-files --error-unmatch", "PROOF-5", "no path to miss"),
+        ("git ls-files --error-unmatch -o", "PROOF-5", "the same"),
+        ("git log -n 0", "PROOF-5", "no revision"),
+        ("git log -n1 --format=", "PROOF-5", "the same"),
+        ("git log --quiet", "PROOF-5", "the same"),
+        ("git show --quiet", "PROOF-5", "the same"),
+        (
+            "! git grep -q -f - README.md",
+            "PROOF-5",
+            "patterns from nothing",
+        ),
+        // #13: rg --json always prints a summary.
+        (
+            "rg --json zzzz README.md | grep -q .",
+            "PROOF-5",
+            "summary record",
+        ),
+        ("rg --json x . | grep -q .", "PROOF-5", "the same"),
+    ]);
+    for line in [
+        "make test-unit",
+        "make check lint",
+        "npm run test:unit -- --coverage",
+        "python3 -m unittest tests.test_x -v",
+        "python3 -m unittest tests/test_api.py",
+        "python3 -m unittest test_api.TestGet.test_x",
+        "python3 -m unittest discover -s tests",
+        "pytest -q tests/test_api.py::test_get",
+        "make check 2>&1",
+        "grep -q x f 2>&1",
+        "grep -rq x src/",
+        "git ls-files --error-unmatch src/main.rs",
+        "git diff --quiet HEAD",
+        "git diff --quiet HEAD -- src",
+        "git diff --cached --quiet",
+        "grep -q a f || grep -q b f",
+        "! grep -q TODO src/lib.rs && cargo test",
+    ] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}

@@ -134,7 +134,7 @@ fn more_ordinary_lines_are_accepted() {
 // proves: PROOF-3 (redirections become the plan's stream targets, in bash's order)
 #[test]
 fn redirections_become_stream_targets() {
-    let plan = validate("grep -r x src 2>&1 | grep -q ok && make check >/dev/null 2>&1")
+    let plan = validate("grep -rq x src 2>&1 && make check >/dev/null 2>&1")
         .plan()
         .cloned()
         .unwrap();
@@ -155,7 +155,7 @@ fn rendered_plans_read_back_identically() {
     for line in [
         "grep -q \"fn main\" src/main.rs",
         "! grep -rq 'dbg!' src",
-        "grep -rn x src 2>&1 | grep -q 'test result: ok' && git diff --quiet >/dev/null 2>&1 || ! grep -q y f && make check >/dev/null 2>&1",
+        "grep -rn x src | grep -q 'test result: ok' && git diff --quiet >/dev/null 2>&1 || grep -q y f 2>&1 && make check >/dev/null 2>&1",
         "jq -e '.version == \"1.0\"' package.json",
         "grep -q \"it's\" f",
         "grep -q x\\ y f",

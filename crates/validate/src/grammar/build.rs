@@ -711,7 +711,11 @@ pub(super) fn npm(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let mut words = Vec::new();
     for arg in before {
         match arg.as_str() {
-            "-s" | "--silent" | "--if-present" => {}
+            "-s" | "--silent" => {}
+            "--if-present" => ctx.refuse(
+                PROOF_5,
+                format!("`--if-present` makes {tool} pass without running anything when the script is missing"),
+            ),
             a if a.starts_with('-') => {
                 ctx.refuse(
                     PROOF_2,
@@ -725,6 +729,16 @@ pub(super) fn npm(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     match words.next().as_deref() {
         Some("test") => {}
         Some("run") => match words.next() {
+            // npm's built-in scripts, run when package.json has none of
+            // that name: `env` is `sh -c env` (a launcher printing the
+            // environment), not project code.
+            Some(script) if script == "env" => {
+                ctx.refuse(
+                    PROOF_2,
+                    format!("`{tool} run env` runs {tool}'s built-in `env` (a shell printing the environment) unless the project defines it; name a script that checks something"),
+                );
+                return None;
+            }
             Some(script)
                 if script.starts_with(|c: char| c.is_ascii_alphanumeric())
                     && script
@@ -764,10 +778,10 @@ pub(super) fn npm(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         }
     }
     for word in words {
-        ctx.text(&word, "the script argument");
+        ctx.shell_text(&word, "the script argument");
     }
     for arg in after {
-        ctx.text(arg, "the script argument");
+        ctx.shell_text(arg, "the script argument");
     }
     runs(ctx, at)
 }
@@ -920,6 +934,15 @@ pub(super) fn pytest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         &[],
     );
     for (test, _) in operands(&items) {
+        // pytest's early plugin pass reads `-p NAME` anywhere in its
+        // arguments, `--` or not, and imports NAME.
+        if test.starts_with('-') {
+            ctx.refuse(
+                PROOF_2,
+                format!("`{test}` after `--` is still read by pytest as an option (`-p NAME` imports NAME as a plugin); name test paths only"),
+            );
+            continue;
+        }
         if test.starts_with('@') {
             ctx.refuse(
                 PROOF_3,
@@ -998,10 +1021,44 @@ fn unittest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             // START, PATTERN (a file-name pattern, checked all the same), TOP.
             ctx.path(value, "the folder or pattern");
         }
+    } else if ops.is_empty() {
+        ctx.refuse(
+            PROOF_5,
+            "with no test names, unittest searches the current folder and (Python 3.11) passes when it finds no test; name the tests (`python3 -m unittest tests.test_api`) or `discover -s tests`",
+        );
     } else {
         opaque_all(ctx, &ops, "the test name");
+        for (name, _) in &ops {
+            if let Some(why) = not_a_project_test(name) {
+                ctx.refuse(PROOF_2, format!("the test name `{name}` {why}"));
+            }
+        }
     }
     runs(ctx, at)
+}
+
+/// unittest imports each name it is given, so any installed module's
+/// top-level code runs (`venv.__main__` builds a venv and runs pip). A
+/// project's test module has a part named `test…` (`tests.test_api`,
+/// `tests/test_api.py`, `test_api.TestX.test_y`); the standard library's
+/// `test` package (CPython's own suite) and `__main__` modules are not it.
+fn not_a_project_test(name: &str) -> Option<&'static str> {
+    let name = name.strip_suffix(".py").unwrap_or(name);
+    let parts: Vec<&str> = name.split(['.', '/']).filter(|p| !p.is_empty()).collect();
+    if parts.first() == Some(&"test") {
+        Some("is Python's own test package, not the project's tests")
+    } else if parts.iter().any(|p| p.starts_with("__")) {
+        Some("names a module's `__main__` or a private module; unittest would run its code")
+    } else if !parts
+        .iter()
+        .any(|p| p.starts_with("test") || p.starts_with("Test"))
+    {
+        Some(
+            "has no `test…` part, so it could be any installed module (unittest imports it and runs its code); name the project's test module, e.g. `tests.test_api`",
+        )
+    } else {
+        None
+    }
 }
 
 pub(super) fn python3(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
@@ -1290,7 +1347,7 @@ pub(super) fn make(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
                 format!("`{target}` sets the make variable `{name}` from the line, which overrides the Makefile (SHELL, MAKEFLAGS…)"),
             );
         } else {
-            ctx.text(target, "the target");
+            ctx.shell_text(target, "the target");
         }
     }
     if targets.is_empty() {

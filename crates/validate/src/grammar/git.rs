@@ -645,6 +645,27 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             );
             Cond::Const(true)
         }
+        "ls-files" if ops.is_empty() && has(&items, "error-unmatch") => {
+            ctx.note = Some(
+                "`git ls-files --error-unmatch` with no path has nothing to miss; name the paths",
+            );
+            Cond::Const(true)
+        }
+        "diff" if has(&items, "diff-filter") => {
+            ctx.note = Some(
+                "`--diff-filter` can select no kind of change at all, so the diff finds nothing whatever the project holds; leave it out",
+            );
+            Cond::Const(true)
+        }
+        "diff"
+            if ops.iter().filter(|(_, after)| !after).count() > 1
+                || ops.iter().any(|(op, after)| !after && op.contains("..")) =>
+        {
+            ctx.note = Some(
+                "`git diff` between two revisions compares history, which a step's work does not change (and a revision compared with itself always passes); compare the work tree: `git diff --quiet` or `git diff --quiet HEAD -- src`",
+            );
+            Cond::Const(true)
+        }
         "ls-files" if !has(&items, "error-unmatch") => {
             ctx.note = Some("`git ls-files` exits 0 whatever it lists; add `--error-unmatch PATH`");
             Cond::Const(true)

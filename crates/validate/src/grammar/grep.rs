@@ -194,11 +194,18 @@ const GREP_RULES: &[Rule] = &[
 
 /// When a searching program succeeds: its unknown result, and (when it
 /// names files) the files exist; with `-q` one found match is enough.
-fn search_status(ctx: &Ctx, files: &[&str], quiet: bool, at: &At) -> Cond {
+/// `need_file`: the program reads each operand as a file (grep without
+/// `-r`: a folder is an error), so `README.md/` can never be read.
+fn search_status(ctx: &Ctx, files: &[&str], quiet: bool, need_file: bool, at: &At) -> Cond {
+    let test = if need_file {
+        PathTest::ReadableFile
+    } else {
+        PathTest::Exists
+    };
     let files: Vec<Cond> = files
         .iter()
         .filter(|f| **f != "-")
-        .map(|f| Cond::path(PathTest::Exists, f))
+        .map(|f| Cond::path(test, f))
         .collect();
     let exist = if quiet {
         if files.is_empty() {
@@ -274,7 +281,7 @@ pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         return None;
     }
     Some(Facts {
-        status: search_status(ctx, &files, has(&items, "q"), at),
+        status: search_status(ctx, &files, has(&items, "q"), !recursive, at),
     })
 }
 
@@ -484,8 +491,12 @@ pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         );
         return None;
     }
+    // `--json` prints a summary record whatever it finds.
+    if has(&items, "json") {
+        ctx.fixed_lines = Some("prints a JSON summary record whatever it finds");
+    }
     Some(Facts {
-        status: search_status(ctx, &paths, has(&items, "q"), at),
+        status: search_status(ctx, &paths, has(&items, "q"), false, at),
     })
 }
 

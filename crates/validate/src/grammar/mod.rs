@@ -231,6 +231,23 @@ impl Ctx {
             self.refuse(PROOF_3, format!("{what} `{value}` {problem}"));
         }
     }
+
+    /// [`Ctx::text`] for text that the project's recipes or scripts may
+    /// paste into a shell command (make's `$@`/`$*`, npm's script line):
+    /// only characters that mean nothing to a shell, so no code rides in
+    /// on it (`make 'test-x;id'` with a `test-%:` rule runs `id`).
+    pub(crate) fn shell_text(&mut self, value: &str, what: &str) {
+        self.text(value, what);
+        if let Some(c) = value
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || "._/+,:=@%-".contains(*c)))
+        {
+            self.refuse(
+                crate::PROOF_4,
+                format!("{what} `{value}` contains `{c}`; the project's recipes and scripts can paste it into a shell command, so only letters, digits and `._/+,:=@%-` may be used"),
+            );
+        }
+    }
 }
 
 /// Why a path is not a relative path inside the project, if it is not.
