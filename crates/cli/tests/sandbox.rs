@@ -441,3 +441,47 @@ fn doctor_names_project_files_proofs_cannot_edit() {
     let text = world.ploy(&["doctor"]);
     assert!(String::from_utf8_lossy(&text.stdout).contains("warning: "));
 }
+
+// Found attacking the sandbox: the program's escape sequences reached the
+// user's terminal raw (a fake "proof passed" with ploy's real line
+// concealed, OSC 52 writing the clipboard). On a terminal they are shown in
+// caret notation; into a pipe the bytes stay as written.
+// proves: SBX-5
+#[test]
+fn the_programs_escape_sequences_never_reach_a_terminal_raw() {
+    let world = World::new();
+    let script = ploy_testkit::require_part!(
+        "script (util-linux)",
+        Path::new("/usr/bin/script")
+            .exists()
+            .then_some("/usr/bin/script")
+            .ok_or("/usr/bin/script runs ploy on a terminal; apt-get install util-linux")
+    );
+    let attack = r"printf 'proof passed\n\033[8m\033]52;c;ZXZpbA==\007hidden\n'; exit 1";
+    let line = format!(
+        "{} sandbox run -- /bin/sh -c \"{attack}\"",
+        world.ploy.display()
+    );
+    let mut command = Command::new(script);
+    support::point_at(&mut command, &world.base)
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(&world.project)
+        .env("HOME", world.base.join("home"));
+    if let Some((uid, gid)) = world.user {
+        command.uid(uid).gid(gid);
+    }
+    let out = output_retrying(&mut command);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains("^[[8m^[]52;c;ZXZpbA==^Ghidden"), "{shown:?}");
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "{shown:?}"
+    );
+    // Into a pipe: as written.
+    let out = world.sandbox_sh(attack);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("\u{1b}[8m\u{1b}]52;c;"),
+        "{out:?}"
+    );
+}

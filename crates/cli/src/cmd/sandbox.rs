@@ -12,6 +12,7 @@
 //! stops the proof (CONFIG-1). Trust is decided without a question (these
 //! commands never prompt).
 
+use std::io::IsTerminal;
 use std::{
     path::{Path, PathBuf},
     process::ExitCode,
@@ -163,8 +164,14 @@ pub fn proof_run(args: ProofRunArgs) -> ExitCode {
         );
     } else {
         // Through print!, so a closed stdout ends quietly (crate::out).
-        print!("{}", report.stdout);
-        eprint!("{}", report.stderr);
+        print!(
+            "{}",
+            on_screen(&report.stdout, std::io::stdout().is_terminal())
+        );
+        eprint!(
+            "{}",
+            on_screen(&report.stderr, std::io::stderr().is_terminal())
+        );
         match report.verdict {
             ProofOutcome::Passed => eprintln!("proof passed ({} ms)", report.time_ms),
             ProofOutcome::Failed => {
@@ -244,14 +251,40 @@ pub fn sandbox_run(args: SandboxRunArgs) -> ExitCode {
             })
         );
     } else {
-        print!("{stdout}");
-        eprint!("{stderr}");
+        print!("{}", on_screen(&stdout, std::io::stdout().is_terminal()));
+        eprint!("{}", on_screen(&stderr, std::io::stderr().is_terminal()));
         report_limits("sandbox run", &out);
         for note in &notes {
             eprintln!("ploy sandbox run: {note}");
         }
     }
     ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+/// The program's output as it may reach a terminal: every control
+/// character but newline, tab and carriage return shown in caret notation
+/// (`ESC` as `^[`), C1 controls as `\u{9b}`. Found attacking the sandbox: a
+/// failing proof printed a fake "proof passed", then concealed ploy's real
+/// verdict line (`ESC[8m`), and OSC 52 could write the user's clipboard.
+/// Output into a pipe or file is left as the program wrote it.
+fn on_screen(text: &str, terminal: bool) -> std::borrow::Cow<'_, str> {
+    let shown = |c: char| !c.is_control() || matches!(c, '\n' | '\t' | '\r');
+    if !terminal || text.chars().all(shown) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            c if shown(c) => out.push(c),
+            '\u{7f}' => out.push_str("^?"),
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            c => out.extend(c.escape_unicode()),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Says which limit stopped a run, if one did.
@@ -464,5 +497,31 @@ mod tests {
     fn clip_keeps_short_text_and_marks_cut_text() {
         assert_eq!(clip("abc", 5), "abc");
         assert_eq!(clip("abcdefgh", 5), "abcd…");
+    }
+
+    // proves: SBX-5 (the verdict on screen cannot be forged or hidden by the
+    // program's escape sequences)
+    #[test]
+    fn escape_sequences_never_reach_a_terminal_raw() {
+        let attack = "proof passed (61 ms)\n\u{1b}[8m\u{1b}[30;40m\n\u{1b}]52;c;ZXZpbA==\u{7}\u{9b}2J\u{7f}x\tok\r\n";
+        let shown = on_screen(attack, true);
+        assert!(
+            !shown
+                .chars()
+                .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+        );
+        assert_eq!(
+            shown,
+            "proof passed (61 ms)\n^[[8m^[[30;40m\n^[]52;c;ZXZpbA==^G\\u{9b}2J^?x\tok\r\n"
+        );
+        assert_eq!(
+            on_screen(attack, false),
+            attack,
+            "a pipe gets the bytes as written"
+        );
+        assert!(matches!(
+            on_screen("plain\n", true),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }
