@@ -4,27 +4,18 @@
 //! docs/rpc.md; `always` refused in a tainted conversation; unknown ids and
 //! bad lines refused; framing (CRLF, U+2028/2029); closing stdin ends the
 //! process cleanly.
+#![allow(clippy::disallowed_methods)] // runs the ploy binary and unshare
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod rpc_kit;
 mod support;
 
-use std::os::unix::fs::PermissionsExt;
-
-use ploy_policy::{TaintMark, TaintSource};
 use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
-use ploy_store::Store;
-use rpc_kit::Rpc;
+use rpc_kit::{
+    Rpc, approvals, edit, lib, marked_conversation, sleeping, user_namespaces, wait_until, world,
+};
 use serde_json::{Value, json};
-use support::{TempDir, code, ploy_at_home, run, stderr, stdout};
-
-fn world(label: &str) -> TempDir {
-    let dir = TempDir::with_config_and_state(label);
-    std::fs::set_permissions(dir.state(), std::fs::Permissions::from_mode(0o700)).unwrap();
-    dir.write_settings(support::WORKSPACE_PROFILE);
-    dir.write("proj/src/lib.rs", "pub fn f() {}\n");
-    dir
-}
+use support::{TempDir, ploy_at_home};
 
 fn start(dir: &TempDir, model: &ScriptedModel, extra: &[&str]) -> Rpc {
     let mut command = ploy_at_home(dir.path());
@@ -33,24 +24,6 @@ fn start(dir: &TempDir, model: &ScriptedModel, extra: &[&str]) -> Rpc {
         .args(["--mode", "rpc", "--upstream", &model.url()])
         .args(extra);
     Rpc::start(command)
-}
-
-fn edit(old: &str, new: &str) -> Value {
-    json!({"path": "src/lib.rs", "old_string": old, "new_string": new})
-}
-
-fn lib(dir: &TempDir) -> String {
-    std::fs::read_to_string(dir.path().join("proj/src/lib.rs")).unwrap()
-}
-
-fn approvals(dir: &TempDir) -> Value {
-    let mut command = ploy_at_home(dir.path());
-    command
-        .current_dir(dir.path().join("proj"))
-        .args(["approvals", "list", "--json"]);
-    let out = run(&mut command);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    serde_json::from_str(&stdout(&out)).unwrap()
 }
 
 // proves: PERM-4, PERM-5 (answers over RPC), TRUST-7 (rpc)
@@ -169,7 +142,7 @@ fn rpc_drives_a_whole_conversation_with_approvals() {
     assert_eq!(lib(&dir), "pub fn g() {}\n");
 
     // Third: `always` in a clean conversation saves a narrow approval.
-    assert_eq!(approvals(&dir)["approvals"], json!([]));
+    assert!(approvals(&dir).is_empty());
     rpc.send(json!({"type": "prompt", "message": "rename g to k"}));
     let accepted = rpc.response();
     assert!(accepted.get("id").is_none(), "no id sent, none echoed");
@@ -182,7 +155,7 @@ fn rpc_drives_a_whole_conversation_with_approvals() {
     assert_eq!(rpc.until("tool_result")["ok"], true);
     assert_eq!(rpc.until("end")["exit_code"], 0);
     assert_eq!(lib(&dir), "pub fn k() {}\n");
-    let saved = approvals(&dir)["approvals"].as_array().unwrap().clone();
+    let saved = approvals(&dir);
     assert_eq!(saved.len(), 1, "{saved:?}");
     assert_eq!(saved[0]["scope"], "always");
     assert!(
@@ -214,24 +187,8 @@ fn rpc_drives_a_whole_conversation_with_approvals() {
 #[test]
 fn always_on_a_tainted_conversation_is_refused() {
     let dir = world("rpc-taint");
-    let project = dir.path().join("proj").to_string_lossy().into_owned();
     let url = "http://pages.test/injected";
-    let marked = {
-        let mut store = Store::open(dir.state().join("ploy.db")).unwrap();
-        let conversation = store
-            .create_conversation_in("read a page", Some(&project))
-            .unwrap();
-        store
-            .mark_tainted(
-                &conversation.id,
-                &TaintMark {
-                    reason: format!("web_fetch read {url}"),
-                    source: TaintSource::Url(url.into()),
-                },
-            )
-            .unwrap();
-        conversation.id
-    };
+    let marked = marked_conversation(&dir, url);
     let model = serve_in_thread(
         Script::new()
             .call("edit", edit("f()", "g()"))
@@ -276,7 +233,7 @@ fn always_on_a_tainted_conversation_is_refused() {
     assert_eq!(rpc.response()["success"], true);
     assert_eq!(rpc.until("end")["exit_code"], 0);
     assert_eq!(lib(&dir), "pub fn g() {}\n");
-    assert_eq!(approvals(&dir)["approvals"], json!([]), "nothing saved");
+    assert!(approvals(&dir).is_empty(), "nothing saved");
     rpc.close_stdin();
     assert_eq!(rpc.wait_exit(), 0);
 }
@@ -334,6 +291,38 @@ fn closing_stdin_while_an_approval_waits_ends_cleanly() {
     assert_eq!(lib(&dir), "pub fn f() {}\n", "the waiting edit never ran");
     let end = rpc.seen.iter().rev().find(|v| v["type"] == "end").cloned();
     assert_eq!(end.map(|e| e["exit_code"].clone()), Some(json!(130)));
+}
+
+// proves: CANCEL-1 (RPC `abort` reaches the sandbox: the command's process
+// ends, seen from outside; the prompt ends with 130 and the session goes on)
+#[test]
+fn abort_during_a_long_shell_kills_the_sandboxed_process() {
+    ploy_testkit::require_part!("user namespaces", user_namespaces());
+    let dir = world("rpc-abort");
+    let seconds = format!("{}.25", 700 + std::process::id() % 1000);
+    let model = serve_in_thread(
+        Script::new()
+            .call("shell", json!({"command": format!("sleep {seconds}")}))
+            .text("Back after the abort."),
+    )
+    .unwrap();
+    let mut rpc = start(&dir, &model, &[]);
+    rpc.send(json!({"type": "prompt", "message": "wait"}));
+    let ask = rpc.until("approval_request");
+    assert_eq!(ask["tool"], "shell");
+    rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "once"}));
+    assert_eq!(rpc.response()["success"], true);
+    wait_until("the sandboxed sleep starts", || sleeping(&seconds));
+    rpc.send(json!({"type": "abort", "id": "stop"}));
+    let aborted = rpc.response();
+    assert_eq!(aborted["data"]["aborted"], true, "{aborted}");
+    assert_eq!(rpc.until("end")["exit_code"], 130);
+    wait_until("the sandboxed sleep is killed", || !sleeping(&seconds));
+    rpc.send(json!({"type": "prompt", "message": "still there?"}));
+    assert_eq!(rpc.until("answer")["text"], "Back after the abort.");
+    assert_eq!(rpc.until("end")["exit_code"], 0);
+    rpc.close_stdin();
+    assert_eq!(rpc.wait_exit(), 0);
 }
 
 #[test]

@@ -11,31 +11,19 @@
 mod rpc_kit;
 mod support;
 
-use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use ploy_policy::{TaintMark, TaintSource};
 use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
-use ploy_store::Store;
 use rexpect::reader::Options;
 use rexpect::session::{PtySession, spawn_with_options};
+use rpc_kit::{
+    approvals, edit, lib, marked_conversation, sleeping, user_namespaces, wait_until, world,
+};
 use serde_json::{Value, json};
 use support::{PLOY, TempDir, code, ploy_at_home, run, stderr, stdout};
 
 const TIMEOUT_MS: u64 = 60_000;
-
-fn world(label: &str) -> TempDir {
-    let dir = TempDir::with_config_and_state(label);
-    std::fs::set_permissions(dir.state(), std::fs::Permissions::from_mode(0o700)).unwrap();
-    dir.write_settings(support::WORKSPACE_PROFILE);
-    dir.write("proj/src/lib.rs", "pub fn f() {}\n");
-    dir
-}
-
-fn project(dir: &TempDir) -> String {
-    dir.path().join("proj").to_string_lossy().into_owned()
-}
 
 /// `ploy` in a pseudo-terminal with the test's folders, HOME and model.
 fn command(dir: &TempDir, model: &ScriptedModel, extra: &[&str]) -> Command {
@@ -59,42 +47,6 @@ fn pty(command: Command, strip: bool) -> PtySession {
             .strip_ansi_escape_codes(strip),
     )
     .expect("spawn ploy in a pty")
-}
-
-fn lib(dir: &TempDir) -> String {
-    std::fs::read_to_string(dir.path().join("proj/src/lib.rs")).unwrap()
-}
-
-fn edit(old: &str, new: &str) -> Value {
-    json!({"path": "src/lib.rs", "old_string": old, "new_string": new})
-}
-
-fn approvals(dir: &TempDir) -> Vec<Value> {
-    let mut command = ploy_at_home(dir.path());
-    command
-        .current_dir(dir.path().join("proj"))
-        .args(["approvals", "list", "--json"]);
-    let out = run(&mut command);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let listed: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    listed["approvals"].as_array().unwrap().clone()
-}
-
-fn marked_conversation(dir: &TempDir, url: &str) -> String {
-    let mut store = Store::open(dir.state().join("ploy.db")).unwrap();
-    let conversation = store
-        .create_conversation_in("read a page", Some(&project(dir)))
-        .unwrap();
-    store
-        .mark_tainted(
-            &conversation.id,
-            &TaintMark {
-                reason: format!("web_fetch read {url}"),
-                source: TaintSource::Url(url.into()),
-            },
-        )
-        .unwrap();
-    conversation.id
 }
 
 /// rexpect reads the terminal byte by byte, one `char` per byte: a UTF-8
@@ -232,44 +184,6 @@ fn after_web_content_the_edit_offers_only_once_or_reject() {
     assert!(approvals(&dir).is_empty(), "nothing saved");
 }
 
-fn user_namespaces() -> Result<(), String> {
-    let ok = Command::new("unshare")
-        .args(["-Urm", "true"])
-        .status()
-        .map_err(|err| format!("unshare: {err}"))?;
-    if ok.success() {
-        Ok(())
-    } else {
-        Err("user namespaces are disabled here (sysctl kernel.unprivileged_userns_clone)".into())
-    }
-}
-
-/// Pids of processes whose argv is exactly `argv`, seen from the host.
-fn processes(argv: &[&str]) -> Vec<u32> {
-    let want: Vec<u8> = argv
-        .iter()
-        .flat_map(|a| a.bytes().chain(std::iter::once(0)))
-        .collect();
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if std::fs::read(entry.path().join("cmdline")).is_ok_and(|c| c == want) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 // proves: CANCEL-1 (Ctrl-C during a long sandboxed shell ends the process,
 // seen from outside, and the turn; the session goes on)
 #[test]
@@ -289,16 +203,12 @@ fn ctrl_c_during_a_long_shell_kills_the_sandboxed_process_and_the_session_goes_o
     exp(&mut p, "ploy asks: shell").unwrap();
     exp(&mut p, "answer:").unwrap();
     p.send_line("o").unwrap();
-    wait_for("the sandboxed sleep", || {
-        !processes(&["sleep", &seconds]).is_empty()
-    });
+    wait_until("the sandboxed sleep", || sleeping(&seconds));
     p.send_control('c').unwrap();
     if let Err(err) = exp(&mut p, "interrupted; the session goes on") {
         panic!("{err}; ploy: {:?}", p.process().status());
     }
-    wait_for("the sandboxed sleep to end", || {
-        processes(&["sleep", &seconds]).is_empty()
-    });
+    wait_until("the sandboxed sleep to end", || !sleeping(&seconds));
     p.send_line("are you there?").unwrap();
     exp(&mut p, "Still here after the interrupt.").unwrap();
     leave(p);
@@ -342,11 +252,11 @@ fn no_color_has_no_colour_and_a_file_stdout_has_no_spinner_or_escapes() {
         .env_remove("NO_COLOR")
         .current_dir(dir.path().join("proj"));
     let mut p = pty(sh, true);
-    wait_for("the status line in the file", || {
+    wait_until("the status line in the file", || {
         std::fs::read_to_string(&out_file).is_ok_and(|t| t.contains("new conversation"))
     });
     p.send_line("and now?").unwrap();
-    wait_for("the answer in the file", || {
+    wait_until("the answer in the file", || {
         std::fs::read_to_string(&out_file).is_ok_and(|t| t.contains("Still f."))
     });
     leave(p);

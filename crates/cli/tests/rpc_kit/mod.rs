@@ -1,16 +1,21 @@
-//! A `ploy --mode rpc` client for tests: sends commands (each validated
-//! against its schema in docs/rpc.md), reads every line ploy prints and
-//! validates it against the schema of its `type`, with timeouts so a hang
-//! fails instead of blocking.
+//! The agent faces' test kit: a `ploy --mode rpc` client (sends commands,
+//! each validated against its schema in docs/rpc.md; reads every line ploy
+//! prints and validates it against the schema of its `type`, with timeouts
+//! so a hang fails instead of blocking), and the world the rpc and
+//! interactive tests share (a project, a marked conversation, the sandbox's
+//! part, a process seen from outside).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::support::TempDir;
 
 /// Every ```json block of docs/rpc.md with a `title`, compiled.
 pub struct Schemas(HashMap<String, jsonschema::Validator>);
@@ -187,5 +192,97 @@ impl Drop for Rpc {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+/// A root with settings (the mandatory profile), an owner-only state folder
+/// and a project with `src/lib.rs` = `pub fn f() {}`.
+pub fn world(label: &str) -> TempDir {
+    let dir = TempDir::with_config_and_state(label);
+    std::fs::set_permissions(dir.state(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    dir.write_settings(crate::support::WORKSPACE_PROFILE);
+    dir.write("proj/src/lib.rs", "pub fn f() {}\n");
+    dir
+}
+
+/// The canonical project folder (the store's project key).
+pub fn project(dir: &TempDir) -> String {
+    dir.path().join("proj").to_string_lossy().into_owned()
+}
+
+/// `edit` arguments for `src/lib.rs`.
+pub fn edit(old: &str, new: &str) -> Value {
+    serde_json::json!({"path": "src/lib.rs", "old_string": old, "new_string": new})
+}
+
+/// The project's `src/lib.rs` now.
+pub fn lib(dir: &TempDir) -> String {
+    std::fs::read_to_string(dir.path().join("proj/src/lib.rs")).unwrap()
+}
+
+/// `ploy approvals list --json`'s approvals for the project.
+pub fn approvals(dir: &TempDir) -> Vec<Value> {
+    let mut command = crate::support::ploy_at_home(dir.path());
+    command
+        .current_dir(dir.path().join("proj"))
+        .args(["approvals", "list", "--json"]);
+    let out = crate::support::run(&mut command);
+    assert_eq!(
+        crate::support::code(&out),
+        0,
+        "{}",
+        crate::support::stderr(&out)
+    );
+    let listed: Value = serde_json::from_str(&crate::support::stdout(&out)).unwrap();
+    listed["approvals"].as_array().unwrap().clone()
+}
+
+/// A conversation of the project marked (in the real store) as having read `url`.
+pub fn marked_conversation(dir: &TempDir, url: &str) -> String {
+    let mut store = ploy_store::Store::open(dir.state().join("ploy.db")).unwrap();
+    let conversation = store
+        .create_conversation_in("read a page", Some(&project(dir)))
+        .unwrap();
+    store
+        .mark_tainted(
+            &conversation.id,
+            &ploy_policy::TaintMark {
+                reason: format!("web_fetch read {url}"),
+                source: ploy_policy::TaintSource::Url(url.into()),
+            },
+        )
+        .unwrap();
+    conversation.id
+}
+
+/// The sandbox needs unprivileged user namespaces.
+pub fn user_namespaces() -> Result<(), String> {
+    let ok = Command::new("unshare")
+        .args(["-Urm", "true"])
+        .status()
+        .map_err(|err| format!("unshare: {err}"))?;
+    if ok.success() {
+        Ok(())
+    } else {
+        Err("user namespaces are disabled here (sysctl kernel.unprivileged_userns_clone)".into())
+    }
+}
+
+/// True while a process whose argv is exactly `sleep SECONDS` exists, seen
+/// from the host (whatever namespace it runs in).
+pub fn sleeping(seconds: &str) -> bool {
+    let want = format!("sleep\0{seconds}\0").into_bytes();
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        entry.file_name().to_string_lossy().parse::<u32>().is_ok()
+            && std::fs::read(entry.path().join("cmdline")).is_ok_and(|c| c == want)
+    })
+}
+
+/// Polls `done` for up to 30 s.
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
