@@ -233,3 +233,30 @@ async fn the_first_address_passes_the_url_checks() {
     assert!(!events.iter().any(|e| matches!(e, Event::Mark { .. })));
     assert!(world.store().marks(&id).unwrap().is_empty());
 }
+
+// proves: TAINT-3, BROWSER-1 (a page whose mark cannot be written is never
+// shown: the browser returns a TAINT-3 error and the model never sees its
+// text)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_cannot_be_marked_is_withheld() {
+    let world = World::new();
+    drop(world.store()); // the schema exists
+    rusqlite::Connection::open(world.db())
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER no_marks BEFORE INSERT ON taint_marks
+             BEGIN SELECT RAISE(ABORT, 'the disk is full (test)'); END;",
+        )
+        .unwrap();
+    let sites = sites().await;
+    let model = scripted(obedient()).await;
+    let prompt = line("browser_open", json!({"url": "http://docs.example.com/start"}));
+    let (_, events, _) = run_prompt(&world, &model, run_with(&sites, &world), &prompt).await;
+    let results = results_of(&events.events());
+    assert_eq!(results.len(), 1, "{results:#?}");
+    assert!(!results[0].0);
+    assert!(results[0].1.contains("TAINT-3"), "{}", results[0].1);
+    let seen = model.everything_seen();
+    assert!(!seen.contains("Welcome to the docs"), "{seen}");
+    assert_eq!(sites.server("docs.example.com").request_count(), 1);
+}
