@@ -247,6 +247,16 @@ impl Registry {
     }
 }
 
+/// The schema of a tool taking one required string argument `name`.
+pub(crate) fn one_string_schema(name: &str, max_length: usize) -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": [name],
+        "properties": {name: {"type": "string", "minLength": 1, "maxLength": max_length}}
+    })
+}
+
 /// Read a required string argument.
 pub(crate) fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
     args.get(name)

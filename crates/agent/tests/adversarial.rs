@@ -23,16 +23,6 @@ fn orders(lines: &[(&str, Value)]) -> String {
         .join("\n")
 }
 
-fn tool_results(events: &[Event]) -> Vec<(bool, String)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolResult { ok, output, .. } => Some((*ok, output.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
 fn taint(world: &World) -> String {
     let mut store = world.store();
     let conv = store

@@ -14,7 +14,7 @@ use ploy_secrets::Redactor;
 use ploy_testkit::web::{Reply, Routes};
 use serde_json::{Value, json};
 use support::web::{Sites, page};
-use support::{Run, World, obedient, rules, run_prompt, scripted};
+use support::{Run, World, obedient, rules, run_prompt, scripted, tool_results};
 
 fn run_with(sites: &Sites, world: &World) -> Run {
     // Every web address allowed by a rule: only the site rule can stop a
@@ -26,16 +26,6 @@ fn run_with(sites: &Sites, world: &World) -> Run {
 
 fn line(tool: &str, args: Value) -> String {
     format!("DO {tool} {args}")
-}
-
-fn results_of(events: &[Event]) -> Vec<(bool, String)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolResult { ok, output, .. } => Some((*ok, output.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 fn hostile_start() -> Reply {
@@ -106,7 +96,7 @@ async fn after_a_page_every_navigation_stays_on_visited_sites() {
     );
     let (_, events, id) = run_prompt(&world, &model, run_with(&sites, &world), &prompt).await;
     let events = events.events();
-    let results = results_of(&events);
+    let results = tool_results(&events);
     assert_eq!(results.len(), 6, "{results:#?}");
     assert!(results[0].0, "{}", results[0].1);
     assert!(
@@ -184,7 +174,7 @@ async fn forms_find_and_read_on_the_visited_site() {
     ]
     .join("\n");
     let (_, events, _) = run_prompt(&world, &model, run_with(&sites, &world), &prompt).await;
-    let results = results_of(&events.events());
+    let results = tool_results(&events.events());
     assert_eq!(results.len(), 6, "{results:#?}");
     assert!(
         results[1].1.contains("The answer is here."),
@@ -224,7 +214,7 @@ async fn the_first_address_passes_the_url_checks() {
     .join("\n");
     let (_, events, id) = run_prompt(&world, &model, run_with(&sites, &world), &prompt).await;
     let events = events.events();
-    let results = results_of(&events);
+    let results = tool_results(&events);
     assert_eq!(results.len(), 2, "{results:#?}");
     for (ok, text) in &results {
         assert!(!ok, "{text}");
@@ -240,19 +230,15 @@ async fn the_first_address_passes_the_url_checks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_that_cannot_be_marked_is_withheld() {
     let world = World::new();
-    drop(world.store()); // the schema exists
-    rusqlite::Connection::open(world.db())
-        .unwrap()
-        .execute_batch(
-            "CREATE TRIGGER no_marks BEFORE INSERT ON taint_marks
-             BEGIN SELECT RAISE(ABORT, 'the disk is full (test)'); END;",
-        )
-        .unwrap();
+    support::fail_mark_writes(&world);
     let sites = sites().await;
     let model = scripted(obedient()).await;
-    let prompt = line("browser_open", json!({"url": "http://docs.example.com/start"}));
+    let prompt = line(
+        "browser_open",
+        json!({"url": "http://docs.example.com/start"}),
+    );
     let (_, events, _) = run_prompt(&world, &model, run_with(&sites, &world), &prompt).await;
-    let results = results_of(&events.events());
+    let results = tool_results(&events.events());
     assert_eq!(results.len(), 1, "{results:#?}");
     assert!(!results[0].0);
     assert!(results[0].1.contains("TAINT-3"), "{}", results[0].1);

@@ -161,13 +161,7 @@ async fn a_failing_mark_write_withholds_the_cited_memory() {
     let cited = poisoned(&world, &sites).await;
     // From now on every mark write fails (as on a full disk); messages are
     // still stored.
-    rusqlite::Connection::open(world.db())
-        .unwrap()
-        .execute_batch(
-            "CREATE TRIGGER no_marks BEFORE INSERT ON taint_marks
-             BEGIN SELECT RAISE(ABORT, 'the disk is full (test)'); END;",
-        )
-        .unwrap();
+    support::fail_mark_writes(&world);
     let model = scripted(obedient()).await;
     let prompt = format!(
         "Use the notes of @{cited}.\nDO memory_search {}",

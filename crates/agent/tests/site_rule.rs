@@ -8,14 +8,13 @@
 
 mod support;
 
-use ploy_agent::event::Event;
 use ploy_agent::session::{Outcome, Resume};
 use ploy_policy::{ActionKind, Effect, Rule};
 use ploy_secrets::Redactor;
 use ploy_testkit::web::{Reply, Routes};
 use serde_json::json;
 use support::web::{Sites, page};
-use support::{Run, World, obedient, rules, run_prompt, scripted};
+use support::{Run, World, obedient, rules, run_prompt, scripted, tool_results};
 
 fn allow_all_web() -> Run {
     Run::new(rules(&[Rule::new(ActionKind::Web, Effect::Allow, "*")]))
@@ -23,16 +22,6 @@ fn allow_all_web() -> Run {
 
 fn fetch_line(url: &str) -> String {
     format!("DO web_fetch {}", json!({ "url": url }))
-}
-
-fn results_of(events: &[Event]) -> Vec<(bool, String)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolResult { ok, output, .. } => Some((*ok, output.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 async fn sites() -> Sites {
@@ -75,7 +64,7 @@ async fn a_page_cannot_send_the_model_to_a_new_site() {
     let prompt = fetch_line("http://docs.example.com/page1");
     let (outcome, events, id) = run_prompt(&world, &model, run, &prompt).await;
     assert!(matches!(outcome, Outcome::Answered(_)), "{outcome:?}");
-    let results = results_of(&events.events());
+    let results = tool_results(&events.events());
     assert_eq!(results.len(), 3, "{results:#?}");
     assert!(results[0].0, "the first page is read: {}", results[0].1);
     assert!(!results[1].0, "{}", results[1].1);
@@ -118,7 +107,7 @@ async fn redirects_and_continue_keep_the_rule() {
         fetch_line("http://docs.example.com/hop")
     );
     let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
-    let results = results_of(&events.events());
+    let results = tool_results(&events.events());
     assert_eq!(results.len(), 2, "{results:#?}");
     assert!(results[0].0, "{}", results[0].1);
     assert!(results[1].1.contains("BEYOND-7"), "{}", results[1].1);
@@ -137,7 +126,7 @@ async fn redirects_and_continue_keep_the_rule() {
         fetch_line("http://docs.example.com/page2")
     );
     let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
-    let results = results_of(&events.events());
+    let results = tool_results(&events.events());
     assert_eq!(results.len(), 2, "{results:#?}");
     assert!(
         !results[0].0 && results[0].1.contains("BEYOND-7"),
@@ -160,7 +149,7 @@ async fn before_a_page_is_read_any_public_site_may_be_fetched() {
     run.web = Some(sites.setup(world.dir.path().join("config"), &Redactor::empty()));
     let prompt = fetch_line("http://other.example/start");
     let (_, events, id) = run_prompt(&world, &model, run, &prompt).await;
-    let results = results_of(&events.events());
+    let results = tool_results(&events.events());
     assert!(results[0].0, "{}", results[0].1);
     assert_eq!(sites.server("other.example").request_count(), 1);
     assert_eq!(world.store().visited_sites(&id).unwrap(), ["other.example"]);

@@ -1187,14 +1187,7 @@ impl Store {
             .prepare("SELECT id, conversation_id, text, created_at FROM memory_entries ORDER BY id")
             .map_err(|e| classify(path, e, false))?;
         let rows = statement
-            .query_map([], |row| {
-                Ok(MemoryEntry {
-                    id: row.get(0)?,
-                    conversation_id: row.get(1)?,
-                    text: row.get(2)?,
-                    created_at: row.get(3)?,
-                })
-            })
+            .query_map([], memory_row)
             .map_err(|e| classify(path, e, false))?;
         rows.collect::<Result<Vec<_>, _>>()
             .map_err(|e| classify(path, e, false))
@@ -1228,14 +1221,7 @@ impl Store {
         let rows = statement
             .query_map(
                 params![project, format!("%{escaped}%"), limit as i64],
-                |row| {
-                    Ok(MemoryEntry {
-                        id: row.get(0)?,
-                        conversation_id: row.get(1)?,
-                        text: row.get(2)?,
-                        created_at: row.get(3)?,
-                    })
-                },
+                memory_row,
             )
             .map_err(|e| classify(path, e, false))?;
         rows.collect::<Result<Vec<_>, _>>()
@@ -1407,6 +1393,16 @@ fn classify(path: &Path, error: rusqlite::Error, writing: bool) -> StoreError {
         _ if writing => StoreError::WriteFailed { path, reason },
         _ => StoreError::Other { path, reason },
     }
+}
+
+/// One memory entry row (`id, conversation_id, text, created_at`).
+fn memory_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<MemoryEntry> {
+    Ok(MemoryEntry {
+        id: row.get(0)?,
+        conversation_id: row.get(1)?,
+        text: row.get(2)?,
+        created_at: row.get(3)?,
+    })
 }
 
 #[cfg(test)]

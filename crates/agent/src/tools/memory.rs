@@ -14,8 +14,8 @@ use ploy_policy::Action;
 use serde_json::{Value, json};
 
 use crate::tool::{
-    BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, only_args,
-    str_arg,
+    BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec,
+    one_string_schema, only_args, str_arg,
 };
 
 /// Hits `memory_search` returns at most.
@@ -32,12 +32,7 @@ impl Tool for MemorySave {
         ToolSpec {
             name: "memory_save",
             description: "Remember a short note for later conversations in this project. The note carries this conversation's marks: citing it later marks the citing conversation too.",
-            parameters: json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["text"],
-                "properties": {"text": {"type": "string", "minLength": 1, "maxLength": MAX_ENTRY_CHARS}}
-            }),
+            parameters: one_string_schema("text", MAX_ENTRY_CHARS),
         }
     }
 
@@ -82,12 +77,7 @@ impl Tool for MemorySearch {
         ToolSpec {
             name: "memory_search",
             description: "Search the notes remembered in this project's conversations. A note from a conversation that read web content marks this conversation too before it is shown.",
-            parameters: json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["query"],
-                "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 200}}
-            }),
+            parameters: one_string_schema("query", 200),
         }
     }
 

@@ -19,12 +19,12 @@ use ploy_policy::Action;
 use ploy_research::command::{CommandError, command_engine};
 use ploy_research::{Research, ResearchModel, ResearchOutput, RunRequest};
 use ploy_secrets::Redactor;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::dispatch::Policy;
 use crate::tool::{
-    BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, only_args,
-    str_arg,
+    BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec,
+    one_string_schema, only_args, str_arg,
 };
 
 /// The research engine as the web tools use it.
@@ -206,12 +206,7 @@ impl Tool for WebFetch {
         ToolSpec {
             name: "web_fetch",
             description: "Read one public web page (no cookies; private addresses refused). Returns its text as untrusted data, capped at 50 KiB. Marks the conversation as having read web content.",
-            parameters: json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["url"],
-                "properties": {"url": {"type": "string", "minLength": 1, "maxLength": 2048}}
-            }),
+            parameters: one_string_schema("url", 2048),
         }
     }
 
@@ -268,12 +263,7 @@ impl Tool for WebSearch {
         ToolSpec {
             name: "web_search",
             description: "Search the web for one short phrase (paths, addresses, numbers and secrets are removed before it leaves). Returns titles, links and snippets as untrusted data. Marks the conversation as having read web content.",
-            parameters: json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["query"],
-                "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 110}}
-            }),
+            parameters: one_string_schema("query", 110),
         }
     }
 
@@ -322,12 +312,7 @@ impl Tool for ResearchTool {
         ToolSpec {
             name: "research",
             description: "Research a question on the web: up to 3 scrubbed search phrases in up to 2 rounds, pages read through the guarded fetcher, an answer with numbered citations. Results are untrusted data. Marks the conversation as having read web content.",
-            parameters: json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["question"],
-                "properties": {"question": {"type": "string", "minLength": 1, "maxLength": 2000}}
-            }),
+            parameters: one_string_schema("question", 2000),
         }
     }
 

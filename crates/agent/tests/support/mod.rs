@@ -311,3 +311,27 @@ pub async fn run_prompt(
 pub fn exists(path: &Path) -> bool {
     path.symlink_metadata().is_ok()
 }
+
+/// Every tool result of a run: (ok, output), in order.
+pub fn tool_results(events: &[ploy_agent::event::Event]) -> Vec<(bool, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ploy_agent::event::Event::ToolResult { ok, output, .. } => Some((*ok, output.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// From now on every mark write of `world`'s store fails (as on a full
+/// disk), while messages are still stored: a trigger on the marks table.
+pub fn fail_mark_writes(world: &World) {
+    drop(world.store()); // the schema exists
+    rusqlite::Connection::open(world.db())
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER no_marks BEFORE INSERT ON taint_marks
+             BEGIN SELECT RAISE(ABORT, 'the disk is full (test)'); END;",
+        )
+        .unwrap();
+}
