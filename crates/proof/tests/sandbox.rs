@@ -223,12 +223,30 @@ fn sensitive_folders_copied_into_the_project_are_hidden() {
     std::fs::create_dir_all(world.project.join(".ssh")).unwrap();
     std::fs::write(world.project.join(".ssh/id_ed25519"), "CANARY-IN-PROJECT").unwrap();
     std::fs::write(world.project.join(".netrc"), "CANARY-NETRC").unwrap();
+    // Found missing by the outside tester: more credential files by name.
+    let more = [
+        ".vault-token",
+        ".boto",
+        ".s3cfg",
+        ".terraform.d/credentials.tfrc.json",
+        ".local/share/keyrings/login.keyring",
+        ".cargo/config.toml",
+        ".docker/config.json",
+    ];
+    for file in more {
+        let path = world.project.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("CANARY-{file}")).unwrap();
+    }
     if let Some((uid, gid)) = world.user {
         chown_tree(&world.project, uid, gid);
     }
     let result = world.sh(
         &[],
-        "cat .ssh/id_ed25519 .netrc; ls -a .ssh; echo x > .ssh/new; true",
+        &format!(
+            "cat .ssh/id_ed25519 .netrc {}; ls -a .ssh; echo x > .ssh/new; true",
+            more.join(" ")
+        ),
     );
     assert!(!stdout(&result).contains("CANARY"), "{result}");
     assert!(!world.project.join(".ssh/new").exists());
@@ -1789,4 +1807,40 @@ fn folders_named_by_core_hooks_path_stay_read_only() {
     let result = world.sh(&["--writable-project"], "echo ran");
     assert_eq!(result["rule"], "SBX-6", "{result}");
     assert!(result.get("stdout").is_none(), "{result}");
+}
+
+// BEYOND-3 holds for the home folder the user database names, not only for
+// HOME: found attacking it, `HOME=/tmp/x ploy sandbox run --project <real
+// home>` showed the dotfiles and tokens there.
+// proves: BEYOND-3
+#[test]
+fn the_real_home_is_refused_as_project_whatever_home_says() {
+    let world = World::new();
+    // SAFETY: getpwuid/getuid in a test; the entry is read at once.
+    let real_home = unsafe {
+        let entry = libc::getpwuid(libc::getuid());
+        assert!(!entry.is_null(), "no passwd entry for this user");
+        std::ffi::CStr::from_ptr((*entry).pw_dir)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let real_home = ploy_testkit::require_part!(
+        "a home folder in the user database",
+        Path::new(&real_home)
+            .is_dir()
+            .then_some(real_home.clone())
+            .ok_or("this user's passwd home folder does not exist")
+    );
+    // The helper runs as this user (not as the world's user): the home is
+    // this user's.
+    let mut command = Command::new(&world.helper);
+    command
+        .args(["--project", &real_home, "--", "/bin/true"])
+        .env("HOME", &world.home)
+        .current_dir(&world.base);
+    let out = output_retrying(&mut command);
+    let result: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("bad JSON: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(result["rule"], "BEYOND-3", "{result}");
+    assert!(result.get("exit_code").is_none(), "it ran: {result}");
 }

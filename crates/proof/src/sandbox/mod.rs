@@ -187,7 +187,16 @@ impl Sandbox {
     pub fn with_init(policy: SandboxPolicy, init: PathBuf) -> Result<Sandbox, SandboxError> {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let project = check_project(&policy.project, home.as_deref())?;
-        let sensitive = sensitive_paths(home.as_deref());
+        let mut sensitive = sensitive_paths(home.as_deref());
+        // BEYOND-3 holds for the home the user database names too, when
+        // HOME says otherwise (found attacking it: HOME=/tmp/x let `--project
+        // <real home>` through, dotfiles and tokens included).
+        if let Some(real) = policy::passwd_home()
+            && home.as_ref().and_then(|h| h.canonicalize().ok()) != real.canonicalize().ok()
+        {
+            check_project(&policy.project, Some(&real))?;
+            sensitive.extend(sensitive_paths(Some(&real)));
+        }
         let mut read_only: Vec<PathBuf> = SYSTEM_READ_ONLY.iter().map(PathBuf::from).collect();
         read_only.extend(check_extra_read_only(
             &policy.extra_read_only,

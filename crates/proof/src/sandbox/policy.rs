@@ -48,6 +48,16 @@ pub const SENSITIVE_HOME_ENTRIES: &[&str] = &[
     ".pypirc",
     ".cargo/credentials",
     ".cargo/credentials.toml",
+    // cargo's configuration can hold registry tokens too (`[registries]`).
+    ".cargo/config",
+    ".cargo/config.toml",
+    ".vault-token",
+    ".boto",
+    ".s3cfg",
+    ".terraform.d/credentials.tfrc.json",
+    ".local/share/keyrings",
+    ".config/hub",
+    ".docker/config.json",
     ".password-store",
     ".mozilla",
     ".config/google-chrome",
@@ -415,6 +425,36 @@ pub(super) fn check_project(project: &Path, home: Option<&Path>) -> Result<PathB
 /// Absolute sensitive paths: under the home folder, the cargo home's
 /// credentials and configuration (wherever `CARGO_HOME` points), and ploy's
 /// own folders.
+/// The user's home folder as the user database names it (`getpwuid`), which
+/// `HOME` may not be (a wrapper, CI or `sudo -E` can change `HOME`): a
+/// project check against `HOME` alone would let the real home through.
+pub(super) fn passwd_home() -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut buffer = vec![0u8; 16 * 1024];
+    // SAFETY: a zeroed passwd is a valid out-parameter for getpwuid_r.
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the call and the buffer's length
+    // is its real size; getuid has no preconditions.
+    let rc = unsafe {
+        libc::getpwuid_r(
+            libc::getuid(),
+            &mut entry,
+            buffer.as_mut_ptr().cast(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if rc != 0 || found.is_null() || entry.pw_dir.is_null() {
+        return None;
+    }
+    // SAFETY: getpwuid_r succeeded: pw_dir points to a NUL-terminated string
+    // inside `buffer`, which is still alive.
+    let dir = unsafe { std::ffi::CStr::from_ptr(entry.pw_dir) };
+    let dir = PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()));
+    (dir.is_absolute() && dir != Path::new("/")).then_some(dir)
+}
+
 pub(super) fn sensitive_paths(home: Option<&Path>) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     if let Some(home) = home {
