@@ -185,18 +185,10 @@ impl Engine {
             let mut layer = views::decode(&window[start..end], start, None);
             let mut depth = 1;
             while let Some(view) = layer {
-                let before = found.len();
-                self.collect_plain(&view.bytes, found);
-                for occurrence in &mut found[before..] {
-                    let (from, to) = view.original(occurrence.start, occurrence.end);
-                    occurrence.start = from;
-                    occurrence.end = to;
-                    if occurrence.form == SecretForm::Plain
-                        || occurrence.form == SecretForm::Escaped
-                    {
-                        occurrence.form = decoded_form(&view);
-                    }
-                }
+                self.collect_view(&view, found, |form| match form {
+                    SecretForm::Plain | SecretForm::Escaped => decoded_form(&view),
+                    other => other,
+                });
                 if depth == MAX_DEPTH {
                     break;
                 }
@@ -212,16 +204,31 @@ impl Engine {
         // Wrapped lines joined: the listed base64/base32 patterns match.
         runs::wrapped_views(window, 0, &mut joined);
         for (index, view) in joined.iter().enumerate() {
-            let before = found.len();
-            self.collect_plain(&view.bytes, found);
-            for occurrence in &mut found[before..] {
-                let (from, to) = view.original(occurrence.start, occurrence.end);
-                occurrence.start = from;
-                occurrence.end = to;
+            self.collect_view(view, found, |form| {
                 if index < hex_views {
-                    occurrence.form = SecretForm::Hex;
+                    SecretForm::Hex
+                } else {
+                    form
                 }
-            }
+            });
+        }
+    }
+
+    /// Occurrences in `view`, mapped back to the original input's spans,
+    /// each form renamed by `form_of`.
+    fn collect_view(
+        &self,
+        view: &View,
+        found: &mut Vec<Found>,
+        form_of: impl Fn(SecretForm) -> SecretForm,
+    ) {
+        let before = found.len();
+        self.collect_plain(&view.bytes, found);
+        for occurrence in &mut found[before..] {
+            let (from, to) = view.original(occurrence.start, occurrence.end);
+            occurrence.start = from;
+            occurrence.end = to;
+            occurrence.form = form_of(occurrence.form);
         }
     }
 
