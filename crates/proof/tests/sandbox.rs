@@ -1433,6 +1433,16 @@ fn a_socket_in_the_project_cannot_be_connected_to() {
     listener.set_nonblocking(true).unwrap();
     // Open to everyone: only the sandbox stands between the program and it.
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o777)).unwrap();
+    // Inside a protected folder too (found attacking it: a read-only mount
+    // does not stop a connect; git's fsmonitor daemon listens in `.git`).
+    std::fs::create_dir_all(world.project.join(".git/x")).unwrap();
+    let in_git = world.project.join(".git/x/daemon.ipc");
+    let git_listener = std::os::unix::net::UnixListener::bind(&in_git).unwrap();
+    git_listener.set_nonblocking(true).unwrap();
+    std::fs::set_permissions(&in_git, std::fs::Permissions::from_mode(0o777)).unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project.join(".git"), uid, gid);
+    }
     let fifo = world.project.join("app.fifo");
     let fifo_c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: a valid C string and a mode.
@@ -1450,6 +1460,11 @@ try:
     s.connect("app.sock"); s.sendall(b"CANARY"); print("CONNECTED")
 except OSError as e:
     print("refused", e.errno)
+g = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    g.connect(".git/x/daemon.ipc"); g.sendall(b"CANARY"); print("CONNECTED-GIT")
+except OSError as e:
+    print("git refused", e.errno)
 try:
     fd = os.open("app.fifo", os.O_WRONLY | os.O_NONBLOCK); os.write(fd, b"CANARY"); print("WROTE-FIFO")
 except OSError as e:
@@ -1463,8 +1478,9 @@ except OSError as e:
             !text.contains("CONNECTED") && !text.contains("WROTE-FIFO"),
             "{result}"
         );
+        assert!(text.contains("git refused"), "{result}");
         assert!(
-            listener.accept().is_err(),
+            listener.accept().is_err() && git_listener.accept().is_err(),
             "the host service got a connection"
         );
         let mut buf = [0u8; 16];

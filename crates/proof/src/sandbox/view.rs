@@ -64,14 +64,18 @@ pub(super) fn scan_project(
 ) -> Result<ProjectScan, SandboxError> {
     let protected_paths = ProtectedPaths::names_only(project);
     let mut scan = ProjectScan::default();
-    // (absolute folder, its path relative to the project)
-    let mut stack: Vec<(PathBuf, String)> = vec![(project.to_path_buf(), String::new())];
-    while let Some((dir, rel_dir)) = stack.pop() {
+    // (absolute folder, its path relative to the project, whether it lies
+    // in a protected folder: there only socket files are looked for, since
+    // a read-only mount does not stop a connect, e.g. to git's fsmonitor
+    // daemon in `.git`)
+    let mut stack: Vec<(PathBuf, String, bool)> =
+        vec![(project.to_path_buf(), String::new(), false)];
+    while let Some((dir, rel_dir, in_protected)) = stack.pop() {
         let entries = match open_for_scan(&dir, unlistable, &mut scan)? {
             Some(entries) => entries,
             None => continue,
         };
-        let mut children: Vec<(PathBuf, String)> = Vec::new();
+        let mut children: Vec<(PathBuf, String, bool)> = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|err| unreadable(&dir, &err))?;
             let kind = entry.file_type().map_err(|err| unreadable(&dir, &err))?;
@@ -89,7 +93,19 @@ pub(super) fn scan_project(
                 scan.sockets.push(path);
                 continue;
             }
+            if in_protected {
+                // git's object store holds only content-addressed files git
+                // wrote, and can be large: not walked.
+                let object_store = name == "objects" && dir.file_name() == Some(".git".as_ref());
+                if kind.is_dir() && !object_store {
+                    children.push((path, rel, true));
+                }
+                continue;
+            }
             if let Some(hit) = protected_paths.protects(&rel) {
+                if kind.is_dir() {
+                    children.push((path.clone(), rel.clone(), true));
+                }
                 if kind.is_symlink() {
                     // Writes through the link land on its target: protect
                     // the target when it is inside the project (outside it,
@@ -108,7 +124,7 @@ pub(super) fn scan_project(
                 continue;
             }
             if kind.is_dir() {
-                children.push((path, rel));
+                children.push((path, rel, false));
             }
         }
         // Depth-first in name order, so the result does not depend on the
