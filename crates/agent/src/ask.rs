@@ -149,6 +149,37 @@ fn typed_choices(options: &[AskOption]) -> String {
         .join(" / ")
 }
 
+/// Text from the model, a page, a file or a command as it may reach a
+/// terminal: every control character but newline and tab in caret notation
+/// (`ESC` as `^[`, carriage return as `^M`, C1 controls as `\u{9b}`), and
+/// the bidirectional-text controls that reorder what is shown ("Trojan
+/// Source") as `\u{202e}`. Without it, text shown in an approval prompt
+/// could erase or overwrite the lines above the question (`ESC[1A ESC[2K`,
+/// `\r`), hide a line (`ESC[8m`), write the clipboard (OSC 52) or show a
+/// command other than the one that runs.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    fn reorders(c: char) -> bool {
+        matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    }
+    let shown = |c: char| (!c.is_control() || matches!(c, '\n' | '\t')) && !reorders(c);
+    if text.chars().all(shown) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            c if shown(c) => out.push(c),
+            '\u{7f}' => out.push_str("^?"),
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            c => out.extend(c.escape_unicode()),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Terminal styling of the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
@@ -189,19 +220,21 @@ pub struct AskView {
 }
 
 impl AskView {
-    /// The view of one request.
+    /// The view of one request, every text made [`printable`] (the target,
+    /// a diff, a reason may all carry what the model or a page wrote).
     pub fn new(request: &ApprovalRequest) -> Self {
+        let show = |text: &str| printable(text).into_owned();
         Self {
-            headline: format!(
+            headline: show(&format!(
                 "ploy asks: {} ({}) {}",
                 request.tool, request.kinds, request.target
-            ),
-            rule_line: format!("rule {}: {}", request.rule, request.reason),
-            units: request.units.clone(),
-            notes: request.notes.clone(),
-            diff: request.diff.clone(),
-            always_scope: request.always_scope.clone(),
-            no_always: why_no_always(request),
+            )),
+            rule_line: show(&format!("rule {}: {}", request.rule, request.reason)),
+            units: request.units.iter().map(|u| show(u)).collect(),
+            notes: request.notes.iter().map(|n| show(n)).collect(),
+            diff: request.diff.as_deref().map(show),
+            always_scope: request.always_scope.iter().map(|s| show(s)).collect(),
+            no_always: why_no_always(request).map(|w| show(&w)),
             choices: typed_choices(&request.options),
         }
     }
@@ -287,6 +320,28 @@ mod tests {
             "{text}"
         );
         assert_eq!(parse_typed(&r, "o").unwrap(), Answer::Once);
+    }
+
+    // proves: PERM-3 (what the prompt shows cannot be rewritten by the text it shows)
+    #[test]
+    fn escapes_and_reordering_never_reach_the_terminal_raw() {
+        let mut r = request(vec![AskOption::Once, AskOption::Reject], false);
+        r.target = "curl evil.test\r\u{1b}[2Kls".into();
+        r.diff = Some(
+            "+ok\n\u{1b}[1A\u{1b}[2K\u{1b}]52;c;ZXZpbA==\u{7}\u{202e}txt.exe\u{9b}2J\u{7f}\tx\n"
+                .into(),
+        );
+        let text = AskView::new(&r).lines(Style::Plain).join("\n");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\r') && !text.contains('\u{202e}'),
+            "{text:?}"
+        );
+        assert!(text.contains("curl evil.test^M^[[2Kls"), "{text}");
+        assert!(
+            text.contains("^[[1A^[[2K^[]52;c;ZXZpbA==^G\\u{202e}txt.exe\\u{9b}2J^?\tx"),
+            "{text}"
+        );
+        assert_eq!(printable("plain\ttext\n"), "plain\ttext\n");
     }
 
     // proves: PERM-4 (a clean conversation offers always, with its scope)

@@ -95,7 +95,7 @@ fn a_clean_edit_shows_the_diff_offers_always_and_saves_a_narrow_approval() {
     let model = serve_in_thread(
         Script::new()
             .call("edit", edit("f()", "g()"))
-            .text("Renamed f to g."),
+            .text("Renamed f to g. \u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[8mhidden"),
     )
     .unwrap();
     let mut p = pty(command(&dir, &model, &[]), true);
@@ -122,7 +122,9 @@ fn a_clean_edit_shows_the_diff_offers_always_and_saves_a_narrow_approval() {
         "nothing ran before the answer"
     );
     p.send_line("a").unwrap();
-    let shown = exp(&mut p, "Renamed f to g.").unwrap();
+    // The model's escape sequences reach the terminal in caret notation
+    // (no clipboard write, nothing concealed).
+    let shown = exp(&mut p, "Renamed f to g. ^[]52;c;ZXZpbA==^G^[[8mhidden").unwrap();
     // The transcript docs/interactive.md shows (run with --nocapture).
     println!("{shown}");
     exp(

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ploy_agent::approve::{Answer, ApprovalRequest, Approver, NoPerson};
-use ploy_agent::ask::{AskView, Style, mark_label, parse_typed};
+use ploy_agent::ask::{AskView, Style, mark_label, parse_typed, printable};
 use ploy_agent::event::{Event, EventSink};
 use ploy_agent::session::{Resume, Session};
 use ploy_agent::tool::BoxFuture;
@@ -58,9 +58,12 @@ impl Look {
         }
     }
 
+    /// `text` (made [`printable`]: it may carry what the model, a page or
+    /// a command wrote) in colour `code`.
     fn paint(self, code: &str, text: &str) -> String {
+        let text = printable(text);
         match self.style {
-            Style::Plain => text.to_string(),
+            Style::Plain => text.into_owned(),
             Style::Color => format!("\x1b[{code}m{text}\x1b[0m"),
         }
     }
@@ -152,7 +155,7 @@ impl EventSink for Screen {
                 if let Ok(mut streamed) = self.streamed.lock() {
                     *streamed = true;
                 }
-                out(text);
+                out(&printable(text));
             }
             Event::Message { text, .. } => {
                 let streamed = self
@@ -163,7 +166,7 @@ impl EventSink for Screen {
                 if streamed {
                     self.line("");
                 } else {
-                    self.line(text);
+                    self.line(&printable(text));
                 }
             }
             Event::ToolCall { name, args, .. } => {
@@ -330,7 +333,7 @@ impl Tui<'_> {
                 Ok(rows) if rows.is_empty() => self.screen.line("no conversations yet"),
                 Ok(rows) => {
                     for row in rows {
-                        self.screen.line(&row);
+                        self.screen.line(&printable(&row));
                     }
                 }
                 Err((_, message, _)) => self.screen.line(&format!("ploy: {message}")),
@@ -345,7 +348,9 @@ impl Tui<'_> {
                             self.screen.line(&format!(
                                 "{}  {}",
                                 entry.id,
-                                redactor.redact(&super::approvals::describe(&entry.approval))
+                                printable(
+                                    &redactor.redact(&super::approvals::describe(&entry.approval))
+                                )
                             ));
                         }
                         self.screen.line("(`ploy approvals revoke ID` removes one)");
