@@ -179,11 +179,37 @@ fn git_dir_not_plain(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
     {
         return None;
     }
-    let meta = std::fs::symlink_metadata(project.join(".git")).ok()?;
-    (!meta.is_dir()).then(|| ProofRuleHit {
-        rule: "PROOF-3".to_string(),
-        detail: "the project's `.git` is a file or a link, which can point git at a repository and configuration elsewhere; a proof runs git only in a plain repository".to_string(),
-    })
+    let dot_git = project.join(".git");
+    let refuse = |detail: &str| {
+        Some(ProofRuleHit {
+            rule: "PROOF-3".to_string(),
+            detail: detail.to_string(),
+        })
+    };
+    let Ok(meta) = std::fs::symlink_metadata(&dot_git) else {
+        // Without a `.git` (or with an invalid one) git tries the folder
+        // itself as a repository: a project holding `HEAD`, `objects/`,
+        // `refs/` and a `config` it wrote (with `core.fsmonitor`, a program
+        // git runs) would be one.
+        return refuse(
+            "the project has no `.git` folder; git would search elsewhere for a repository (the project folder itself can pass for one, with a configuration the project wrote); a proof runs git only in a plain repository",
+        );
+    };
+    if !meta.is_dir() {
+        return refuse(
+            "the project's `.git` is a file or a link, which can point git at a repository and configuration elsewhere; a proof runs git only in a plain repository",
+        );
+    }
+    let plain = |name: &str, dir: bool| {
+        std::fs::symlink_metadata(dot_git.join(name))
+            .is_ok_and(|m| if dir { m.is_dir() } else { m.is_file() })
+    };
+    if !(plain("HEAD", false) && plain("objects", true) && plain("refs", true)) {
+        return refuse(
+            "the project's `.git` folder is not a repository (no `HEAD`, `objects/` and `refs/`), so git would skip it and take another folder, possibly the project itself, as the repository; a proof runs git only in a plain repository",
+        );
+    }
+    None
 }
 
 /// A project script of the plan (`./check.sh`) that resolves, through
@@ -211,5 +237,46 @@ fn sandbox_hit(err: &SandboxError) -> ProofRuleHit {
     ProofRuleHit {
         rule: err.rule().to_string(),
         detail: err.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn plan(line: &str) -> ProofPlan {
+        validate(line).plan().cloned().unwrap()
+    }
+
+    // proves: PROOF-3, PROOF-6 (git runs only in a plain repository: the
+    // outside attacker's #17, a project root that passes for a bare
+    // repository whose `config` names `core.fsmonitor`)
+    #[test]
+    fn git_proofs_need_a_plain_repository() {
+        let root = std::env::temp_dir().join(format!("ploy-git-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("objects")).unwrap();
+        std::fs::create_dir_all(root.join("refs")).unwrap();
+        std::fs::write(root.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(root.join("config"), "[core]\n\tfsmonitor = id\n").unwrap();
+        let git = plan("git diff --quiet");
+        // No `.git`: the project itself would pass for a repository.
+        assert!(git_dir_not_plain(&root, &git).is_some());
+        // An empty `.git` folder: git skips it and takes the project.
+        std::fs::create_dir(root.join(".git")).unwrap();
+        assert!(git_dir_not_plain(&root, &git).is_some());
+        // A real repository's layout: allowed.
+        std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+        std::fs::create_dir_all(root.join(".git/refs")).unwrap();
+        std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert!(git_dir_not_plain(&root, &git).is_none());
+        // A `.git` file (`gitdir: …`) is refused.
+        std::fs::remove_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git"), "gitdir: elsewhere\n").unwrap();
+        assert!(git_dir_not_plain(&root, &git).is_some());
+        // A line without git is not concerned.
+        assert!(git_dir_not_plain(&root, &plan("test -f HEAD")).is_none());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -628,3 +628,121 @@ fn outside_attacker_round_two() {
         );
     }
 }
+
+// proves: PROOF-2, PROOF-4, PROOF-5 (the outside attacker's third round,
+// 15:45 UTC: /work/coord/attacks/validate.md #14-#16, #18, #21; #17 is
+// proved in crates/proof/src/proof_run.rs)
+#[test]
+fn outside_attacker_round_three() {
+    all_refused(&[
+        // #14: git's format modifiers in front of gpg and describe.
+        ("git log -n1 '--format=%+GG'", "PROOF-2", "%+ modifier"),
+        ("git log -n1 '--format=% GG'", "PROOF-2", "% modifier"),
+        ("git show -s '--format=%-GG' HEAD", "PROOF-2", "%- modifier"),
+        ("git log -n1 '--format=%+G?'", "PROOF-2", "the same"),
+        ("git log -n1 '--format=%-GS'", "PROOF-2", "the same"),
+        ("git log -n1 '--format=%+(describe)'", "PROOF-2", "describe"),
+        ("git log -n1 '--format=% (describe)'", "PROOF-2", "the same"),
+        // #15: git's sample hooks and other third-party programs.
+        (".git/hooks/pre-rebase.sample", "PROOF-2", "a stock hook"),
+        (".git/hooks/pre-commit.sample", "PROOF-2", "the same"),
+        (".git/hooks/update.sample x y z", "PROOF-2", "the same"),
+        (
+            "./node_modules/.bin/jest --passWithNoTests",
+            "PROOF-2",
+            "node_modules",
+        ),
+        (".venv/bin/pytest -p x", "PROOF-2", "a virtualenv"),
+        (".venv/bin/pip install x", "PROOF-2", "the same"),
+        ("venv/bin/activate", "PROOF-2", "the same"),
+        // #16: interpreters kept in the project.
+        (".venv/bin/python -c 'print(1)'", "PROOF-4", "inline code"),
+        ("venv/bin/python3 -c 'print(1)'", "PROOF-4", "the same"),
+        ("node_modules/.bin/node -e 1", "PROOF-4", "the same"),
+        ("bin/sh -c id", "PROOF-4", "a shell"),
+        ("x/bash -c id", "PROOF-4", "the same"),
+        ("./sh -c id", "PROOF-4", "the same"),
+        (
+            "tools/python3.11 tests/x.py",
+            "PROOF-4",
+            "a versioned interpreter",
+        ),
+        ("bin/check -", "PROOF-4", "a script given standard input"),
+        ("scripts/run.sh -c x", "PROOF-4", "inline code to a script"),
+        // #18: pipes that print nothing for any real project.
+        (
+            "! head -c -999999999999 f | grep -q .",
+            "PROOF-5",
+            "all but 1 TB",
+        ),
+        (
+            "! head -n -999999999999 f | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        (
+            "! find src -maxdepth -1 | grep -q .",
+            "PROOF-5",
+            "find refuses it",
+        ),
+        ("! find src -mindepth x | grep -q .", "PROOF-5", "the same"),
+        // #21: negated searches that read no file.
+        (
+            "! grep -rq -d skip TODO src",
+            "PROOF-5",
+            "-d skip wins over -r",
+        ),
+        (
+            "! grep -rq --directories=skip TODO src",
+            "PROOF-5",
+            "the same",
+        ),
+        (
+            "! grep -rq --exclude-dir=src TODO src",
+            "PROOF-5",
+            "excludes the operand",
+        ),
+        (
+            "! grep -rq --include=zzz TODO src",
+            "PROOF-5",
+            "includes nothing",
+        ),
+        (
+            "! grep -rq --exclude='*' TODO src",
+            "PROOF-5",
+            "excludes everything",
+        ),
+        ("! grep -rqd skip TODO src", "PROOF-5", "in a cluster"),
+        ("! rg -q -g '!*' TODO src", "PROOF-5", "rg's glob"),
+        ("! rg -q -t zzz TODO src", "PROOF-5", "an unknown type"),
+        ("! rg -q --max-depth=0 TODO src", "PROOF-5", "depth 0"),
+        ("! rg -q -d 0 TODO src", "PROOF-5", "the same"),
+        // #4 update and #22: `|| true` smuggled in.
+        ("make 'mentions-zzz||true'", "PROOF-4", "in a make target"),
+        ("cargo test || ! grep -q x -", "PROOF-5", "|| with !"),
+        ("make check || ls -d x 2>&1 | grep x", "PROOF-5", "after ||"),
+        ("npm test || ! grep -q x -", "PROOF-5", "the same"),
+        ("./check.sh || ls -d x 2>&1 | grep x", "PROOF-5", "the same"),
+        (
+            "grep -q zzz README.md || ls -d x 2>&1 | grep x",
+            "PROOF-5",
+            "2>&1",
+        ),
+    ]);
+    for line in [
+        "git log -1 --format=%s | grep -q release",
+        "./check.sh",
+        "scripts/test.sh --fast",
+        "head -n -0 f | grep -q x",
+        "find src -maxdepth 2 -name x | grep -q x",
+        "! grep -rq TODO src",
+        "! rg -q TODO src",
+        "grep -rq --include='*.rs' TODO src",
+    ] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}

@@ -229,6 +229,19 @@ fn head_or_tail(ctx: &mut Ctx, table: &Table, args: &[String]) -> Option<Facts> 
         );
         return None;
     }
+    // `head -n -N` prints all but the last N: nothing at all once N passes
+    // the file's length (`-n -999999999999`), so a pipe reading it checks
+    // nothing.
+    if ctx.program == "head"
+        && let Some(v) = values(&items, "n")
+            .chain(values(&items, "c"))
+            .find(|v| v.starts_with('-') && !zero_count(v))
+    {
+        ctx.refuse(
+            PROOF_5,
+            format!("`{v}` prints all but the last {}, which is nothing for any file shorter than that; count from the start (`-n 5`)", v.trim_start_matches('-')),
+        );
+    }
     // `head -n 0`, `tail -c 0` print nothing; `head -n -0` (all but the
     // last 0) and `tail -n +0` (from the start) print everything.
     let prints_all = if ctx.program == "tail" { '+' } else { '-' };

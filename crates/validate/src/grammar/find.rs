@@ -163,6 +163,15 @@ pub(super) fn find(ctx: &mut Ctx, args: &[String], _at: &At) -> Option<Facts> {
                 "`-maxdepth 0` from the project folder only ever names `.` itself",
             );
         }
+        if matches!(word.as_str(), "-maxdepth" | "-mindepth")
+            && let Some(value) = args.get(i)
+            && (value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()))
+        {
+            ctx.refuse(
+                PROOF_5,
+                format!("`{word} {value}`: find takes a plain non-negative number and stops with an error on anything else, so the outcome is fixed"),
+            );
+        }
         match primary(word) {
             None => {
                 if word.starts_with('-') {

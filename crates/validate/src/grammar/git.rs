@@ -573,13 +573,16 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, table, rules, &rest)?;
     // Signature placeholders (`%G?`, `%GS`, …) make git run gpg, and
     // `%(describe)` runs `git describe` as a child process.
-    if values(&items, "format").any(|f| f.contains("%G")) {
+    // git allows one modifier between `%` and a placeholder (`%+GG`,
+    // `%-GS`, `% (describe)`): it does not change what runs.
+    let unmodified = |f: &str| f.replace("%+", "%").replace("%-", "%").replace("% ", "%");
+    if values(&items, "format").any(|f| unmodified(f).contains("%G")) {
         ctx.refuse(
             PROOF_2,
             "`%G…` format placeholders verify signatures by running gpg",
         );
     }
-    if values(&items, "format").any(|f| f.contains("%(describe")) {
+    if values(&items, "format").any(|f| unmodified(f).contains("%(describe")) {
         ctx.refuse(
             PROOF_2,
             "`%(describe)` makes git start another git process; not needed in a proof",

@@ -7,6 +7,65 @@ use super::{At, Ctx, Facts};
 use crate::PROOF_2;
 use crate::vacuity::{Cond, PathTest};
 
+/// Names (without a version suffix) of interpreters, shells and program
+/// launchers a project folder may hold a copy of.
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "pypy",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "ruby",
+    "irb",
+    "perl",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "wish",
+    "Rscript",
+    "R",
+    "julia",
+    "java",
+    "jshell",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "busybox",
+    "env",
+    "pip",
+    "pytest",
+    "npx",
+    "npm",
+    "pnpm",
+    "yarn",
+    "cargo",
+    "go",
+    "make",
+    "git",
+    "awk",
+    "gawk",
+    "mawk",
+    "sed",
+    "xargs",
+    "find",
+    "timeout",
+    "nohup",
+    "nice",
+    "sudo",
+    "su",
+    "osascript",
+    "pwsh",
+    "powershell",
+];
+
 pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Option<Facts> {
     if path.starts_with('/') {
         ctx.refuse(
@@ -27,6 +86,35 @@ pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Opt
             "a script's path is made of letters, digits and `._/-+`",
         );
     }
+    // Programs kept in dot-folders (`.git/hooks/*.sample`, `.venv/bin`),
+    // `node_modules` or a virtualenv are third-party programs, not the
+    // project's scripts; interpreters and shells run whatever code their
+    // arguments carry (`venv/bin/python3 -c …`, `./sh -c id`).
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    if parts[..parts.len().saturating_sub(1)].iter().any(|p| {
+        p.starts_with('.')
+            || matches!(
+                *p,
+                "node_modules" | "venv" | "env" | "site-packages" | "__pycache__"
+            )
+    }) {
+        ctx.refuse(
+            PROOF_2,
+            "runs a program from a hidden folder, `node_modules` or a virtualenv: third-party programs (git's sample hooks, installed tools), not the project's own scripts",
+        );
+    }
+    if let Some(name) = parts.last() {
+        let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        if INTERPRETERS.contains(&stem) {
+            ctx.refuse(
+                crate::PROOF_4,
+                format!("`{name}` is an interpreter or a shell, which runs code given in its arguments or on standard input; run the project's test runner or a project script"),
+            );
+        }
+    }
     if path.split('/').any(|part| part.starts_with('-')) {
         ctx.refuse(
             PROOF_2,
@@ -35,6 +123,15 @@ pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Opt
     }
     for arg in args {
         ctx.text(arg, "the script argument");
+    }
+    if let Some(arg) = args
+        .iter()
+        .find(|a| matches!(a.as_str(), "-" | "-c" | "-e" | "--eval"))
+    {
+        ctx.refuse(
+            crate::PROOF_4,
+            format!("`{arg}` hands the script code or standard input to run; a proof runs the script as it is"),
+        );
     }
     // The script must be an executable file for the proof to pass.
     Some(Facts {
