@@ -12,7 +12,7 @@ use std::{
 
 use ploy_egress::{FetchConfig, Fetcher, HopGate, HostsFileResolver, SecretDoor};
 use ploy_model::LoopbackUpstream;
-use ploy_policy::{ConversationRules, ProjectTrust, Settings};
+use ploy_policy::{ConversationRules, ExecutionProfile, ProjectTrust, Rules, Settings};
 use ploy_secrets::{Redactor, SecretSet};
 use ploy_store::Store;
 use tokio_util::sync::CancellationToken;
@@ -102,16 +102,7 @@ pub fn run_command(
 ) -> Result<ResearchOutput, CommandError> {
     // PROFILE-1/2 first: nothing is opened or sent without an attested,
     // valid profile (the tool registers only then, below, as well).
-    let settings = settings.ok_or_else(|| LoadError::Profile {
-        requirement: "PROFILE-2",
-        reason: "there is no settings.json, so no execution profile is attested; research does not run without one".into(),
-    })?;
-    let rules = ploy_policy::resolve(Some(settings), None, ProjectTrust::Untrusted)
-        .map_err(|err| LoadError::Profile {
-            requirement: err.requirement(),
-            reason: err.to_string(),
-        })?
-        .rules;
+    let (settings, _, rules) = profile_and_rules(settings)?;
 
     let (redactor, _rejected) = Redactor::from_process_env();
     let (marker, conversation_id, conversation_rules) = open_conversation(
@@ -177,6 +168,26 @@ pub fn run_command(
         }
         Ok(output)
     })
+}
+
+/// The user's settings, their attested profile and the user's rules, as
+/// research needs them: no settings → PROFILE-2; a forbidden or invalid
+/// profile → its requirement (PROFILE-1). Project settings never count.
+pub fn profile_and_rules(
+    settings: Option<&Settings>,
+) -> Result<(&Settings, ExecutionProfile, Rules), LoadError> {
+    let settings = settings.ok_or_else(|| LoadError::Profile {
+        requirement: "PROFILE-2",
+        reason: "there is no settings.json, so no execution profile is attested; research does not run without one".into(),
+    })?;
+    let resolved =
+        ploy_policy::resolve(Some(settings), None, ProjectTrust::Untrusted).map_err(|err| {
+            LoadError::Profile {
+                requirement: err.requirement(),
+                reason: err.to_string(),
+            }
+        })?;
+    Ok((settings, resolved.profile, resolved.rules))
 }
 
 /// The engine as `ploy research` and the agent's web tools build it:
@@ -265,6 +276,19 @@ impl EngineParts {
     /// Tavily keys it is built with).
     pub fn redactor(&self) -> Redactor {
         self.secrets.redactor()
+    }
+
+    /// Whether an engine could be built with `backends` and `keys`
+    /// (names known, at least one backend usable), without building it:
+    /// cheap, so a caller can refuse before it writes or sends anything.
+    pub fn check(&self, backends: &[String], keys: &TavilyKeys) -> Result<(), CommandError> {
+        let chosen = backends
+            .iter()
+            .map(|name| BackendName::parse(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.config.limits()?;
+        self.config.backends(&chosen, keys.clone(), None)?;
+        Ok(())
     }
 
     /// An engine with `keys` for Tavily and `gate` on every request: the

@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
-use ploy_policy::{ConversationRules, ExecutionProfile, ProjectTrust, Rules, Settings};
-use ploy_research::command::EngineParts;
+use ploy_policy::{ConversationRules, ExecutionProfile, Rules, Settings};
+use ploy_research::command::{EngineParts, profile_and_rules};
 use ploy_research::web_gate::web_gate;
 use ploy_research::{
     Failure, LoadError, Progress, Research, ResearchModel, ResearchTools, RunRequest, RunStatus,
@@ -87,18 +87,10 @@ impl ResearchSetup {
         parts: EngineParts,
         model: Option<Arc<dyn ResearchModel>>,
     ) -> Result<ResearchSetup, LoadError> {
-        let settings = settings.ok_or_else(|| LoadError::Profile {
-            requirement: "PROFILE-2",
-            reason: "there is no settings.json, so no execution profile is attested; the service does not run research without one".into(),
-        })?;
-        let resolved = ploy_policy::resolve(Some(settings), None, ProjectTrust::Untrusted)
-            .map_err(|err| LoadError::Profile {
-                requirement: err.requirement(),
-                reason: err.to_string(),
-            })?;
+        let (_, profile, rules) = profile_and_rules(settings)?;
         Ok(ResearchSetup {
-            profile: resolved.profile,
-            rules: resolved.rules,
+            profile,
+            rules,
             parts,
             model,
         })
@@ -158,9 +150,9 @@ async fn run(shared: &Arc<Shared>, asked: ResearchRequest) -> Result<String, Ref
             ));
         }
     };
-    // The engine first (no store write, nothing sent): a bad backend name
-    // or no usable backend is refused before a conversation is made. The
-    // keys are the panel's at this moment (STATE-1).
+    // A bad backend name or no usable backend is refused before a
+    // conversation is made or marked. The keys are the panel's at this
+    // moment (STATE-1).
     let keys = TavilyKeys::from_values(shared.keys.values(Provider::Tavily));
     let setup = &research.setup;
     let build = |conversation_rules: ConversationRules| -> Result<Research, Refusal> {
@@ -181,7 +173,10 @@ async fn run(shared: &Arc<Shared>, asked: ResearchRequest) -> Result<String, Ref
                 .map_err(|err| (StatusCode::FORBIDDEN, "ploy_refused", err.to_string()))?;
         Ok(tools.engine().clone())
     };
-    build(ConversationRules::new())?;
+    setup
+        .parts
+        .check(&asked.backends, &keys)
+        .map_err(|err| bad(format!("{err} (hint: {})", err.hint())))?;
 
     // TAINT-1 before anything leaves; TAINT-3 when the mark cannot be made.
     let conversation_rules = mark_first(shared, &asked, &research.redactor).await?;

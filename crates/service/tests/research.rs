@@ -145,22 +145,31 @@ async fn start() -> (PanelHarness, Backends) {
     (harness, backends)
 }
 
-/// `POST /v1/research` with the service password.
+/// `POST /v1/research` with the service password. Read for up to 120 s
+/// (not the raw client's 10): a run is two rounds of searches and pages,
+/// and the tests share two cores with everything else.
 async fn research(h: &PanelHarness, json: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let host = h.host();
     let bearer = format!("Bearer {}", h.password);
-    let answer = h
-        .send(&request(
-            "POST",
-            "/v1/research",
-            &[
-                ("host", &host),
-                ("authorization", &bearer),
-                ("content-type", "application/json"),
-            ],
-            Some(json),
-        ))
-        .await;
+    let headers = [
+        ("host", host.as_str()),
+        ("authorization", bearer.as_str()),
+        ("content-type", "application/json"),
+    ];
+    let mut stream = support::connect(h.addr).await;
+    stream
+        .write_all(&request("POST", "/v1/research", &headers, Some(json)))
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        stream.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the service answered within 120 s")
+    .unwrap();
     (status(&answer), body(&answer))
 }
 
@@ -168,14 +177,11 @@ async fn research(h: &PanelHarness, json: &str) -> (u16, String) {
 async fn api(h: &PanelHarness, method: &str, path: &str, json: Option<&str>) -> (u16, String) {
     let host = h.host();
     let bearer = format!("Bearer {}", h.password);
-    let answer = h
-        .send(&request(
-            method,
-            path,
-            &[("host", &host), ("authorization", &bearer)],
-            json,
-        ))
-        .await;
+    let mut headers = vec![("host", host.as_str()), ("authorization", bearer.as_str())];
+    if json.is_some() {
+        headers.push(("content-type", "application/json"));
+    }
+    let answer = h.send(&request(method, path, &headers, json)).await;
     (status(&answer), body(&answer))
 }
 
