@@ -76,6 +76,11 @@ pub struct ProofReport {
     pub stderr: String,
     /// Whether the output was longer than the cap.
     pub output_truncated: bool,
+    /// Whether the sandbox's memory limit stopped the proof.
+    pub memory_exceeded: bool,
+    /// What the sandbox noticed about the run (a limit that stopped it, a
+    /// file it could not copy back), redacted.
+    pub notes: Vec<String>,
 }
 
 impl ProofReport {
@@ -94,6 +99,8 @@ impl ProofReport {
             stdout: String::new(),
             stderr: String::new(),
             output_truncated: false,
+            memory_exceeded: false,
+            notes: Vec::new(),
         }
     }
 
@@ -162,6 +169,12 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
                     .redact(&String::from_utf8_lossy(&out.stderr))
                     .into_owned(),
                 output_truncated: out.output_truncated,
+                memory_exceeded: out.memory_exceeded,
+                notes: out
+                    .notes
+                    .iter()
+                    .map(|note| redactor.redact(note).into_owned())
+                    .collect(),
             }
         }
     }

@@ -172,6 +172,9 @@ pub fn proof_run(args: ProofRunArgs) -> ExitCode {
             "{}",
             on_screen(&report.stderr, std::io::stderr().is_terminal())
         );
+        for note in &report.notes {
+            eprintln!("note: {}", on_screen(note, std::io::stderr().is_terminal()));
+        }
         match report.verdict {
             ProofOutcome::Passed => eprintln!("proof passed ({} ms)", report.time_ms),
             ProofOutcome::Failed => {
