@@ -1,8 +1,9 @@
 //! Memory over a long conversation (issue 11 target: flat within ±10%):
 //! one session, 1,000 prompts, each a `read` of a 2 KiB file and an
-//! answer (2,000 model calls), against a minimal model on 127.0.0.1 that
-//! keeps nothing (so only ploy's memory is measured). Prints the resident
-//! set size after turn 100 and after turn 1,000, and their ratio.
+//! answer (2,000 model calls), against the shared scripted model on
+//! 127.0.0.1, forgetful (it keeps nothing, so only ploy's memory grows).
+//! Prints the resident set size after turn 100 and after turn 1,000, and
+//! their ratio.
 //!
 //! Run: `cargo bench -p ploy-agent --bench long_conversation` (add
 //! `-- TURNS` for another count; the second reading is at the last turn).
@@ -20,9 +21,8 @@ use ploy_model::ModelClient;
 use ploy_policy::{ApprovalMode, ExecutionProfile, PloyFolders, Rules, SandboxMode};
 use ploy_secrets::Redactor;
 use ploy_store::Store;
-use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use ploy_testkit::scripted_model::{Matcher, Script, Turn, serve};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 /// The resident set size in KiB (`VmRSS` of /proc/self/status).
@@ -35,74 +35,17 @@ fn rss_kib() -> u64 {
         .unwrap()
 }
 
-/// A model that answers a `read` call to a new user message and text to a
-/// tool result, and remembers nothing.
-async fn forgetful_model() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!(
-        "http://{}/v1/chat/completions",
-        listener.local_addr().unwrap()
-    );
-    tokio::spawn(async move {
-        let mut n = 0u64;
-        loop {
-            let Ok((mut socket, _)) = listener.accept().await else {
-                return;
-            };
-            n += 1;
-            let id = n;
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 65536];
-                let body = loop {
-                    let read = socket.read(&mut chunk).await.unwrap_or(0);
-                    if read == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..read]);
-                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-                        continue;
-                    };
-                    let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-                    let len: usize = head
-                        .lines()
-                        .find_map(|l| l.strip_prefix("content-length:"))
-                        .and_then(|v| v.trim().parse().ok())
-                        .unwrap_or(0);
-                    while buf.len() < end + 4 + len {
-                        let read = socket.read(&mut chunk).await.unwrap_or(0);
-                        if read == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..read]);
-                    }
-                    break buf[end + 4..end + 4 + len].to_vec();
-                };
-                let request: Value = serde_json::from_slice(&body).unwrap_or_default();
-                let last_is_tool = request["messages"]
-                    .as_array()
-                    .and_then(|m| m.last())
-                    .is_some_and(|m| m["role"] == "tool");
-                let message = if last_is_tool {
-                    json!({"role": "assistant", "content": "The file holds 114 lines."})
-                } else {
-                    json!({"role": "assistant", "content": null, "tool_calls": [{
-                        "id": format!("c{id}"), "type": "function",
-                        "function": {"name": "read", "arguments": "{\"path\":\"src/lib.rs\"}"}
-                    }]})
-                };
-                let reply = json!({"id": format!("r{id}"), "object": "chat.completion",
-                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
-                .to_string();
-                let response = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                    reply.len()
-                );
-                let _ = socket.write_all(response.as_bytes()).await;
-            });
-        }
-    });
-    url
+/// The shared scripted model, forgetful: a `read` call for each new user
+/// message, text for a `read` result; it records nothing, so only ploy's
+/// memory grows.
+fn forgetful_script() -> Script {
+    Script::new()
+        .on(
+            Matcher::ResultOf("read".into()),
+            Turn::text("The file holds 114 lines."),
+        )
+        .repeat(Turn::call("read", json!({"path": "src/lib.rs"})))
+        .forgetful()
 }
 
 fn main() {
@@ -124,7 +67,8 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let url = runtime.block_on(forgetful_model());
+    let model = runtime.block_on(serve(forgetful_script())).unwrap();
+    let url = model.url();
     let mut session = Session::open(SessionSetup {
         store: Store::open(base.join("ploy.db")).unwrap(),
         project: project.clone(),

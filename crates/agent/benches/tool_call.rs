@@ -143,9 +143,11 @@ fn prompt_with_calls(c: &mut Criterion) {
         .build()
         .unwrap();
     // Obedient: the prompt's N orders become one turn of N calls; then the
-    // repeated text answers.
+    // repeated text answers. Forgetful: recording is not what is measured.
     let model = runtime
-        .block_on(serve(Script::obedient().repeat(Turn::text("done"))))
+        .block_on(serve(
+            Script::obedient().repeat(Turn::text("done")).forgetful(),
+        ))
         .unwrap();
     let mut group = c.benchmark_group("prompt");
     for n in [1usize, 10] {

@@ -25,7 +25,7 @@ pub const DEFAULT_MODEL: &str = "qwen2.5-coder:7b";
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What a person does when no model server answers.
-pub const START_A_MODEL_SERVER: &str = "start one: Ollama `ollama serve` and `ollama pull qwen2.5-coder:7b`, or llama.cpp `llama-server -m MODEL.gguf --port 8080` with --upstream http://127.0.0.1:8080/v1/chat/completions";
+pub const START_A_MODEL_SERVER: &str = "start one: Ollama `ollama serve` and `ollama pull qwen2.5-coder:7b`, or llama.cpp `llama-server --jinja -m MODEL.gguf --port 8080` with --upstream http://127.0.0.1:8080/v1/chat/completions";
 
 /// What the connection is made from.
 #[derive(Debug, Clone, Default)]

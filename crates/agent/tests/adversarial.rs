@@ -5,23 +5,13 @@
 
 mod support;
 
-use std::sync::Arc;
-
 use ploy_agent::event::Event;
 use ploy_agent::session::{Outcome, Resume};
 use ploy_policy::{
     ActionKind, Approval, ApprovalScope, Effect, Grant, Rule, TaintMark, TaintSource,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use support::*;
-
-fn orders(lines: &[(&str, Value)]) -> String {
-    lines
-        .iter()
-        .map(|(tool, args)| format!("DO {tool} {args}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 fn taint(world: &World) -> String {
     let mut store = world.store();
@@ -105,7 +95,7 @@ async fn a_tainted_conversation_cannot_run_edit_or_read_outside_even_when_allowe
         std::fs::read_to_string(world.project.join("src/lib.rs")).unwrap(),
         "pub fn answer() -> u32 { 42 }\n"
     );
-    assert!(!model.everything_seen().contains("PRIVATE-KEY-CANARY"));
+    assert!(!model.saw("PRIVATE-KEY-CANARY"));
     // The decisions were kept with the conversation.
     let decisions = world.store().decisions(&id).unwrap();
     assert_eq!(decisions.len(), 4);
@@ -204,7 +194,7 @@ async fn a_symlink_inside_the_project_does_not_lead_out() {
     let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
     let results = tool_results(&events.events());
     assert!(results[0].1.contains("external_directory"), "{results:?}");
-    assert!(!model.everything_seen().contains("PRIVATE-KEY-CANARY"));
+    assert!(!model.saw("PRIVATE-KEY-CANARY"));
 }
 
 // proves: REDACT-1, PERM-2
@@ -230,7 +220,7 @@ async fn secret_files_ask_and_an_allowed_one_reaches_the_model_redacted() {
     assert!(results[1].0, "{results:?}");
     assert!(results[2].1.contains(".env.example:1"), "{results:?}");
     assert!(results[2].1.contains("skipped"), "{results:?}");
-    assert!(!model.everything_seen().contains(secret));
+    assert!(!model.saw(secret));
 
     // A user rule allows it; the redactor knows the value: only [REDACTED].
     let model = scripted(obedient()).await;
@@ -240,7 +230,7 @@ async fn secret_files_ask_and_an_allowed_one_reaches_the_model_redacted() {
     let (_, events, id) = run_prompt(&world, &model, run, &prompt).await;
     let results = tool_results(&events.events());
     assert!(results[0].1.contains("[REDACTED]"), "{results:?}");
-    assert!(!model.everything_seen().contains(secret));
+    assert!(!model.saw(secret));
     let stored = world.store().messages(&id).unwrap();
     assert!(stored.iter().all(|m| !m.content.contains(secret)));
 }
@@ -263,15 +253,14 @@ async fn a_bomb_is_capped_after_redaction() {
     let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
     let results = tool_results(&events.events());
     assert!(results[0].1.len() <= 50 * 1024, "{}", results[0].1.len());
-    assert!(!model.everything_seen().contains("tok-ABCD"));
+    assert!(!model.saw("tok-ABCD"));
 }
 
 // proves: PERM-1
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn limits_end_the_turn_with_exit_3() {
     let world = World::new();
-    let forever: Script =
-        Arc::new(|_r: &Value, i: usize| call(&format!("c{i}"), "list", json!({"path": "."})));
+    let forever = Script::new().repeat(Turn::call("list", json!({"path": "."})));
     let model = scripted(forever).await;
     let (outcome, events, _) = run_prompt(&world, &model, Run::new(rules(&[])), "go").await;
     assert!(
@@ -289,11 +278,11 @@ async fn limits_end_the_turn_with_exit_3() {
             .any(|e| matches!(e, Event::Error { rule: Some(r), .. } if r == "loop_guard"))
     );
 
-    let varied: Script = Arc::new(|_r: &Value, i: usize| {
-        call(
-            &format!("c{i}"),
+    // Different arguments each turn (no loop), more turns than allowed.
+    let varied = (0..6).fold(Script::new(), |script, i| {
+        script.call(
             "list",
-            json!({"path": if i.is_multiple_of(2) { "." } else { "src" }}),
+            json!({"path": if i % 2 == 0 { "." } else { "src" }}),
         )
     });
     let model = scripted(varied).await;
@@ -304,7 +293,7 @@ async fn limits_end_the_turn_with_exit_3() {
         outcome,
         Outcome::Limit(ploy_agent::limits::LimitHit::Turns(5))
     );
-    assert_eq!(model.requests.lock().unwrap().len(), 5);
+    assert_eq!(model.requests().len(), 5);
 }
 
 // proves: TAINT-2

@@ -14,7 +14,7 @@ use ploy_secrets::Redactor;
 use ploy_testkit::web::{Reply, Routes};
 use serde_json::{Value, json};
 use support::web::{Sites, page};
-use support::{Run, World, obedient, rules, run_prompt, scripted, tool_results};
+use support::{Run, World, obedient, orders, rules, run_prompt, scripted, tool_results};
 
 fn run_with(sites: &Sites, world: &World) -> Run {
     // Every web address allowed by a rule: only the site rule can stop a
@@ -25,7 +25,7 @@ fn run_with(sites: &Sites, world: &World) -> Run {
 }
 
 fn line(tool: &str, args: Value) -> String {
-    format!("DO {tool} {args}")
+    orders(&[(tool, args)])
 }
 
 fn hostile_start() -> Reply {

@@ -14,14 +14,14 @@ use ploy_secrets::Redactor;
 use ploy_testkit::web::{Reply, Routes};
 use serde_json::json;
 use support::web::{Sites, page};
-use support::{Run, World, obedient, rules, run_prompt, scripted, tool_results};
+use support::{Run, World, obedient, orders, rules, run_prompt, scripted, tool_results};
 
 fn allow_all_web() -> Run {
     Run::new(rules(&[Rule::new(ActionKind::Web, Effect::Allow, "*")]))
 }
 
 fn fetch_line(url: &str) -> String {
-    format!("DO web_fetch {}", json!({ "url": url }))
+    orders(&[("web_fetch", json!({ "url": url }))])
 }
 
 async fn sites() -> Sites {

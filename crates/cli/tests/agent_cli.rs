@@ -58,7 +58,7 @@ fn no_model_server_is_one_line_saying_how_to_start_one_and_exit_1() {
         &upstream,
         "ollama serve",
         "ollama pull qwen2.5-coder:7b",
-        "llama-server -m MODEL.gguf --port 8080",
+        "llama-server --jinja -m MODEL.gguf --port 8080",
     ] {
         assert!(err.contains(needle), "{needle}: {err}");
     }

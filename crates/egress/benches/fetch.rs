@@ -6,78 +6,35 @@
 
 #![allow(missing_docs, clippy::disallowed_methods, clippy::expect_used)]
 
-use std::{hint::black_box, net::SocketAddr, sync::Arc};
+use std::{hint::black_box, sync::Arc};
 
 use bytes::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
 use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
-use ploy_egress::{
-    BoxedStream, Dial, DialFuture, FetchConfig, FetchOutcome, Fetcher, StaticResolver,
-    default_tls_config,
-};
-use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
-    net::{TcpListener, TcpStream},
-};
+use ploy_egress::{FetchConfig, FetchOutcome, Fetcher, StaticResolver, default_tls_config};
+use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
 const PAGE_BYTES: usize = 1024 * 1024;
-const PUBLIC: &str = "93.184.215.14";
-
-/// Maps the public test address to the loopback server (the test seam).
-struct ToLoopback(SocketAddr);
-
-impl Dial for ToLoopback {
-    fn dial(&self, _addr: SocketAddr) -> DialFuture<'_> {
-        let target = self.0;
-        Box::pin(async move {
-            let stream = TcpStream::connect(target).await?;
-            stream.set_nodelay(true)?;
-            Ok(Box::new(stream) as BoxedStream)
-        })
-    }
-}
-
-async fn serve(listener: TcpListener, response: Arc<Vec<u8>>) {
-    loop {
-        let Ok((mut stream, _)) = listener.accept().await else {
-            return;
-        };
-        let response = response.clone();
-        tokio::spawn(async move {
-            let mut head = Vec::with_capacity(512);
-            let mut buf = [0u8; 512];
-            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buf).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => head.extend_from_slice(&buf[..n]),
-                }
-            }
-            let _ = stream.write_all(&response).await;
-            let _ = stream.shutdown().await;
-        });
-    }
-}
+const PUBLIC: &str = ploy_testkit::net::PUB_A;
 
 fn fetch_1mb(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
-    let mut response = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {PAGE_BYTES}\r\nConnection: close\r\n\r\n"
-    )
-    .into_bytes();
-    response.extend(std::iter::repeat_n(b'a', PAGE_BYTES));
-    let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).expect("bind");
-    let server = listener.local_addr().expect("addr");
-    rt.spawn(serve(listener, Arc::new(response)));
+    // The shared fixture server (ploy-testkit), answering the page.
+    let page = ploy_testkit::Reply::html(vec![b'a'; PAGE_BYTES]);
+    let web = rt.block_on(ploy_testkit::WebServer::start(move |_| page.clone()));
+    let server = web.addr();
+    let dial = ploy_testkit::net::MapDial::default();
+    dial.map(PUBLIC, server);
 
     let resolver = StaticResolver::new([("bench.example.com", vec![PUBLIC.parse().expect("ip")])]);
     let fetcher = Fetcher::new(
         Arc::new(resolver),
-        Arc::new(ToLoopback(server)),
+        Arc::new(dial),
         FetchConfig::with_tls(default_tls_config().expect("tls")),
     );
     let cancel = CancellationToken::new();

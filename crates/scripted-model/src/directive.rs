@@ -29,6 +29,10 @@ pub struct Obedience {
     pub user: bool,
     /// Read system messages.
     pub system: bool,
+    /// Obey the orders one call per turn, in order (each after the result
+    /// of the one before), instead of all as calls of one turn: the pace
+    /// of a model that re-reads its instructions after every result.
+    pub one_at_a_time: bool,
 }
 
 impl Default for Obedience {
@@ -42,6 +46,7 @@ impl Default for Obedience {
             tool_results: true,
             user: true,
             system: true,
+            one_at_a_time: false,
         }
     }
 }

@@ -35,8 +35,10 @@
 //! included). The answer is the first of:
 //! 1. **Directives** (obedient scripts only): every order found in the new
 //!    input's tool results, user and system messages, as tool calls of one
-//!    turn. The script does not advance; the model continues it once the
-//!    new input holds no more orders.
+//!    turn (or, with [`Obedience::one_at_a_time`], one per turn from a
+//!    queue of orders read, each after the result of the one before). The
+//!    script does not advance; the model continues it once no order is
+//!    left.
 //! 2. **Rules** ([`Script::on`], [`Script::once_on`]) whose [`Matcher`] matches.
 //! 3. The next scripted [`Turn`].
 //! 4. The repeated turn ([`Script::repeat`]), or an HTTP 500 saying the

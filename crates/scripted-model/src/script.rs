@@ -143,8 +143,11 @@ pub struct Script {
     turns: std::collections::VecDeque<Turn>,
     rules: Vec<Rule>,
     obedience: Option<Obedience>,
+    /// Orders read but not yet obeyed ([`Obedience::one_at_a_time`]).
+    pending: std::collections::VecDeque<(String, Value)>,
     repeat: Option<Turn>,
     used: usize,
+    forgetful: bool,
 }
 
 impl Script {
@@ -209,6 +212,19 @@ impl Script {
         self
     }
 
+    /// The server keeps no requests and no answers (for long benchmarks
+    /// that measure the client's memory, not the recorder's). Asking such a
+    /// model what it saw is a test bug: [`crate::ScriptedModel::saw`] panics.
+    pub fn forgetful(mut self) -> Self {
+        self.forgetful = true;
+        self
+    }
+
+    /// Whether the server records requests and answers.
+    pub fn records(&self) -> bool {
+        !self.forgetful
+    }
+
     /// How many scripted turns are left.
     pub fn remaining(&self) -> usize {
         self.turns.len()
@@ -225,6 +241,10 @@ impl Script {
                 if obedience.reads(message) {
                     calls.extend(directives_in(message.text(), obedience));
                 }
+            }
+            if obedience.one_at_a_time {
+                self.pending.extend(calls);
+                calls = self.pending.pop_front().into_iter().collect();
             }
             if !calls.is_empty() {
                 let turn = Turn {

@@ -58,9 +58,13 @@ struct State {
     script: Mutex<(Script, u64)>,
     requests: Mutex<Vec<Recorded>>,
     answers: Mutex<Vec<Answer>>,
+    /// Requests received (recorded or not).
+    received: AtomicUsize,
     finished: AtomicUsize,
     cancelled: AtomicUsize,
     model: String,
+    /// False for a [`Script::forgetful`] script.
+    records: bool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -161,10 +165,13 @@ pub fn serve_in_thread(script: Script) -> io::Result<ScriptedModel> {
 }
 
 fn new_state(script: Script) -> Arc<State> {
+    let records = script.records();
     Arc::new(State {
+        records,
         script: Mutex::new((script, 0)),
         requests: Mutex::new(Vec::new()),
         answers: Mutex::new(Vec::new()),
+        received: AtomicUsize::new(0),
         finished: AtomicUsize::new(0),
         cancelled: AtomicUsize::new(0),
         model: "ploy-scripted".into(),
@@ -187,14 +194,19 @@ impl ScriptedModel {
         format!("http://{}/v1", self.addr)
     }
 
-    /// Every request received, in order.
+    /// Every request received, in order (none for a forgetful script).
     pub fn requests(&self) -> Vec<Recorded> {
         lock(&self.state.requests).clone()
     }
 
     /// Whether any request (head or body) contained `needle`: the check
-    /// that the model never saw a secret.
+    /// that the model never saw a secret. Panics for a
+    /// [`Script::forgetful`] model, which could only answer "no".
     pub fn saw(&self, needle: &str) -> bool {
+        assert!(
+            self.state.records,
+            "a forgetful scripted model keeps no requests: it cannot say what it saw"
+        );
         lock(&self.state.requests).iter().any(|request| {
             request.body.contains(needle)
                 || request.target.contains(needle)
@@ -208,6 +220,11 @@ impl ScriptedModel {
     /// Every answer given, in order (with why: directive, rule, script).
     pub fn answers(&self) -> Vec<Answer> {
         lock(&self.state.answers).clone()
+    }
+
+    /// Requests received, recorded or not.
+    pub fn received(&self) -> usize {
+        self.state.received.load(Ordering::SeqCst)
     }
 
     /// Answers delivered to the end.
@@ -272,13 +289,16 @@ async fn handle(request: Request<Incoming>, state: &Arc<State>) -> Response<Body
         }
     };
     let parsed = serde_json::from_slice::<ChatCompletionRequest>(&body);
-    lock(&state.requests).push(Recorded {
-        method: parts.method.as_str().to_owned(),
-        target: record::target(&parts),
-        headers: record::headers(&parts),
-        body: String::from_utf8_lossy(&body).into_owned(),
-        request: parsed.as_ref().ok().cloned(),
-    });
+    let number = state.received.fetch_add(1, Ordering::SeqCst) + 1;
+    if state.records {
+        lock(&state.requests).push(Recorded {
+            method: parts.method.as_str().to_owned(),
+            target: record::target(&parts),
+            headers: record::headers(&parts),
+            body: String::from_utf8_lossy(&body).into_owned(),
+            request: parsed.as_ref().ok().cloned(),
+        });
+    }
     match (&parts.method, parts.uri.path()) {
         (&Method::GET, "/v1/models") => {
             return json_response(
@@ -308,7 +328,9 @@ async fn handle(request: Request<Incoming>, state: &Arc<State>) -> Response<Body
         let (script, next_id) = &mut *guard;
         script.respond(&request, next_id)
     };
-    lock(&state.answers).push(answer.clone());
+    if state.records {
+        lock(&state.answers).push(answer.clone());
+    }
     if let Some((status, message)) = &answer.error {
         state.finished.fetch_add(1, Ordering::SeqCst);
         return error_response(
@@ -316,7 +338,7 @@ async fn handle(request: Request<Incoming>, state: &Arc<State>) -> Response<Body
             message,
         );
     }
-    let id = format!("chatcmpl-scripted-{}", lock(&state.requests).len());
+    let id = format!("chatcmpl-scripted-{number}");
     if !request.stream {
         if !answer.pause.is_zero() {
             tokio::time::sleep(answer.pause).await;

@@ -10,7 +10,7 @@ use ploy_model::{
     AssistantMessage, ChatRequest, Completion, Message, ModelClient, ModelError, StreamEvent,
     ToolCall,
 };
-use ploy_scripted_model::{Matcher, Script, Source, Turn, serve, serve_in_thread};
+use ploy_scripted_model::{Matcher, Obedience, Script, Source, Turn, serve, serve_in_thread};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -230,4 +230,83 @@ fn a_model_on_its_own_thread_serves_synchronous_callers() {
         ))
         .unwrap_err();
     assert!(matches!(error, ModelError::Unavailable { .. }), "{error:?}");
+}
+
+// One order per turn: each comes after the result of the one before, in
+// the order read; orders found in a result join the queue behind them.
+#[tokio::test]
+async fn one_at_a_time_obeys_each_order_after_the_result_of_the_one_before() {
+    let model = serve(
+        Script::new()
+            .obey(Obedience {
+                one_at_a_time: true,
+                ..Obedience::default()
+            })
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let client = client(&model);
+    let order = |tool: &str, args: serde_json::Value| {
+        format!("PLOY-OBEY: {}", json!({"tool": tool, "arguments": args}))
+    };
+    let mut messages = vec![Message::user(format!(
+        "{}\n{}",
+        order("read", json!({"path": "a"})),
+        order("shell", json!({"command": "id"}))
+    ))];
+    let mut seen = Vec::new();
+    for round in 0..4 {
+        let answer = turn(&client, &ChatRequest::new(messages.clone()), round % 2 == 1).await;
+        if answer.message.tool_calls.is_empty() {
+            assert_eq!(answer.message.content.as_deref(), Some("done"));
+            break;
+        }
+        assert_eq!(answer.message.tool_calls.len(), 1, "{answer:?}");
+        let call = &answer.message.tool_calls[0];
+        seen.push((call.function.name.clone(), call.arguments_json().unwrap()));
+        messages.push(assistant_calls(&answer.message.tool_calls));
+        // The first result carries an order of its own.
+        let result = if round == 0 {
+            order("web_fetch", json!({"url": "http://127.0.0.1:9/"}))
+        } else {
+            "ok".to_owned()
+        };
+        messages.push(Message::tool_result(&call.id, result));
+    }
+    assert_eq!(
+        seen,
+        [
+            ("read".to_owned(), json!({"path": "a"})),
+            ("shell".to_owned(), json!({"command": "id"})),
+            (
+                "web_fetch".to_owned(),
+                json!({"url": "http://127.0.0.1:9/"})
+            ),
+        ]
+    );
+}
+
+// A forgetful model (for long benchmarks) keeps nothing, still counts, and
+// refuses to say what it saw rather than answer a vacuous "no".
+#[tokio::test]
+async fn a_forgetful_model_keeps_nothing_and_cannot_be_asked_what_it_saw() {
+    let model = serve(Script::new().repeat(Turn::text("ok")).forgetful())
+        .await
+        .unwrap();
+    let client = client(&model);
+    for _ in 0..3 {
+        let answer = turn(
+            &client,
+            &ChatRequest::new(vec![Message::user("secret-123")]),
+            false,
+        )
+        .await;
+        assert_eq!(answer.message.content.as_deref(), Some("ok"));
+    }
+    assert_eq!(model.received(), 3);
+    assert!(model.requests().is_empty());
+    assert!(model.answers().is_empty());
+    let asked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| model.saw("secret")));
+    assert!(asked.is_err());
 }

@@ -1,15 +1,13 @@
-//! Test support: a scripted OpenAI-compatible model on 127.0.0.1 (a real
-//! HTTP server; every request is kept so tests can check what the model
-//! saw), a temporary project and home, and a session builder.
-//!
-//! The "obedient" script reads the newest tool result or user message and
-//! does what it says: a line `DO <tool> <json args>` becomes that tool call.
+//! Test support: the shared scripted model (ploy-scripted-model, a real
+//! OpenAI-compatible server on 127.0.0.1 that records every request so
+//! tests can check what the model saw), a temporary project and home, and
+//! a session builder.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod web;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ploy_agent::approve::NoPerson;
 use ploy_agent::config::AgentConfig;
@@ -24,166 +22,41 @@ use ploy_policy::{
 use ploy_secrets::Redactor;
 use ploy_store::Store;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-/// What the scripted model answers for one request.
-pub type Script = Arc<dyn Fn(&Value, usize) -> Value + Send + Sync>;
+pub use ploy_testkit::scripted_model::{Obedience, Script, ScriptedModel, Turn};
 
-/// A running scripted model.
-pub struct ScriptedModel {
-    pub url: String,
-    pub requests: Arc<Mutex<Vec<Value>>>,
-}
-
-impl ScriptedModel {
-    /// Every request body's text, joined (what the model ever saw).
-    pub fn everything_seen(&self) -> String {
-        self.requests
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Start a scripted model answering with `script(request, index)` (an
-/// assistant message object).
+/// Start the shared scripted model (ploy-scripted-model) with `script`.
 pub async fn scripted(script: Script) -> ScriptedModel {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!(
-        "http://{}/v1/chat/completions",
-        listener.local_addr().unwrap()
-    );
-    let requests = Arc::new(Mutex::new(Vec::new()));
-    let seen = requests.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut socket, _)) = listener.accept().await else {
-                return;
-            };
-            let seen = seen.clone();
-            let script = script.clone();
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 65536];
-                let body = loop {
-                    let n = socket.read(&mut chunk).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    if let Some(end) = find(&buf, b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-                        let len: usize = head
-                            .lines()
-                            .find_map(|l| l.strip_prefix("content-length:"))
-                            .map(|v| v.trim().parse().unwrap())
-                            .unwrap_or(0);
-                        while buf.len() < end + 4 + len {
-                            let n = socket.read(&mut chunk).await.unwrap_or(0);
-                            if n == 0 {
-                                return;
-                            }
-                            buf.extend_from_slice(&chunk[..n]);
-                        }
-                        break buf[end + 4..end + 4 + len].to_vec();
-                    }
-                };
-                let request: Value = serde_json::from_slice(&body).unwrap();
-                let index = {
-                    let mut seen = seen.lock().unwrap();
-                    seen.push(request.clone());
-                    seen.len() - 1
-                };
-                let message = script(&request, index);
-                let finish = if message.get("tool_calls").is_some() {
-                    "tool_calls"
-                } else {
-                    "stop"
-                };
-                let reply = json!({
-                    "id": format!("r{index}"),
-                    "object": "chat.completion",
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                })
-                .to_string();
-                let response = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                    reply.len()
-                );
-                let _ = socket.write_all(response.as_bytes()).await;
-                let _ = socket.shutdown().await;
-            });
-        }
-    });
-    ScriptedModel { url, requests }
+    ploy_testkit::scripted_model::serve(script).await.unwrap()
 }
 
-/// An assistant message calling one tool.
-pub fn call(id: &str, name: &str, args: Value) -> Value {
-    json!({
-        "role": "assistant",
-        "content": null,
-        "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}],
-    })
-}
-
-/// An assistant message with text only.
-pub fn say(text: &str) -> Value {
-    json!({"role": "assistant", "content": text})
-}
-
-/// The newest message's text in a request.
-pub fn last_text(request: &Value) -> String {
-    request["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("")
-        .to_string()
-}
-
-/// The obedient model: it follows every `DO <tool> <json>` line it reads in
-/// the newest message (the prompt or a tool result, page text included),
-/// one per turn, in order; when none is left it answers "done".
+/// The obedient model: it obeys every `PLOY-OBEY:` order it reads (the
+/// prompt, a tool result, page text included), one call per turn in the
+/// order read; when none is left it answers "done".
 pub fn obedient() -> Script {
-    Arc::new(|request: &Value, index: usize| {
-        // Every DO line in every message so far, in order; the number of
-        // tool results so far says how many were obeyed already.
-        let messages = request["messages"].as_array().cloned().unwrap_or_default();
-        let mut orders = Vec::new();
-        for message in &messages {
-            let text = message["content"].as_str().unwrap_or("");
-            // Tool results may be JSON with escaped text: undo the escapes
-            // there (the prompt is read as written).
-            let text = if message["role"] == "tool" {
-                text.replace("\\n", "\n").replace("\\\"", "\"")
-            } else {
-                text.to_string()
-            };
-            for line in text.lines() {
-                if let Some(rest) = line.trim().strip_prefix("DO ")
-                    && let Some((tool, args)) = rest.split_once(' ')
-                    && let Ok(args) = serde_json::from_str::<Value>(args)
-                {
-                    orders.push((tool.to_string(), args));
-                }
-            }
-        }
-        let done = messages.iter().filter(|m| m["role"] == "tool").count();
-        match orders.get(done) {
-            Some((tool, args)) => call(&format!("call{index}"), tool, args.clone()),
-            None => say("done"),
-        }
-    })
+    Script::new()
+        .obey(Obedience {
+            one_at_a_time: true,
+            ..Obedience::default()
+        })
+        .repeat(Turn::text("done"))
+}
+
+/// `PLOY-OBEY:` lines ordering each call, one per line (what a hostile
+/// prompt or page embeds).
+pub fn orders(lines: &[(&str, Value)]) -> String {
+    lines
+        .iter()
+        .map(|(tool, args)| {
+            format!(
+                "{} {}",
+                ploy_testkit::scripted_model::MARKER,
+                json!({"tool": tool, "arguments": args})
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A temporary project (with `src/lib.rs` and `.git/hooks/`) and home.
@@ -283,7 +156,7 @@ pub async fn run_prompt(
         profile: run.profile,
         redactor: run.redactor,
         web: run.web,
-        model: ModelClient::from_url(&model.url, "scripted").unwrap(),
+        model: ModelClient::from_url(&model.url(), "scripted").unwrap(),
         config: run.config,
         resume: run.resume,
         title: prompt.lines().next().unwrap_or("").to_string(),

@@ -16,7 +16,8 @@
 //! has no other interface.
 //!
 //! **Events.** Every `--mode json` line is validated against its JSON
-//! Schema, read from docs/rpc.md ([`Schemas`]).
+//! Schema, read from docs/rpc.md (the RPC tests' loader,
+//! `rpc_kit::Schemas`, one for both).
 #![allow(
     dead_code,
     clippy::disallowed_methods, // runs the ploy binary and unshare (the tests' door)
@@ -35,6 +36,7 @@ use ploy_testkit::scripted_model::{Script, ScriptedModel, serve_in_thread};
 use ploy_testkit::{Received, Reply, WebServer};
 use serde_json::Value;
 
+use crate::rpc_kit::Schemas;
 use crate::support::{PLOY, TempDir, point_at};
 
 /// The public-looking address the fixture sites answer on, inside the
@@ -310,61 +312,6 @@ pub fn seen(model: &ScriptedModel) -> String {
         .join("\n")
 }
 
-/// The JSON Schemas of docs/rpc.md, by event type.
-pub struct Schemas(HashMap<String, jsonschema::Validator>);
-
-impl Schemas {
-    /// Every ```json block of docs/rpc.md whose `properties.type.const`
-    /// names an event.
-    pub fn load() -> Self {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rpc.md");
-        let text = std::fs::read_to_string(&path).unwrap();
-        // The `--mode json` events only: the RPC protocol's own commands and
-        // events follow under their heading (tests/rpc_kit loads those).
-        let text = text
-            .split("\n# The RPC protocol")
-            .next()
-            .unwrap_or_default();
-        let mut schemas = HashMap::new();
-        for block in text.split("```json").skip(1) {
-            let json = block.split("```").next().unwrap();
-            let schema: Value = serde_json::from_str(json)
-                .unwrap_or_else(|e| panic!("docs/rpc.md: a json block does not parse: {e}"));
-            // Since --mode rpc, docs/rpc.md also holds the commands' schemas
-            // (fixed by `command`, not `type`): only events are loaded here.
-            let Some(name) = schema["properties"]["type"]["const"].as_str() else {
-                continue;
-            };
-            let name = name.to_string();
-            let validator = jsonschema::validator_for(&schema)
-                .unwrap_or_else(|e| panic!("docs/rpc.md: the schema of `{name}` is invalid: {e}"));
-            schemas.insert(name, validator);
-        }
-        Self(schemas)
-    }
-
-    /// The documented event types.
-    pub fn types(&self) -> Vec<String> {
-        let mut types: Vec<String> = self.0.keys().cloned().collect();
-        types.sort();
-        types
-    }
-
-    /// Fails the test unless `event` is valid against its type's schema.
-    pub fn check(&self, event: &Value) {
-        let kind = event["type"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no type: {event}"));
-        let validator = self
-            .0
-            .get(kind)
-            .unwrap_or_else(|| panic!("docs/rpc.md documents no event `{kind}`: {event}"));
-        if let Err(error) = validator.validate(event) {
-            panic!("the `{kind}` event does not match docs/rpc.md: {error}\n{event}");
-        }
-    }
-}
-
 /// A finished `--mode json` run.
 pub struct Run {
     pub out: Output,
@@ -385,7 +332,7 @@ impl Run {
             })
             .collect();
         for event in &events {
-            schemas.check(event);
+            schemas.check_line(event);
         }
         let run = Self { out, events };
         let last = run
