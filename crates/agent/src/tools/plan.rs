@@ -20,6 +20,51 @@ use crate::tool::{
 };
 use crate::tools::paths::write_atomic;
 
+/// The plan file's path, once its folder and the file itself are known not to
+/// be symbolic links (nor anything but a folder and a regular file): a `.ploy`
+/// linked out of the project would carry the plan tool's write, the one
+/// write under `.ploy/` an allow rule covers, to a folder outside it with no
+/// `external_directory` question (PERM-1, PERM-7; found attacking the agent
+/// as a hostile model). A path that cannot be inspected is refused.
+fn plan_file_in_project(project: &std::path::Path) -> Result<std::path::PathBuf, ToolError> {
+    let folder = project.join(".ploy");
+    let path = project.join(PLAN_FILE);
+    for (shown, candidate, want_dir) in [(".ploy", &folder, true), (PLAN_FILE, &path, false)] {
+        match std::fs::symlink_metadata(candidate) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(ToolError::rule(
+                    "PERM-7",
+                    format!(
+                        "`{shown}` is a symbolic link; ploy's plan is only read and written in a real \
+                     `.ploy` folder of the project (PERM-7)"
+                    ),
+                ));
+            }
+            Ok(meta) if want_dir && !meta.is_dir() => {
+                return Err(ToolError::rule(
+                    "PERM-7",
+                    format!("`{shown}` is not a folder (PERM-7)"),
+                ));
+            }
+            Ok(meta) if !want_dir && !meta.is_file() => {
+                return Err(ToolError::rule(
+                    "PERM-7",
+                    format!("`{shown}` is not a regular file (PERM-7)"),
+                ));
+            }
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => break,
+            Err(err) => {
+                return Err(ToolError::rule(
+                    "PERM-7",
+                    format!("cannot inspect `{shown}`, so the plan is left alone: {err} (PERM-7)"),
+                ));
+            }
+        }
+    }
+    Ok(path)
+}
+
 /// Longest step title.
 const MAX_TITLE_CHARS: usize = 200;
 
@@ -80,7 +125,10 @@ impl Tool for PlanAddStep {
                 Ok(parts) => parts,
                 Err(err) => return ToolOutput::error("plan_add_step", &err),
             };
-            let path = ctx.project.join(PLAN_FILE);
+            let path = match plan_file_in_project(&ctx.project) {
+                Ok(path) => path,
+                Err(err) => return ToolOutput::error("plan_add_step", &err),
+            };
             let mut plan = if path.exists() {
                 match load_plan(&ctx.project) {
                     Ok(plan) => plan,
@@ -129,6 +177,7 @@ impl Tool for PlanCheck {
 
     fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         only_args(args, &[])?;
+        plan_file_in_project(&ctx.project)?;
         let plan = load_plan(&ctx.project).map_err(|err| ToolError::new(err.to_string()))?;
         // The proofs are commands: one `shell` action over every line, so
         // each simple command is a unit rules and approvals must cover.
@@ -223,5 +272,48 @@ impl Tool for PlanCheck {
                 )
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plan_file_in_project;
+
+    // proves: PERM-7 (the plan tool's exception stays inside the project)
+    #[test]
+    fn a_linked_plan_folder_or_file_is_refused() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        let project = root.path();
+
+        // No .ploy yet: the plan may be created.
+        assert!(plan_file_in_project(project).is_ok());
+
+        // `.ploy` linked out of the project.
+        std::os::unix::fs::symlink(outside.path(), project.join(".ploy")).expect("link");
+        let err = plan_file_in_project(project).expect_err("linked .ploy refused");
+        assert!(err.message.contains("symbolic link"), "{}", err.message);
+        std::fs::remove_file(project.join(".ploy")).expect("unlink");
+
+        // A real `.ploy` whose plan.json is a link.
+        std::fs::create_dir(project.join(".ploy")).expect("mkdir");
+        std::os::unix::fs::symlink(
+            outside.path().join("victim"),
+            project.join(".ploy/plan.json"),
+        )
+        .expect("link");
+        let err = plan_file_in_project(project).expect_err("linked plan.json refused");
+        assert!(err.message.contains("symbolic link"), "{}", err.message);
+        std::fs::remove_file(project.join(".ploy/plan.json")).expect("unlink");
+
+        // A folder in the plan file's place.
+        std::fs::create_dir(project.join(".ploy/plan.json")).expect("mkdir");
+        assert!(plan_file_in_project(project).is_err());
+        std::fs::remove_dir(project.join(".ploy/plan.json")).expect("rmdir");
+
+        // The ordinary case.
+        std::fs::write(project.join(".ploy/plan.json"), "{\"steps\": []}").expect("write");
+        let path = plan_file_in_project(project).expect("a real plan is fine");
+        assert_eq!(path, project.join(".ploy/plan.json"));
     }
 }
