@@ -237,6 +237,34 @@ async fn sandbox_run_has_no_network_and_its_output_is_redacted_and_capped() {
     session.client.cancel().await.unwrap();
 }
 
+// proves: PERM-7, SBX-6 (a protected folder is not a project: `sandbox_run`
+// with `project: ".git"` would write git's objects, refs and HEAD directly;
+// found by an outside attacker)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_protected_folder_is_not_a_project() {
+    let session = start().await;
+    session._dir.write("home/proj/.git/objects/keep", "");
+    session._dir.write("home/proj/.claude/keep", "");
+    for project in [".git", ".git/objects", "./.git/../.git", ".claude"] {
+        let result = call(
+            &session,
+            "sandbox_run",
+            json!({"command": "touch written", "project": project}),
+        )
+        .await;
+        assert!(
+            is_error(&result),
+            "{project}: {:?}",
+            result.structured_content
+        );
+        assert_eq!(structured(&result)["requirement"], "PERM-7", "{project}");
+    }
+    let git = session._dir.path().join("home/proj/.git");
+    assert!(!git.join("written").exists());
+    assert!(!git.join("objects/written").exists());
+    session.client.cancel().await.unwrap();
+}
+
 // proves: URL-1, FAIL-1, TAINT-1, PERM-3, PERM-5 (a refused fetch is a structured error; the
 // session is marked first, and commands are refused after)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

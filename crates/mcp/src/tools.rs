@@ -263,6 +263,35 @@ impl Server {
                 ),
             ));
         }
+        // A folder PERM-7 keeps for a person (`.git` and anything in it,
+        // `.ploy`, `.claude`, …) is no project: a writable run there would
+        // write git's objects, refs or HEAD, or ploy's own files, directly
+        // (found attacking `ploy mcp`: `project: ".git"`).
+        let ctx = self.ctx()?;
+        let mut walked = self.root.clone();
+        for part in canonical
+            .strip_prefix(&self.root)
+            .unwrap_or(Path::new(""))
+            .components()
+        {
+            walked.push(part);
+            let in_git = part.as_os_str().eq_ignore_ascii_case(".git");
+            if in_git
+                || ctx
+                    .root
+                    .protected()
+                    .protects(&walked.to_string_lossy())
+                    .is_some()
+            {
+                return Err(ToolError::new(
+                    "PERM-7",
+                    format!(
+                        "`project` {text} is inside {}, which ploy protects: run in the project itself",
+                        walked.display()
+                    ),
+                ));
+            }
+        }
         Ok(canonical)
     }
 
