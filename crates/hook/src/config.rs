@@ -5,7 +5,7 @@
 //! "hook": {
 //!   "answer_allow": false,
 //!   "sandbox_bash": false,
-//!   "web_tools": ["mcp__*__*fetch*", "mcp__*__*search*", "mcp__*__*browser*"],
+//!   "web_tools": ["mcp__*__*fetch*", "mcp__*__*search*", "mcp__*__*browser*", …],
 //!   "tools": { "mcp__slack__post_message": "shell", "mcp__db__query": "read" }
 //! }
 //! ```
@@ -51,8 +51,22 @@ struct RawHook {
 }
 
 /// The MCP tools treated as web tools when settings name none.
-pub const DEFAULT_WEB_TOOLS: [&str; 3] =
-    ["mcp__*__*fetch*", "mcp__*__*search*", "mcp__*__*browser*"];
+/// Matched without regard to case (`mcp__x__FETCH`), and wide on purpose:
+/// a tool that reads the web but escapes these names never marks the session
+/// (PERM-3), while one marked needlessly only asks more (found by an outside
+/// attacker: `firecrawl_scrape`, `puppeteer_navigate`, `tavily-extract`,
+/// `crawling_exa` were not web tools).
+pub const DEFAULT_WEB_TOOLS: [&str; 9] = [
+    "mcp__*__*fetch*",
+    "mcp__*__*search*",
+    "mcp__*__*browser*",
+    "mcp__*__*scrape*",
+    "mcp__*__*crawl*",
+    "mcp__*__*navigate*",
+    "mcp__*__*extract*",
+    "mcp__*__*web*",
+    "mcp__*__*url*",
+];
 
 /// Why the `hook` section was refused (CONFIG-1).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -140,7 +154,7 @@ impl HookSettings {
             web_tools.unwrap_or_else(|| DEFAULT_WEB_TOOLS.iter().map(|s| s.to_string()).collect());
         let mut web = GlobSetBuilder::new();
         for (i, pattern) in web_patterns.iter().enumerate() {
-            web.add(tool_glob(pattern).map_err(|e| error(format!(".web_tools[{i}]"), e))?);
+            web.add(web_tool_glob(pattern).map_err(|e| error(format!(".web_tools[{i}]"), e))?);
         }
         let mut globs = GlobSetBuilder::new();
         let mut list = Vec::new();
@@ -184,14 +198,25 @@ impl HookSettings {
     }
 }
 
+/// A `web_tools` pattern: as [`tool_glob`], but case does not matter, so a
+/// server that spells its tool `FETCH` still marks the session (PERM-3).
+fn web_tool_glob(pattern: &str) -> Result<globset::Glob, String> {
+    glob_of(pattern, true)
+}
+
 /// A tool-name glob: `*` matches any run of characters (tool names have no
 /// `/`), case-sensitive as Claude Code's names are.
 fn tool_glob(pattern: &str) -> Result<globset::Glob, String> {
+    glob_of(pattern, false)
+}
+
+fn glob_of(pattern: &str, any_case: bool) -> Result<globset::Glob, String> {
     if pattern.is_empty() {
         return Err("an empty pattern matches nothing".into());
     }
     GlobBuilder::new(pattern)
         .literal_separator(false)
+        .case_insensitive(any_case)
         .build()
         .map_err(|e| e.to_string())
 }
@@ -231,6 +256,14 @@ mod tests {
             "mcp__fetch__fetch",
             "mcp__brave__brave_web_search",
             "mcp__playwright__browser_navigate",
+            // proves: PERM-3, TAINT-1 (an outside attacker's fetching tools,
+            // which the first defaults missed: other words, upper case)
+            "mcp__firecrawl__firecrawl_scrape",
+            "mcp__puppeteer__puppeteer_navigate",
+            "mcp__tavily__tavily-extract",
+            "mcp__exa__crawling_exa",
+            "mcp__x__FETCH",
+            "mcp__x__Open_URL",
         ] {
             assert_eq!(
                 settings.configured_kind(tool),
