@@ -34,7 +34,7 @@ use crate::tool::{
     BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec,
     one_string_schema, only_args, str_arg,
 };
-use crate::tools::web::{WebEngine, navigation_gate};
+use crate::tools::web::{WebEngine, navigation_gate, prepare_navigation};
 
 /// The most page text one result shows (the dispatcher's 50 KiB cap is the
 /// last word; links and fields need room too).
@@ -389,14 +389,7 @@ impl Tool for BrowserOpen {
     }
 
     fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        only_args(args, &["url"])?;
-        engine(ctx)?;
-        let url = str_arg(args, "url")?;
-        Ok(Prepared {
-            actions: vec![Action::navigate("browser_open", url)],
-            target: url.to_string(),
-            plan: Box::new(url.to_string()),
-        })
+        prepare_navigation("browser_open", args, ctx, engine)
     }
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {

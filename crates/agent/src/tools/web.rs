@@ -197,6 +197,25 @@ fn search_actions(tool: &str, engine: &WebEngine, phrase: &str) -> Result<Vec<Ac
         .collect())
 }
 
+/// A one-`url` tool's call judged as a navigation (the site rule, BEYOND-7):
+/// `web_fetch` and `browser_open` prepare the same way, each with its own
+/// check that the run has a web engine.
+pub(crate) fn prepare_navigation(
+    tool: &str,
+    args: &Value,
+    ctx: &ToolContext,
+    engine: fn(&ToolContext) -> Result<&Arc<WebEngine>, ToolError>,
+) -> Result<Prepared, ToolError> {
+    only_args(args, &["url"])?;
+    engine(ctx)?;
+    let url = str_arg(args, "url")?;
+    Ok(Prepared {
+        actions: vec![Action::navigate(tool, url)],
+        target: url.to_string(),
+        plan: Box::new(url.to_string()),
+    })
+}
+
 /// `web_fetch{url}`.
 #[derive(Debug, Clone, Copy)]
 pub struct WebFetch;
@@ -211,14 +230,7 @@ impl Tool for WebFetch {
     }
 
     fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        only_args(args, &["url"])?;
-        engine(ctx)?;
-        let url = str_arg(args, "url")?;
-        Ok(Prepared {
-            actions: vec![Action::navigate("web_fetch", url)],
-            target: url.to_string(),
-            plan: Box::new(url.to_string()),
-        })
+        prepare_navigation("web_fetch", args, ctx, engine)
     }
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
