@@ -138,7 +138,8 @@ async fn after_a_page_every_navigation_stays_on_visited_sites() {
 
 // proves: BROWSER-1 (the benign twin: a GET form on the visited site is
 // submitted with the typed text; a field can be filled without sending;
-// find and read show the open page; a POST form is refused, nothing sent)
+// find and read show the open page; a POST form on the visited site is sent
+// with its body)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forms_find_and_read_on_the_visited_site() {
     let world = World::new();
@@ -154,6 +155,7 @@ async fn forms_find_and_read_on_the_visited_site() {
                     <form action="/post" method="post"><input name="body"></form></main>"#,
                 ),
             )
+            .on("POST", "/post", page("Posted", "<p>thanks for the post</p>"))
             .otherwise(page("Results", "<p>search results</p>")),
     )])
     .await;
@@ -166,6 +168,10 @@ async fn forms_find_and_read_on_the_visited_site() {
         line("browser_find", json!({"text": "ANSWER"})),
         line("browser_type", json!({"field": 3, "text": "a post body"})),
         line(
+            "browser_open",
+            json!({"url": "http://docs.example.com/start?again"}),
+        ),
+        line(
             "browser_type",
             json!({"field": 1, "text": "draft", "submit": false}),
         ),
@@ -175,29 +181,160 @@ async fn forms_find_and_read_on_the_visited_site() {
     .join("\n");
     let (_, events, _) = run_prompt(&world, &model, run_with(&sites, &world), &prompt).await;
     let results = tool_results(&events.events());
-    assert_eq!(results.len(), 6, "{results:#?}");
+    assert_eq!(results.len(), 7, "{results:#?}");
     assert!(
         results[1].1.contains("The answer is here."),
         "{}",
         results[1].1
     );
-    assert!(!results[2].0, "{}", results[2].1);
-    assert!(results[2].1.contains("only GET forms"), "{}", results[2].1);
+    assert!(results[2].0, "{}", results[2].1);
     assert!(
-        results[3].0 && results[3].1.contains("nothing was sent"),
+        results[2].1.contains("thanks for the post"),
         "{}",
-        results[3].1
+        results[2].1
     );
-    assert!(results[4].0, "{}", results[4].1);
-    assert!(results[4].1.contains("search results"), "{}", results[4].1);
+    assert!(
+        results[4].0 && results[4].1.contains("nothing was sent"),
+        "{}",
+        results[4].1
+    );
+    assert!(results[5].0, "{}", results[5].1);
     assert!(results[5].1.contains("search results"), "{}", results[5].1);
-    let targets: Vec<String> = sites
-        .server("docs.example.com")
-        .requests()
+    assert!(results[6].1.contains("search results"), "{}", results[6].1);
+    let requests = sites.server("docs.example.com").requests();
+    let targets: Vec<String> = requests
         .iter()
-        .map(|r| r.target().to_string())
+        .map(|r| format!("{} {}", r.method, r.target()))
         .collect();
-    assert_eq!(targets, ["/start", "/search?q=rust+borrow&lang=en"]);
+    assert_eq!(
+        targets,
+        [
+            "GET /start",
+            "POST /post",
+            "GET /start?again",
+            "GET /search?q=rust+borrow&lang=en"
+        ]
+    );
+    assert_eq!(requests[1].body_text(), "body=a+post+body");
+}
+
+/// What a POST form test's page holds: a form to the visited site, one to a
+/// new site, one whose answer redirects to a new site.
+fn post_forms_page(note: &str) -> Reply {
+    page(
+        "Forms",
+        &format!(
+            r#"<main><p>{note}</p>
+            <form action="/comment" method="post"><input name="text"></form>
+            <form action="http://other.example/collect" method="POST"><input name="text"></form>
+            <form action="/bounce" method="post"><input name="text"></form></main>"#
+        ),
+    )
+}
+
+const DOOR_SECRET: &str = "ghp_DOORsecret0123456789abcdefXYZ0099";
+
+// proves: BROWSER-2, BEYOND-6, URL-3 (issue 18: a POST form goes to a site
+// already visited and is sent there; to a new site it is denied without
+// asking and nothing reaches it; a body carrying a secret the door knows is
+// refused by the egress door and nothing is sent; a redirect after a POST to
+// a new site is refused and nothing reaches it)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_forms_go_only_to_visited_sites_and_never_carry_a_secret() {
+    let world = World::new();
+    let sites = Sites::start(vec![
+        (
+            &["docs.example.com"][..],
+            Routes::new()
+                .on(
+                    "POST",
+                    "/comment",
+                    post_forms_page("Thanks for the comment."),
+                )
+                .on(
+                    "POST",
+                    "/bounce",
+                    Reply::redirect(303, "http://other.example/r?d=PROJECT-CANARY"),
+                )
+                .otherwise(post_forms_page("Leave a comment.")),
+        ),
+        (
+            &["other.example"][..],
+            Routes::new().otherwise(page("Other", "<p>collected</p>")),
+        ),
+    ])
+    .await;
+    let model = scripted(obedient()).await;
+    let prompt = [
+        line(
+            "browser_open",
+            json!({"url": "http://docs.example.com/forms"}),
+        ),
+        line(
+            "browser_type",
+            json!({"field": 1, "text": "a kind comment"}),
+        ),
+        line(
+            "browser_type",
+            json!({"field": 2, "text": "PROJECT-CANARY"}),
+        ),
+        line(
+            "browser_type",
+            json!({"field": 1, "text": format!("token {DOOR_SECRET}")}),
+        ),
+        line(
+            "browser_type",
+            json!({"field": 3, "text": "PROJECT-CANARY"}),
+        ),
+    ]
+    .join("\n");
+    let mut run = run_with(&sites, &world);
+    run.web = Some(sites.setup_guarding(
+        world.dir.path().join("config"),
+        &Redactor::empty(),
+        &[DOOR_SECRET],
+    ));
+    let (_, events, id) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert_eq!(results.len(), 5, "{results:#?}");
+    assert!(results[0].0, "{}", results[0].1);
+    let (ok, text) = &results[1];
+    assert!(*ok && text.contains("Thanks for the comment."), "{text}");
+    let (ok, text) = &results[2];
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("BROWSER-2") && text.contains("only to a site already visited"),
+        "{text}"
+    );
+    let (ok, text) = &results[3];
+    assert!(!ok, "{text}");
+    assert!(text.contains("BEYOND-6"), "{text}");
+    assert!(!text.contains(DOOR_SECRET), "{text}");
+    let (ok, text) = &results[4];
+    assert!(!ok, "{text}");
+    assert!(text.contains("BROWSER-2"), "{text}");
+    assert!(!text.contains("collected"), "{text}");
+
+    assert_eq!(
+        sites.server("other.example").request_count(),
+        0,
+        "nothing reached the new site"
+    );
+    let docs = sites.server("docs.example.com").requests();
+    let sent: Vec<String> = docs
+        .iter()
+        .map(|r| format!("{} {} {}", r.method, r.target(), r.body_text()))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            "GET /forms ",
+            "POST /comment text=a+kind+comment",
+            "POST /bounce text=PROJECT-CANARY",
+        ],
+        "the secret's body never left"
+    );
+    assert_eq!(world.store().visited_sites(&id).unwrap(), ["example.com"]);
 }
 
 // proves: BEYOND-2 (the first address passes the URL checks: loopback, in

@@ -234,8 +234,8 @@ impl fmt::Debug for Fetcher {
     }
 }
 
-/// What one request carries: a GET, or the one POST shape (JSON with a
-/// bearer token) that API backends need.
+/// What one request carries: a GET, the one POST shape (JSON with a
+/// bearer token) that API backends need, or a web form (no credential).
 #[derive(Clone, Copy)]
 enum RequestKind<'a> {
     Get,
@@ -243,12 +243,16 @@ enum RequestKind<'a> {
         credential: &'a Credential,
         body: &'a Bytes,
     },
+    PostForm {
+        body: &'a Bytes,
+    },
 }
 
 /// What one hop produced.
 enum Hop {
     Done(FetchOutcome),
-    Redirect(String),
+    /// The status (301, 302, 303, 307 or 308) and the Location.
+    Redirect(u16, String),
 }
 
 /// Aborts the HTTP connection task when the fetch ends or is dropped, so a
@@ -380,6 +384,38 @@ impl Fetcher {
         Ok(without_secret(outcome, credential.token()))
     }
 
+    /// POSTs a web form: `body` (already `application/x-www-form-urlencoded`)
+    /// to `url`, through the same pipeline as [`Fetcher::fetch`] (text
+    /// check, the secret door on the URL, every header and the body —
+    /// BEYOND-6 —, the hop gate, checked resolution, pinned dial, TLS, body
+    /// cap). No credential, no Cookie, no Referer, no Origin. A body over
+    /// [`MAX_POST_BODY_BYTES`] is refused. A 301, 302 or 303 answer is
+    /// followed as a GET of its Location (the body is not sent again, as
+    /// browsers do), each hop through the whole pipeline and the hop gate; a
+    /// 307 or 308, which asks for the body to be sent again to another
+    /// location, is refused (URL-3): the body goes to one checked address
+    /// only.
+    pub async fn post_form(
+        &self,
+        url: &str,
+        body: Vec<u8>,
+        cancel: &CancellationToken,
+    ) -> Result<FetchOutcome, Cancelled> {
+        if body.len() > MAX_POST_BODY_BYTES {
+            return Ok(FetchOutcome::Refused(Refusal::new(
+                "EGRESS-2",
+                Stage::Request,
+                format!(
+                    "the form's body is {} bytes; at most {MAX_POST_BODY_BYTES} are sent; nothing was sent",
+                    body.len()
+                ),
+            )));
+        }
+        let body = Bytes::from(body);
+        self.guarded(url, RequestKind::PostForm { body: &body }, cancel)
+            .await
+    }
+
     async fn guarded(
         &self,
         url: &str,
@@ -410,6 +446,7 @@ impl Fetcher {
             Err(refusal) => return FetchOutcome::Refused(refusal),
         };
         let mut redirects = 0;
+        let mut kind = kind;
         loop {
             // The request is built and checked before the name is resolved,
             // and exactly this request is sent.
@@ -428,7 +465,7 @@ impl Fetcher {
             };
             match self.hop(&current, redirects, request).await {
                 Hop::Done(outcome) => return outcome,
-                Hop::Redirect(_) if matches!(kind, RequestKind::PostJson { .. }) => {
+                Hop::Redirect(..) if matches!(kind, RequestKind::PostJson { .. }) => {
                     // The location is not shown: a hostile API could put
                     // anything in it, and it is never dialled.
                     return FetchOutcome::Refused(Refusal::new(
@@ -437,7 +474,19 @@ impl Fetcher {
                         "the server answered the POST with a redirect; a request carrying a key and a body is never re-sent to another location, so it was not followed (check the API base URL)",
                     ));
                 }
-                Hop::Redirect(location) => {
+                Hop::Redirect(307 | 308, _) if matches!(kind, RequestKind::PostForm { .. }) => {
+                    return FetchOutcome::Refused(Refusal::new(
+                        "URL-3",
+                        Stage::Redirect,
+                        "the server answered the form with a 307/308 redirect, which asks for the body to be sent again to another location; a form body goes to one checked address only, so it was not followed",
+                    ));
+                }
+                Hop::Redirect(_, location) => {
+                    // After a form, the next hop is a GET without the body
+                    // (what 301/302/303 mean for a browser).
+                    if matches!(kind, RequestKind::PostForm { .. }) {
+                        kind = RequestKind::Get;
+                    }
                     // BEYOND-6 on the Location as the server wrote it; the
                     // joined URL is checked with the next hop's request.
                     if let Err(refusal) =
@@ -617,7 +666,10 @@ impl Fetcher {
         if matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308)
             && let Some(location) = response.headers().get(http::header::LOCATION)
         {
-            return Hop::Redirect(String::from_utf8_lossy(location.as_bytes()).into_owned());
+            return Hop::Redirect(
+                status.as_u16(),
+                String::from_utf8_lossy(location.as_bytes()).into_owned(),
+            );
         }
         if !status.is_success() {
             return Hop::Done(FetchOutcome::HttpStatus {
@@ -753,6 +805,10 @@ impl Fetcher {
                 door.check_body(body)?;
                 Some(own)
             }
+            RequestKind::PostForm { body } => {
+                door.check_body(body)?;
+                None
+            }
             RequestKind::Get => None,
         };
         for (name, value) in request.headers() {
@@ -849,12 +905,13 @@ enum ConnectError {
     Io(String),
 }
 
-/// The request body type: nothing for a GET, the JSON bytes for a POST.
+/// The request body type: nothing for a GET, the bytes for a POST.
 type RequestBody = Either<Empty<Bytes>, Full<Bytes>>;
 
-/// The two request shapes ploy sends, with fixed headers and nothing else
-/// (no Cookie, no Referer, no proxy headers): a GET (no Authorization), or a
-/// JSON POST with exactly one Authorization header, marked sensitive.
+/// The three request shapes ploy sends, with fixed headers and nothing else
+/// (no Cookie, no Referer, no proxy headers): a GET (no Authorization), a
+/// JSON POST with exactly one Authorization header, marked sensitive, or a
+/// form POST (no Authorization).
 fn build_request(
     target: &CheckedUrl,
     kind: RequestKind<'_>,
@@ -892,6 +949,20 @@ fn build_request(
                 .header(http::header::CONNECTION, "close")
                 .body(Either::Right(Full::new(body.clone())))
         }
+        RequestKind::PostForm { body } => http::Request::builder()
+            .method(http::Method::POST)
+            .uri(path)
+            .header(http::header::HOST, host)
+            .header(http::header::USER_AGENT, USER_AGENT)
+            .header(http::header::ACCEPT, ACCEPT)
+            .header(http::header::ACCEPT_ENCODING, ACCEPT_ENCODING)
+            .header(
+                http::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .header(http::header::CONTENT_LENGTH, body.len())
+            .header(http::header::CONNECTION, "close")
+            .body(Either::Right(Full::new(body.clone()))),
     }
 }
 

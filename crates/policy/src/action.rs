@@ -246,6 +246,9 @@ pub struct Action {
     pub(crate) notes: Vec<String>,
     /// A model-chosen navigation under the site rule (BROWSER-2, BEYOND-7).
     pub(crate) navigation: bool,
+    /// A navigation that sends a form's body (POST): only to a site already
+    /// visited in the conversation (BROWSER-2, [`Action::form_post`]).
+    pub(crate) form_post: bool,
 }
 
 impl Action {
@@ -341,6 +344,7 @@ impl Action {
                 "ploy's plan file, written by the plan tool in its validated format".into(),
             ],
             navigation: false,
+            form_post: false,
         }
     }
 
@@ -364,6 +368,7 @@ impl Action {
             )],
             notes: vec!["ploy's memory of this project (its store, not a file)".into()],
             navigation: false,
+            form_post: false,
         }
     }
 
@@ -402,6 +407,7 @@ impl Action {
             units: vec![unit],
             notes: Vec::new(),
             navigation: false,
+            form_post: false,
         }
     }
 
@@ -420,6 +426,23 @@ impl Action {
     /// True for a [`Self::navigate`] action.
     pub fn is_navigation(&self) -> bool {
         self.navigation
+    }
+
+    /// A form sent with POST (`browser_type` submitting a POST form): a
+    /// [`Self::navigate`] whose site must already have been visited in the
+    /// conversation, tainted or not; any other site is denied, not asked,
+    /// whatever allow rules and saved approvals say (a page must not make
+    /// the model post project text to a site of its choosing; BROWSER-2,
+    /// issue 18). The body itself is checked by the egress door (BEYOND-6).
+    pub fn form_post(tool: impl Into<String>, url: &str) -> Self {
+        let mut action = Self::navigate(tool, url);
+        action.form_post = true;
+        action
+    }
+
+    /// True for a [`Self::form_post`] action.
+    pub fn is_form_post(&self) -> bool {
+        self.form_post
     }
 
     /// A web search: rules match the search backend's URL and host (a
@@ -444,6 +467,7 @@ impl Action {
             units,
             notes,
             navigation: false,
+            form_post: false,
         }
     }
 

@@ -44,6 +44,9 @@ impl Permission {
     ///
     /// 1. **Deny rules** of every layer (defaults, user, project, conversation):
     ///    one denied unit denies the action. Nothing overrides a deny.
+    ///    A form POST ([`Action::form_post`]) to a site not visited in the
+    ///    conversation is denied here too (BROWSER-2): a page's form must
+    ///    not carry text to a site of its choosing, so nobody is asked.
     /// 2. **Protected paths** (PERM-7): an action with a unit that may write
     ///    one of ploy's own files or another agent's resources answers
     ///    `Ask { options: [Once, Reject] }`, ignoring allow rules and saved
@@ -100,6 +103,31 @@ impl Permission {
                         unit.label()
                     ),
                     requirement: "PERM-2",
+                    asked_kinds: KindSet::EMPTY,
+                };
+            }
+        }
+
+        // 1b. A form's body goes only to a site already visited (BROWSER-2).
+        if action.is_form_post()
+            && let crate::action::Target::Url(url) = action.target()
+        {
+            let check = crate::site::site_rule(true, conversation.visited_sites(), url);
+            if !check.passes() {
+                let what = match &check {
+                    SiteCheck::NewSite(site) => format!("`{site}` is a site not yet visited"),
+                    SiteCheck::NoSite(err) => format!("the address has no site ({err})"),
+                    SiteCheck::Open | SiteCheck::Visited(_) => String::new(),
+                };
+                return Decision {
+                    verdict: Verdict::Deny,
+                    basis: Basis::Default,
+                    reason: format!(
+                        "a form is sent with POST only to a site already visited in this \
+                         conversation, and {what} (visited: {}); nothing was sent",
+                        visited_list(conversation)
+                    ),
+                    requirement: "BROWSER-2",
                     asked_kinds: KindSet::EMPTY,
                 };
             }

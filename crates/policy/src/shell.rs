@@ -201,6 +201,7 @@ impl Action {
             units: builder.units,
             notes: builder.notes,
             navigation: false,
+            form_post: false,
         }
     }
 }

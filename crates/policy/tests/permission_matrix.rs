@@ -760,6 +760,87 @@ fn the_site_rule_holds_navigations_of_a_tainted_conversation() {
     );
 }
 
+// proves: BROWSER-2 (issue 18: a form is POSTed only to a site already
+// visited: any other site is denied, not asked, in a clean or a tainted
+// conversation, whatever an allow-everything rule or a saved approval say;
+// a visited site goes on to the ordinary rules)
+#[test]
+fn a_form_post_goes_only_to_a_visited_site() {
+    let all = RuleLayer::new(
+        RuleSource::User,
+        vec![Rule::new(ActionKind::Web, Effect::Allow, "*")],
+    )
+    .unwrap();
+    let rules = Rules::builtin().with_layer(all, ProjectTrust::Untrusted);
+    let new_site = "http://collect.other.example/form";
+    let approvals = approvals_for(
+        &Action::navigate("browser_type", new_site),
+        ApprovalCase::Always,
+    );
+    let mut conv = tainted();
+    conv.visit(ploy_policy::site_of("https://docs.visited.example/a").unwrap());
+    for (label, c) in [
+        ("clean", ConversationRules::new()),
+        ("tainted", conv.clone()),
+    ] {
+        let decision = Permission::assert(
+            &Action::form_post("browser_type", new_site),
+            &c,
+            &rules,
+            &approvals,
+        );
+        assert!(decision.is_deny(), "{label}: {decision:?}");
+        assert_eq!(decision.requirement, "BROWSER-2");
+        assert!(
+            decision
+                .reason
+                .contains("`other.example` is a site not yet visited"),
+            "{}",
+            decision.reason
+        );
+        // The same URL as a GET form only asks (a person may answer).
+        let get = Permission::assert(
+            &Action::navigate("browser_type", new_site),
+            &c,
+            &rules,
+            &Approvals::new(),
+        );
+        assert!(!get.is_deny(), "{label}: {get:?}");
+    }
+    for unparseable in ["nope", "data:text/plain,x"] {
+        assert!(
+            Permission::assert(
+                &Action::form_post("browser_type", unparseable),
+                &conv,
+                &rules,
+                &approvals
+            )
+            .is_deny()
+        );
+    }
+    // A visited site (another host of the same registrable domain): the
+    // ordinary rules decide (here the allow rule).
+    assert!(
+        Permission::assert(
+            &Action::form_post("browser_type", "https://forms.visited.example/post"),
+            &conv,
+            &rules,
+            &Approvals::new()
+        )
+        .is_allow()
+    );
+    // Without the allow rule it asks, as a GET navigation there would.
+    assert!(
+        Permission::assert(
+            &Action::form_post("browser_type", "https://forms.visited.example/post"),
+            &conv,
+            &Rules::builtin(),
+            &Approvals::new()
+        )
+        .is_ask()
+    );
+}
+
 // proves: BROWSER-2 (visited sites are stored with the conversation's rules
 // and come back; a stored row that is not a site is refused, not widened)
 #[test]

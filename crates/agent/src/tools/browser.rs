@@ -14,8 +14,12 @@
 //! ([`ploy_policy::site_rule`]) holds it once a page has been read (a site
 //! not yet visited asks, refused where nobody can answer; a redirect to one
 //! is refused), and the first address passes the door's URL checks like any
-//! other. Forms: GET forms are submitted as a URL (which the door checks for
-//! secrets, BEYOND-6); POST forms are refused (not supported yet).
+//! other. Forms: a GET form is submitted as a URL (which the door checks for
+//! secrets, BEYOND-6); a POST form only to a site already visited in this
+//! conversation ([`Action::form_post`]: any other site is denied, nobody is
+//! asked), its body checked by the door (BEYOND-6), a 303 after it followed
+//! as a GET under the site rule, a 307/308 refused
+//! ([`ploy_egress::Fetcher::post_form`]).
 //!
 //! The browser's state (the current page) belongs to the tools of one
 //! session, so one conversation.
@@ -259,6 +263,32 @@ pub fn get_form_url(page: &BrowserPage, form: usize) -> Result<String, ToolError
     Ok(url.to_string())
 }
 
+/// The body a POST form sends: every field of `form` as
+/// `application/x-www-form-urlencoded` pairs.
+pub fn post_form_body(page: &BrowserPage, form: usize) -> String {
+    let mut body = url::form_urlencoded::Serializer::new(String::new());
+    for field in page.fields.iter().filter(|f| f.form == form) {
+        body.append_pair(&field.name, &field.value);
+    }
+    body.finish()
+}
+
+/// One navigation's request.
+enum Request {
+    /// A GET of this URL.
+    Get(String),
+    /// A form POSTed to `url`.
+    Form { url: String, body: String },
+}
+
+impl Request {
+    fn url(&self) -> &str {
+        match self {
+            Request::Get(url) | Request::Form { url, .. } => url,
+        }
+    }
+}
+
 /// The browser's state, shared by the five tools of one session.
 #[derive(Debug, Default)]
 pub struct Browser {
@@ -299,14 +329,15 @@ fn engine(ctx: &ToolContext) -> Result<&Arc<WebEngine>, ToolError> {
     })
 }
 
-/// Fetch `url` as the navigation of `tool`, mark the conversation, record
-/// the site, keep the page and return its text.
+/// Fetch (or POST) `request` as the navigation of `tool`, mark the
+/// conversation, record the site, keep the page and return its text.
 async fn navigate(
     browser: &Browser,
     tool: &'static str,
-    url: &str,
+    request: Request,
     ctx: &ToolContext,
 ) -> ToolOutput {
+    let url = request.url();
     let engine = match engine(ctx) {
         Ok(engine) => engine,
         Err(err) => return ToolOutput::error(tool, &err),
@@ -317,7 +348,15 @@ async fn navigate(
             .research
             .fetcher()
             .with_hop_gate(navigation_gate(engine.policy.clone(), tool, url));
-    let outcome = match fetcher.fetch(url, &ctx.cancel).await {
+    let fetched = match &request {
+        Request::Get(url) => fetcher.fetch(url, &ctx.cancel).await,
+        Request::Form { url, body } => {
+            fetcher
+                .post_form(url, body.clone().into_bytes(), &ctx.cancel)
+                .await
+        }
+    };
+    let outcome = match fetched {
         Ok(outcome) => outcome,
         Err(_) => return ToolOutput::error(tool, &ToolError::rule("CANCEL-1", "cancelled")),
     };
@@ -395,7 +434,7 @@ impl Tool for BrowserOpen {
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             match cleared.into_parts::<String>() {
-                Ok((url, _)) => navigate(&self.0, "browser_open", &url, ctx).await,
+                Ok((url, _)) => navigate(&self.0, "browser_open", Request::Get(url), ctx).await,
                 Err(err) => ToolOutput::error("browser_open", &err),
             }
         })
@@ -530,7 +569,7 @@ impl Tool for BrowserClick {
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             match cleared.into_parts::<String>() {
-                Ok((url, _)) => navigate(&self.0, "browser_click", &url, ctx).await,
+                Ok((url, _)) => navigate(&self.0, "browser_click", Request::Get(url), ctx).await,
                 Err(err) => ToolOutput::error("browser_click", &err),
             }
         })
@@ -545,15 +584,15 @@ pub struct BrowserType(Arc<Browser>);
 enum TypePlan {
     /// Only the field's value changes.
     Fill(BrowserPage),
-    /// The form is sent as this URL (GET).
-    Submit(String),
+    /// The form is sent (a GET of its URL, or a POST of its body).
+    Submit(Request),
 }
 
 impl Tool for BrowserType {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "browser_type",
-            description: "Type a text into a numbered form field of the open page and submit its form (submit: false only fills it). GET forms only. The form's address passes the same site rule as browser_open.",
+            description: "Type a text into a numbered form field of the open page and submit its form (submit: false only fills it). The form's address passes the same site rule as browser_open; a POST form is sent only to a site already visited in this conversation, and never with a secret ploy knows.",
             parameters: json!({
                 "type": "object",
                 "additionalProperties": false,
@@ -591,21 +630,31 @@ impl Tool for BrowserType {
                 plan: Box::new(TypePlan::Fill(page)),
             });
         }
-        if page.forms[form].method != "get" {
-            return Err(ToolError::rule(
+        match page.forms[form].method.as_str() {
+            "get" => {
+                let url = get_form_url(&page, form)?;
+                Ok(Prepared {
+                    actions: vec![Action::navigate("browser_type", &url)],
+                    target: url.clone(),
+                    plan: Box::new(TypePlan::Submit(Request::Get(url))),
+                })
+            }
+            "post" => {
+                // BROWSER-2: decided in Permission::assert (denied unless the
+                // action's site was visited); the body is the door's (BEYOND-6).
+                let url = page.forms[form].action.clone();
+                let body = post_form_body(&page, form);
+                Ok(Prepared {
+                    actions: vec![Action::form_post("browser_type", &url)],
+                    target: format!("POST {url}"),
+                    plan: Box::new(TypePlan::Submit(Request::Form { url, body })),
+                })
+            }
+            _ => Err(ToolError::rule(
                 "BROWSER-1",
-                format!(
-                    "the form sends with {}: only GET forms are submitted by ploy's browser; nothing was sent",
-                    page.forms[form].method.to_uppercase()
-                ),
-            ));
+                "the form's method is neither GET nor POST: ploy's browser submits GET and POST forms only; nothing was sent",
+            )),
         }
-        let url = get_form_url(&page, form)?;
-        Ok(Prepared {
-            actions: vec![Action::navigate("browser_type", &url)],
-            target: url.clone(),
-            plan: Box::new(TypePlan::Submit(url)),
-        })
     }
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
@@ -615,8 +664,8 @@ impl Tool for BrowserType {
                     self.0.set(page);
                     ToolOutput::ok("the field was filled; nothing was sent")
                 }
-                Ok((TypePlan::Submit(url), _)) => {
-                    navigate(&self.0, "browser_type", &url, ctx).await
+                Ok((TypePlan::Submit(request), _)) => {
+                    navigate(&self.0, "browser_type", request, ctx).await
                 }
                 Err(err) => ToolOutput::error("browser_type", &err),
             }

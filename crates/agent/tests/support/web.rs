@@ -65,9 +65,21 @@ impl Sites {
     }
 
     /// The web tools' setup: a research engine over these sites (no search
-    /// backend), with `redactor` at the door.
+    /// backend), with `redactor` for its output and no secret at the door.
     pub fn setup(&self, config_dir: std::path::PathBuf, redactor: &Redactor) -> WebSetup {
-        let fetcher = fetcher(&self.resolver, &self.dial, quick_config());
+        self.setup_guarding(config_dir, redactor, &[])
+    }
+
+    /// [`Sites::setup`] with `secrets` known to the egress door (BEYOND-6),
+    /// as `ploy` builds it from the environment.
+    pub fn setup_guarding(
+        &self,
+        config_dir: std::path::PathBuf,
+        redactor: &Redactor,
+        secrets: &[&str],
+    ) -> WebSetup {
+        let fetcher = fetcher(&self.resolver, &self.dial, quick_config())
+            .with_secrets(ploy_egress::SecretDoor::new(secrets.iter().copied()));
         WebSetup {
             config_dir,
             hosts: None,
