@@ -138,6 +138,7 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
         ProofVerdict::Accepted { plan } => plan,
     };
     if let Some(hit) = script_outside_project(sandbox.project(), &plan)
+        .or_else(|| argument_outside_project(sandbox.project(), &plan))
         .or_else(|| git_dir_not_plain(sandbox.project(), &plan))
     {
         return ProofReport::refused(line, vec![hit], started.elapsed());
@@ -244,6 +245,73 @@ fn script_outside_project(project: &Path, plan: &ProofPlan) -> Option<ProofRuleH
                 ),
             })
         })
+}
+
+/// An argument of the plan that names a project path leading, through a
+/// symbolic link in the project, outside it: `grep root pw` with
+/// `pw -> /etc/passwd`, `head etcd/shadow` with `etcd -> /etc` (outside
+/// attacker's validate #19). The validator saw a relative path; the link is
+/// just a project file it cannot see (PROOF-3). Every argument is looked at,
+/// with an option's value after `=` and every glued tail of a short-option
+/// cluster (`-fpw`), so no grammar is needed here: a word that names no
+/// project path costs one `stat`. What this cannot see (links found while a
+/// program walks a folder, `grep -R`, `rg -L`, and what a build tool opens)
+/// resolves inside the sandbox's own view, where only the system folders are
+/// and their secrets are hidden (SBX-3).
+fn argument_outside_project(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
+    let root = project.canonicalize().ok()?;
+    plan.commands()
+        .flat_map(|command| command.argv.iter().skip(1))
+        .flat_map(|argument| argument_paths(argument))
+        .find_map(|candidate| {
+            let resolved = resolve_existing(&root, candidate)?;
+            (!resolved.starts_with(&root)).then(|| ProofRuleHit {
+                rule: "PROOF-3".to_string(),
+                detail: format!(
+                    "`{candidate}` leads through a link in the project to {}, outside it; a proof reads project files only (remove the link or name its target's copy in the project)",
+                    resolved.display()
+                ),
+            })
+        })
+}
+
+/// The words of one argument that may be a path: the argument itself, an
+/// option's value after `=`, and each glued tail of `-xVALUE`.
+fn argument_paths(argument: &str) -> Vec<&str> {
+    let mut words = vec![argument];
+    if let Some(option) = argument.strip_prefix('-') {
+        if let Some((_, value)) = argument.split_once('=') {
+            words.push(value);
+        }
+        if !option.starts_with('-') {
+            words.extend(option.char_indices().skip(1).map(|(at, _)| &option[at..]));
+        }
+    }
+    words.retain(|word| !word.is_empty() && !word.starts_with('/'));
+    words
+}
+
+/// Where the longest existing prefix of `root/relative` really is, or `None`
+/// when nothing of it exists below the root. A link that leads nowhere on
+/// the host (`x -> /var/cache/…`) may lead somewhere in the sandbox's view:
+/// its own text is returned when it is absolute or climbs with `..`.
+fn resolve_existing(root: &Path, relative: &str) -> Option<std::path::PathBuf> {
+    let path = root.join(relative);
+    let ancestor = path
+        .ancestors()
+        .take_while(|ancestor| ancestor.starts_with(root) && *ancestor != root)
+        .find(|ancestor| ancestor.symlink_metadata().is_ok())?;
+    match ancestor.canonicalize() {
+        Ok(resolved) => Some(resolved),
+        Err(_) => {
+            let text = std::fs::read_link(ancestor).ok()?;
+            let escapes = text.is_absolute()
+                || text
+                    .components()
+                    .any(|part| part == std::path::Component::ParentDir);
+            escapes.then_some(text)
+        }
+    }
 }
 
 fn sandbox_hit(err: &SandboxError) -> ProofRuleHit {

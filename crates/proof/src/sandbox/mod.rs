@@ -332,6 +332,9 @@ impl Sandbox {
                 masks.push(path.clone());
             }
         }
+        // The host's secrets under /etc (not readable by everyone), which a
+        // project link such as `etcd -> /etc` would otherwise show (SBX-3).
+        masks.extend(view::system_secrets(&self.read_only)?);
         let spec = ViewSpec {
             project: self.project.clone(),
             copy_on_write: self.policy.view == ProjectView::CopyOnWrite,

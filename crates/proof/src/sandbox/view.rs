@@ -302,6 +302,88 @@ pub(super) fn masks_inside(project: &Path, sensitive: &[PathBuf]) -> Vec<PathBuf
     masks
 }
 
+/// The system folders walked for secrets: the host's own configuration,
+/// where a system keeps its password hashes (`/etc/shadow`, `gshadow`),
+/// TLS and SSH host keys, `sudoers`, database and VPN credentials. The
+/// other read-only folders hold installed software (`/usr`, `/opt`, …),
+/// whose files are meant to be read by everyone, and are too large to walk
+/// before every run.
+pub(super) const SECRET_SYSTEM_FOLDERS: &[&str] = &["/etc"];
+
+/// The longest walk of a system folder; past it the run is refused rather
+/// than started with secrets unseen (SBX-3, fail closed).
+const SYSTEM_WALK_LIMIT: usize = 50_000;
+
+/// The entries of [`SECRET_SYSTEM_FOLDERS`] (among the folders bound
+/// read-only) that are not readable by everyone: a file without `o+r`, a
+/// folder without `o+r` or `o+x`. The system marks its secrets that way; the
+/// user running ploy may still read them (root reads `/etc/shadow`, a member
+/// of `ssl-cert` reads `/etc/ssl/private`), and a project link
+/// (`etcd -> /etc`) or a program of the proof would then show them (outside
+/// attacker's validate #19). They are hidden in the sandbox (SBX-3). A
+/// folder is hidden whole and not entered. Links are not followed: a link
+/// resolves inside the sandbox's own view, where its target is hidden too.
+pub(super) fn system_secrets(read_only: &[PathBuf]) -> Result<Vec<PathBuf>, SandboxError> {
+    let mut secrets = Vec::new();
+    let mut seen = 0usize;
+    for root in SECRET_SYSTEM_FOLDERS.iter().map(Path::new) {
+        if !read_only.iter().any(|dir| root.starts_with(dir)) {
+            continue;
+        }
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let Ok(meta) = dir.symlink_metadata() else {
+                continue;
+            };
+            if !meta.is_dir() {
+                continue;
+            }
+            if meta.mode() & 0o005 != 0o005 {
+                secrets.push(dir);
+                continue;
+            }
+            let entries = std::fs::read_dir(&dir).map_err(|err| system_unreadable(&dir, &err))?;
+            for entry in entries {
+                let entry = entry.map_err(|err| system_unreadable(&dir, &err))?;
+                seen += 1;
+                if seen > SYSTEM_WALK_LIMIT {
+                    return Err(refuse(
+                        "SBX-3",
+                        format!(
+                            "{} holds more than {SYSTEM_WALK_LIMIT} entries, too many to look                              for secrets in before a run; nothing was run",
+                            root.display()
+                        ),
+                    ));
+                }
+                let path = entry.path();
+                let meta = path
+                    .symlink_metadata()
+                    .map_err(|err| system_unreadable(&path, &err))?;
+                if meta.file_type().is_symlink() {
+                    continue;
+                }
+                if meta.is_dir() {
+                    stack.push(path);
+                } else if meta.mode() & 0o004 == 0 {
+                    secrets.push(path);
+                }
+            }
+        }
+    }
+    secrets.sort();
+    Ok(secrets)
+}
+
+fn system_unreadable(path: &Path, err: &dyn std::fmt::Display) -> SandboxError {
+    refuse(
+        "SBX-3",
+        format!(
+            "{} cannot be read ({err}), so the secrets in it cannot be found and hidden from              the sandbox; nothing was run",
+            path.display()
+        ),
+    )
+}
+
 /// The project's build cache under `root`: `<root>/<folder name>-<16 hex of
 /// SHA-256(project path)>`, created private to the user. Refused when it
 /// would lie inside the project (the host could then run what a proof
