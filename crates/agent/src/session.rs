@@ -192,7 +192,12 @@ impl Session {
             ploy_folders,
         } = setup;
         let project_key = project.to_string_lossy().into_owned();
-        let root = ProjectRoot::new(&project)?.with_ploy_folders(&ploy_folders);
+        // PERM-7: the folders `core.hooksPath` names are git hooks too (husky's
+        // `.husky`); read once here, unknown = every write asks.
+        let git_hooks = ploy_dirs::git_hook_folders(&project, &[], home.as_deref()).into();
+        let root = ProjectRoot::new(&project)?
+            .with_ploy_folders(&ploy_folders)
+            .with_git_hooks(&git_hooks);
         let summary = match &resume {
             Resume::New => None,
             Resume::Latest => store.latest_conversation_in(&project_key)?,

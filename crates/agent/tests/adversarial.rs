@@ -183,6 +183,48 @@ async fn ploy_settings_and_git_hooks_are_never_written_on_an_allow_rule() {
     assert!(exists(&world.project.join("src/new.rs")));
 }
 
+// proves: PERM-7 (outside attack agent #4: with `core.hooksPath` pointing
+// into the work tree, husky's set-up, the write tool wrote the hook under
+// `edit **` and the user's next `git commit` ran it)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hooks_folder_git_is_configured_with_is_never_written_on_an_allow_rule() {
+    let world = World::new();
+    std::fs::create_dir_all(world.project.join(".git")).unwrap();
+    std::fs::create_dir_all(world.project.join("tools/hooks")).unwrap();
+    std::fs::write(
+        world.project.join(".git/config"),
+        "[core]\n\tbare = false\n\thooksPath = tools/hooks\n",
+    )
+    .unwrap();
+    let model = scripted(obedient()).await;
+    let run = Run::new(rules(&[Rule::new(ActionKind::Edit, Effect::Allow, "**")]));
+    let prompt = orders(&[
+        (
+            "write",
+            json!({"path": "tools/hooks/pre-commit", "content": "#!/bin/sh\ntouch /tmp/pwn\n"}),
+        ),
+        (
+            "write",
+            json!({"path": "tools/build.sh", "content": "# fine\n"}),
+        ),
+        (
+            "write",
+            json!({"path": ".pre-commit-config.yaml", "content": "repos: []\n"}),
+        ),
+    ]);
+    let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert!(
+        !results[0].0 && results[0].1.contains("PERM-7"),
+        "{results:?}"
+    );
+    assert!(results[1].0, "{results:?}");
+    assert!(!results[2].0, "{results:?}");
+    assert!(!exists(&world.project.join("tools/hooks/pre-commit")));
+    assert!(!exists(&world.project.join(".pre-commit-config.yaml")));
+    assert!(exists(&world.project.join("tools/build.sh")));
+}
+
 // proves: PERM-7
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_symlink_inside_the_project_does_not_lead_out() {

@@ -13,10 +13,19 @@
 //! an existing one that grants group or other access (or refuses, naming the
 //! folder and what to do).
 //!
+//! It is also the filesystem side of PERM-7 (the decision itself is pure,
+//! in `ploy-policy`): [`resolve_links`] (where a write through symbolic links
+//! lands) and [`git_hook_folders`] (the folders `core.hooksPath` makes git
+//! run hooks from).
+//!
 //! This crate depends on nothing of ploy's, so every crate that needs the
 //! folders (ploy-trust, ploy-service, the CLI) can use it without a cycle and
 //! without pulling in the others (ploy-service must not depend on the sandbox
 //! code that ploy-trust brings).
+
+mod git_hooks;
+
+pub use git_hooks::{GitConfigUnsure, git_hook_folders};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

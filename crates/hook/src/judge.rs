@@ -166,9 +166,13 @@ impl Context {
             trust_file: Some(dirs.trust_file()),
             home,
         };
+        // PERM-7: the folders `core.hooksPath` names are git hooks too
+        // (husky's `.husky`); unknown = every write asks.
+        let git_hooks = ploy_dirs::git_hook_folders(cwd, &[], folders.home.as_deref()).into();
         let root = ProjectRoot::new(cwd)
             .map_err(|e| Refused::new("PERM-1", e.to_string()))?
-            .with_ploy_folders(&folders);
+            .with_ploy_folders(&folders)
+            .with_git_hooks(&git_hooks);
         Ok(Self {
             hook,
             rules: resolved.rules,

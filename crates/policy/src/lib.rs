@@ -61,7 +61,7 @@ pub use decision::{AskOption, Basis, Decision, Refusal, Verdict};
 pub use path::{Placement, ProjectRoot, RootError};
 pub use permission::Permission;
 pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};
-pub use protected::{PLAN_FILE, PloyFolders, Protected, ProtectedPaths};
+pub use protected::{GitHooks, PLAN_FILE, PloyFolders, Protected, ProtectedPaths};
 pub use rules::{
     Effect, ProjectTrust, Rule, RuleError, RuleLayer, RuleSource, Rules, SECRET_FILE_PATTERNS,
     secret_file_patterns,

@@ -78,7 +78,15 @@ impl ProjectRoot {
     /// The same root, with ploy's config and state folders, trust file and
     /// the home folder added to its PERM-7 list.
     pub fn with_ploy_folders(mut self, folders: &PloyFolders) -> Self {
-        self.protected = ProtectedPaths::new(&self.root, folders);
+        self.protected = ProtectedPaths::new(&self.root, folders).with_hooks_of(&self.protected);
+        self
+    }
+
+    /// The same root, its PERM-7 list also protecting the folders git takes
+    /// hooks from (`core.hooksPath`, read by the caller with
+    /// `ploy_dirs::git_hook_folders`; unknown = every path asks).
+    pub fn with_git_hooks(mut self, hooks: &crate::GitHooks) -> Self {
+        self.protected = self.protected.with_git_hooks(hooks);
         self
     }
 

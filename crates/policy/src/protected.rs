@@ -60,7 +60,7 @@ use std::path::{Component, Path, PathBuf};
 pub const PLAN_FILE: &str = ".ploy/plan.json";
 
 /// Folders protected with everything below them, and why.
-const PROTECTED_DIRS: [(&str, &str); 6] = [
+const PROTECTED_DIRS: [(&str, &str); 7] = [
     (
         ".ploy",
         "ploy's project folder (settings, extensions, skills)",
@@ -79,10 +79,18 @@ const PROTECTED_DIRS: [(&str, &str); 6] = [
         ".agents",
         "the agents' skills folder (loaded as instructions)",
     ),
+    (
+        ".husky",
+        "husky's git hooks folder (git runs its scripts at commit and push)",
+    ),
 ];
 
+/// What a hook manager's configuration is, for the person asked.
+const HOOK_LIST: &str =
+    "a git hook manager's list (the installed git hook runs the commands it names)";
+
 /// Files protected wherever they are, and why.
-const PROTECTED_FILES: [(&str, &str); 2] = [
+const PROTECTED_FILES: [(&str, &str); 19] = [
     (
         ".mcp.json",
         "an MCP server list (it names programs an agent starts)",
@@ -91,6 +99,25 @@ const PROTECTED_FILES: [(&str, &str); 2] = [
         ".envrc",
         "a direnv script (it runs when a shell enters the folder)",
     ),
+    // Hook managers: the hook in `.git/hooks` (protected) is a stub that
+    // runs what these files name, at the user's next commit or push.
+    (".pre-commit-config.yaml", HOOK_LIST),
+    (".pre-commit-config.yml", HOOK_LIST),
+    ("lefthook.yml", HOOK_LIST),
+    ("lefthook.yaml", HOOK_LIST),
+    (".lefthook.yml", HOOK_LIST),
+    (".lefthook.yaml", HOOK_LIST),
+    ("lefthook-local.yml", HOOK_LIST),
+    (".lefthook-local.yml", HOOK_LIST),
+    (".overcommit.yml", HOOK_LIST),
+    (".lintstagedrc", HOOK_LIST),
+    (".lintstagedrc.json", HOOK_LIST),
+    (".lintstagedrc.yaml", HOOK_LIST),
+    (".lintstagedrc.yml", HOOK_LIST),
+    (".lintstagedrc.js", HOOK_LIST),
+    (".lintstagedrc.mjs", HOOK_LIST),
+    (".lintstagedrc.cjs", HOOK_LIST),
+    ("lint-staged.config.js", HOOK_LIST),
 ];
 
 /// git's configuration files below a `.git` folder.
@@ -101,22 +128,15 @@ const GIT_CONFIG_FILES: [&str; 2] = ["config", "config.worktree"];
 const GIT_POINTER_FILES: [&str; 2] = ["commondir", "gitdir"];
 
 /// Every name a protected path is made of, for glob matching.
-const MATCHABLE_NAMES: [&str; 14] = [
-    ".ploy",
-    ".claude",
-    ".pi",
-    ".codex",
-    ".vscode",
-    ".agents",
-    ".mcp.json",
-    ".envrc",
-    ".git",
-    "hooks",
-    "config",
-    "config.worktree",
-    "commondir",
-    "gitdir",
-];
+fn matchable_names() -> impl Iterator<Item = &'static str> {
+    PROTECTED_DIRS
+        .iter()
+        .chain(PROTECTED_FILES.iter())
+        .map(|(name, _)| *name)
+        .chain([".git", "hooks"])
+        .chain(GIT_CONFIG_FILES)
+        .chain(GIT_POINTER_FILES)
+}
 
 /// The protected names one glob component (`.g*`, `hoo?s`, `[.]claude`)
 /// may match, case-insensitively. With `dot_globs` false, a pattern that
@@ -129,8 +149,7 @@ pub(crate) fn names_matching(pattern: &str, dot_globs: bool) -> Vec<String> {
         .backslash_escape(true)
         .build()
         .map(|g| g.compile_matcher());
-    MATCHABLE_NAMES
-        .iter()
+    matchable_names()
         .filter(|name| dot_globs || !name.starts_with('.') || pattern.starts_with('.'))
         .filter(|name| match &matcher {
             Ok(m) => m.is_match(name),
@@ -151,6 +170,28 @@ pub struct PloyFolders {
     pub trust_file: Option<PathBuf>,
     /// The user's home folder, to expand `~/…` forms.
     pub home: Option<PathBuf>,
+}
+
+/// Where git takes hooks from besides `.git/hooks`, as the caller read it
+/// from git's configuration (`core.hooksPath`; `ploy_dirs::git_hook_folders`
+/// reads it). Pure code cannot read files, so the caller passes this in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitHooks {
+    /// The folders named (absolute); each is protected with everything
+    /// below it (only its own entries when it holds the project).
+    Known(Vec<PathBuf>),
+    /// The configuration could not be read for sure (why): fail closed,
+    /// every path may be a hook, so every write asks.
+    Unknown(String),
+}
+
+impl<E: fmt::Display> From<Result<Vec<PathBuf>, E>> for GitHooks {
+    fn from(read: Result<Vec<PathBuf>, E>) -> Self {
+        match read {
+            Ok(folders) => Self::Known(folders),
+            Err(err) => Self::Unknown(err.to_string()),
+        }
+    }
 }
 
 /// Why a path is protected (PERM-7).
@@ -183,6 +224,10 @@ pub struct ProtectedPaths {
     home: Option<PathBuf>,
     home_names: Option<Vec<String>>,
     folders: Vec<Folder>,
+    /// Folded names of the folders `core.hooksPath` names.
+    hook_folders: Vec<Vec<String>>,
+    /// Why git's hooks folder is unknown, when it is (fail closed).
+    hooks_unknown: Option<String>,
 }
 
 impl ProtectedPaths {
@@ -216,7 +261,27 @@ impl ProtectedPaths {
             home,
             home_names,
             folders,
+            hook_folders: Vec::new(),
+            hooks_unknown: None,
         }
+    }
+
+    /// The same list, also protecting the folders git takes hooks from
+    /// (`core.hooksPath`, e.g. husky's `.husky`): the host's next commit
+    /// runs what is written there. [`GitHooks::Unknown`] protects every path.
+    pub fn with_git_hooks(mut self, hooks: &GitHooks) -> Self {
+        match hooks {
+            GitHooks::Known(folders) => {
+                self.hooks_unknown = None;
+                self.hook_folders = folders
+                    .iter()
+                    .filter(|p| p.is_absolute())
+                    .map(|p| folded_names(&normalise(p)))
+                    .collect();
+            }
+            GitHooks::Unknown(why) => self.hooks_unknown = Some(why.clone()),
+        }
+        self
     }
 
     /// The list for `project` with no knowledge of ploy's folders (only the
@@ -238,6 +303,9 @@ impl ProtectedPaths {
         let names = placed.names();
         if let Some(what) = name_rule(names) {
             return Some(self.protected(&placed, what.to_string()));
+        }
+        if let Some(what) = self.hook_rule(&placed.placed) {
+            return Some(self.protected(&placed, what));
         }
         match &placed.placed {
             Placed::Absolute(names) => {
@@ -263,6 +331,53 @@ impl ProtectedPaths {
                     let tail = &folder.names[folder.names.len().saturating_sub(2)..];
                     if !tail.is_empty() && rest.windows(tail.len()).any(|w| w == tail) {
                         return Some(self.protected(&placed, folder.what.to_string()));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// This list with `other`'s knowledge of git's hooks folders.
+    pub(crate) fn with_hooks_of(mut self, other: &Self) -> Self {
+        self.hook_folders = other.hook_folders.clone();
+        self.hooks_unknown = other.hooks_unknown.clone();
+        self
+    }
+
+    /// The `core.hooksPath` rule: inside a hooks folder, or a folder that
+    /// holds one; every path when the folder is unknown.
+    fn hook_rule(&self, placed: &Placed) -> Option<String> {
+        const WHAT: &str = "git's hooks folder (core.hooksPath names it: git runs its scripts)";
+        if let Some(why) = &self.hooks_unknown {
+            return Some(format!(
+                "possibly a git hook: where git takes hooks from cannot be read ({why}), so \
+                 any file may be one"
+            ));
+        }
+        for hooks in &self.hook_folders {
+            match placed {
+                Placed::Absolute(names) => {
+                    if names.starts_with(hooks) {
+                        // A hooks folder that holds the project (`~` or
+                        // `..`): git runs only its own entries.
+                        let above_project = self.project_names.starts_with(hooks)
+                            && self.project_names.len() > hooks.len();
+                        if !above_project || names.len() == hooks.len() + 1 {
+                            return Some(format!("in {WHAT}"));
+                        }
+                    } else if hooks.starts_with(names)
+                        && names.len() > self.project_names.len()
+                        && names.starts_with(&self.project_names)
+                    {
+                        return Some(format!("a folder that holds {WHAT}"));
+                    }
+                }
+                Placed::Tilde(rest) => {
+                    // Home unknown: match the folder's last two names.
+                    let tail = &hooks[hooks.len().saturating_sub(2)..];
+                    if !tail.is_empty() && rest.windows(tail.len()).any(|w| w == tail) {
+                        return Some(format!("in {WHAT}"));
                     }
                 }
             }

@@ -12,8 +12,8 @@ use std::path::Path;
 
 use ploy_policy::{
     Action, ActionKind, Approval, ApprovalScope, Approvals, AskOption, Basis, ConversationRules,
-    Effect, Grant, Permission, PloyFolders, ProjectRoot, ProjectTrust, ProtectedPaths, Rule,
-    RuleLayer, RuleSource, Rules, TaintSource, Verdict,
+    Effect, GitHooks, Grant, Permission, PloyFolders, ProjectRoot, ProjectTrust, ProtectedPaths,
+    Rule, RuleLayer, RuleSource, Rules, TaintSource, Verdict,
 };
 
 const PROJECT: &str = "/home/dev/proj";
@@ -184,6 +184,15 @@ const PROTECTED: &[&str] = &[
     ".mcp.json",
     ".envrc",
     "sub/dir/.envrc",
+    // git hook managers: husky's folder, the lists the installed hook runs
+    ".husky/pre-commit",
+    ".husky/_/husky.sh",
+    "web/.husky/pre-push",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    ".lefthook.yml",
+    ".overcommit.yml",
+    ".lintstagedrc.json",
     // absolute forms
     "/home/dev/proj/.claude/settings.json",
     "/home/dev/proj/src/../.git/hooks/x",
@@ -221,6 +230,8 @@ const ORDINARY: &[&str] = &[
     ".envrc.example",
     ".pi-config/x",
     ".vscode-test/x",
+    ".pre-commit-hooks.yaml",
+    "husky/x",
     "/home/dev/.config/other/x",
     "/home/dev/notes.txt",
     "/tmp/out.txt",
@@ -285,6 +296,9 @@ const PROTECTED_LINES: &[&str] = &[
     "tee .claude/settings.json < x",
     "tee -a .git/config",
     "cp evil .git/hooks/pre-commit",
+    "echo 'npx evil' > .husky/pre-commit",
+    "cp evil .pre-commit-config.yaml",
+    "cp x src/*",
     "cp evil .git/hooks/",
     "mv x .ploy/settings.json",
     "ln -s ../evil .git/hooks/pre-commit",
@@ -349,7 +363,8 @@ const ORDINARY_LINES: &[&str] = &[
     "git config --list",
     "find . -name '*.rs'",
     "rm *.o",
-    "cp x src/*",
+    // (`cp x src/*` asks now: `*` may name `src/lefthook.yml`, a hook list)
+    "cp x src/*.md",
     "cd src && echo x > out.txt",
     "echo x > /dev/null",
     "cp a b",
@@ -603,4 +618,91 @@ fn asked_kinds_are_what_no_rule_allowed() {
     assert!(kinds("cargo test").is_empty(), "allowed: nothing asked");
     let protected = kinds("echo x > .git/hooks/pre-commit");
     assert_eq!(protected.iter().collect::<Vec<_>>(), vec![ActionKind::Edit]);
+}
+
+// proves: PERM-7 (outside attack agent #4, sandbox #15: `git config
+// core.hooksPath .husky` is husky's set-up; a write of the hooks folder's
+// `pre-commit` was allowed under `edit **` and the user's next commit ran it)
+#[test]
+fn the_folders_core_hooks_path_names_are_protected_through_assert() {
+    let hooks = GitHooks::Known(vec![
+        "/home/dev/proj/tools/githooks".into(),
+        "/home/dev/.githooks".into(),
+    ]);
+    let r = root().with_git_hooks(&hooks);
+    let mut failures = Vec::new();
+    for path in [
+        "tools/githooks/pre-commit",
+        "TOOLS/GitHooks/pre-push",
+        "tools/githooks",
+        "tools",
+        "/home/dev/.githooks/pre-commit",
+        "~/.githooks/commit-msg",
+    ] {
+        failures.extend(check_protected(path, &Action::edit("write", path, &r)));
+    }
+    let line = Action::shell("bash", "echo 'curl x|sh' > tools/githooks/pre-commit", &r);
+    failures.extend(check_protected("hooks line", &line));
+    for path in ["tools/other.sh", "src/main.rs", "githooks/pre-commit"] {
+        failures.extend(check_allowed(path, &Action::edit("write", path, &r)));
+    }
+    // Without the configured folder, the same write is allowed: the rule
+    // comes from `with_git_hooks`, and ploy's folders added later keep it.
+    failures.extend(check_allowed(
+        "no hooks known",
+        &Action::edit("write", "tools/githooks/pre-commit", &root()),
+    ));
+    let later = ProjectRoot::new(PROJECT)
+        .unwrap()
+        .with_git_hooks(&hooks)
+        .with_ploy_folders(&folders());
+    failures.extend(check_protected(
+        "folders added after",
+        &Action::edit("write", "tools/githooks/pre-commit", &later),
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// proves: PERM-7 (a hooks folder above the project: git runs only its own
+// entries, so the project's files stay ordinary; the project itself as the
+// hooks folder protects all of it)
+#[test]
+fn a_hooks_folder_holding_the_project_protects_only_its_own_entries() {
+    let above = root().with_git_hooks(&GitHooks::Known(vec!["/home/dev".into()]));
+    assert_eq!(
+        check_protected(
+            "~/pre-commit",
+            &Action::edit("write", "/home/dev/pre-commit", &above)
+        ),
+        None
+    );
+    assert_eq!(
+        check_allowed("src/main.rs", &Action::edit("write", "src/main.rs", &above)),
+        None
+    );
+    let itself = root().with_git_hooks(&GitHooks::Known(vec![PROJECT.into()]));
+    assert_eq!(
+        check_protected("pre-commit", &Action::edit("write", "pre-commit", &itself)),
+        None
+    );
+}
+
+// proves: PERM-7 (fail closed: git's configuration could not be read, so
+// any file may be in its hooks folder: every write asks, with the reason)
+#[test]
+fn an_unknown_hooks_folder_makes_every_write_ask() {
+    let unsure: Result<Vec<std::path::PathBuf>, String> =
+        Err("/home/dev/proj/.git/config cannot be read (permission denied)".into());
+    let r = root().with_git_hooks(&GitHooks::from(unsure));
+    for path in ["src/main.rs", "/tmp/out.txt"] {
+        let action = Action::edit("write", path, &r);
+        assert_eq!(check_protected(path, &action), None);
+        let d = Permission::assert(
+            &action,
+            &ConversationRules::new(),
+            &allow_everything(),
+            &Approvals::new(),
+        );
+        assert!(format!("{d:?}").contains("permission denied"), "{d:?}");
+    }
 }

@@ -1825,6 +1825,48 @@ fn folders_named_by_core_hooks_path_stay_read_only() {
     assert!(result.get("stdout").is_none(), "{result}");
 }
 
+// Hook managers run what their lists name at the host's next commit, and
+// husky's `.husky` is the folder its set-up makes git's hooks folder: PERM-7
+// protects them by name (outside attack agent #4 / sandbox #15), so they
+// are read-only in every run even before `core.hooksPath` is configured.
+// proves: SBX-6, PERM-7
+#[test]
+fn hook_manager_lists_and_husky_stay_read_only() {
+    let world = World::new();
+    repository(&world);
+    std::fs::create_dir_all(world.project.join(".husky")).unwrap();
+    for (file, text) in [
+        (".husky/pre-commit", "npm test\n"),
+        (".pre-commit-config.yaml", "repos: []\n"),
+        ("lefthook.yml", "pre-commit: {}\n"),
+    ] {
+        std::fs::write(world.project.join(file), text).unwrap();
+    }
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    for options in [&["--writable-project"][..], &[][..]] {
+        let result = world.sh(
+            options,
+            "for f in .husky/pre-commit .pre-commit-config.yaml lefthook.yml; do \
+               echo 'touch /tmp/pwned' >> $f 2>/dev/null && echo wrote $f; done; echo done",
+        );
+        let text = stdout(&result);
+        assert!(
+            text.contains("done") && !text.contains("wrote"),
+            "{options:?}: {result}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(world.project.join(".pre-commit-config.yaml")).unwrap(),
+        "repos: []\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(world.project.join(".husky/pre-commit")).unwrap(),
+        "npm test\n"
+    );
+}
+
 // BEYOND-3 holds for the home folder the user database names, not only for
 // HOME: found attacking it, `HOME=/tmp/x ploy sandbox run --project <real
 // home>` showed the dotfiles and tokens there.

@@ -25,7 +25,6 @@
 
 mod collect;
 mod env;
-mod hooks_path;
 mod init;
 mod launch;
 pub mod macos;

@@ -145,32 +145,41 @@ pub(super) fn scan_project(
 }
 
 /// Adds the folders `core.hooksPath` names inside the project, for every
-/// repository found and the one holding the project (`hooks_path.rs`), as
+/// repository found, the project's own and the one holding the project
+/// (`ploy_dirs::git_hook_folders`, the reader PERM-7's callers use too), as
 /// protected paths; when unsure where git takes hooks from, refuses.
 fn add_hook_folders(project: &Path, scan: &mut ProjectScan) -> Result<(), SandboxError> {
-    let mut repositories: Vec<PathBuf> = scan
+    let nested: Vec<PathBuf> = scan
         .described
         .iter()
         .map(|(path, _)| path)
         .filter(|path| path.file_name() == Some(std::ffi::OsStr::new(".git")))
         .cloned()
         .collect();
-    repositories.extend(super::hooks_path::enclosing_repository(project));
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let env = |name: &str| std::env::var(name).ok();
-    let folders = super::hooks_path::hook_folders(project, &repositories, home.as_deref(), &env)
-        .map_err(|unsure| {
-            refuse(
-                "SBX-6",
-                format!(
-                    "cannot tell for sure where git takes its hooks from: {}; nothing was \
-                         run, because a hooks folder in the project must be locked (the host's \
-                         next commit would run what the program wrote there). Fix the \
-                         configuration",
-                    unsure.0
-                ),
-            )
-        })?;
+    let unsure = |why: String| {
+        refuse(
+            "SBX-6",
+            format!(
+                "cannot tell for sure where git takes its hooks from: {why}; nothing was \
+                 run, because a hooks folder in the project must be locked (the host's \
+                 next commit would run what the program wrote there). Fix the \
+                 configuration"
+            ),
+        )
+    };
+    let all = ploy_dirs::git_hook_folders(project, &nested, home.as_deref())
+        .map_err(|err| unsure(err.0))?;
+    if all.iter().any(|folder| folder == project) {
+        return Err(unsure(
+            "core.hooksPath makes the project folder itself git's hooks folder, and it cannot \
+             be locked without locking the whole project"
+                .to_string(),
+        ));
+    }
+    // Folders outside the project are not writable inside; one holding the
+    // project has its hooks outside it too.
+    let folders = all.into_iter().filter(|folder| folder.starts_with(project));
     for folder in folders {
         let Ok(meta) = folder.symlink_metadata() else {
             // Absent now: if the run makes it, it is moved aside afterwards.

@@ -1,24 +1,38 @@
-//! Where git looks for hooks, as far as it can be inside the project
-//! (SBX-6): `core.hooksPath` points git's hooks at any folder, often one in
-//! the work tree (husky sets `.husky`). `.git/hooks` is locked with `.git`,
-//! but a folder named there would be ordinary project files, and the host's
-//! next `git commit` would run what the program wrote into them.
+//! Where git takes hooks from besides `.git/hooks` (PERM-7, SBX-6): the
+//! filesystem side of the one PERM-7 function. `core.hooksPath` points
+//! git's hooks at any folder, often one in the work tree (husky sets
+//! `.husky`); the host's next `git commit` runs what is written there. The
+//! caller reads the folders here and passes them to the pure decision
+//! (`ploy_policy::ProtectedPaths::with_git_hooks`); the sandbox, the agent,
+//! the hook adapter and `ploy mcp` all use this one reader.
 //!
 //! Every configuration git reads is read here too: the system and global
 //! files, each repository's own (`config`, `config.worktree`, the common
 //! folder's), `GIT_CONFIG_COUNT` variables, and every `include.path` and
 //! `includeIf.*.path` they name, followed whatever the condition (a folder
-//! locked needlessly costs less than a hook missed). A file that exists but
-//! cannot be read, or includes nested deeper than git allows, fail closed.
+//! protected needlessly costs less than a hook missed). A file that exists
+//! but cannot be read, or includes nested deeper than git allows, fail
+//! closed ([`GitConfigUnsure`]).
 
 use std::path::{Component, Path, PathBuf};
 
 /// git's own limit on nested includes.
 const MAX_INCLUDE_DEPTH: usize = 10;
 
-/// Why the hooks folder could not be found for sure.
+/// Why the hooks folder could not be found for sure (the caller fails
+/// closed: every path may be a hook).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Unsure(pub String);
+pub struct GitConfigUnsure(pub String);
+
+impl std::fmt::Display for GitConfigUnsure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GitConfigUnsure {}
+
+type Unsure = GitConfigUnsure;
 
 /// Every `core.hooksPath` value (with the file that set it) in `text`, a git
 /// configuration file, and every include path it names (as written).
@@ -192,7 +206,7 @@ fn read_config(
     out: &mut Vec<String>,
 ) -> Result<(), Unsure> {
     if depth > MAX_INCLUDE_DEPTH {
-        return Err(Unsure(format!(
+        return Err(GitConfigUnsure(format!(
             "{} nests includes deeper than git allows ({MAX_INCLUDE_DEPTH})",
             file.display()
         )));
@@ -201,9 +215,9 @@ fn read_config(
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         // git skips a configuration file or include that does not exist.
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(err) if err.raw_os_error() == Some(libc::ENOTDIR) => return Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => return Ok(()),
         Err(err) => {
-            return Err(Unsure(format!(
+            return Err(GitConfigUnsure(format!(
                 "git's configuration file {} cannot be read ({err})",
                 file.display()
             )));
@@ -223,13 +237,15 @@ fn read_config(
 /// A repository's git folder, from its `.git` entry (a folder, or a file
 /// `gitdir: PATH`), and the folders whose `config` git reads for it.
 fn repository_configs(dot_git: &Path) -> Result<Vec<PathBuf>, Unsure> {
-    let meta = std::fs::metadata(dot_git)
-        .map_err(|err| Unsure(format!("{} cannot be inspected ({err})", dot_git.display())))?;
+    let meta = std::fs::metadata(dot_git).map_err(|err| {
+        GitConfigUnsure(format!("{} cannot be inspected ({err})", dot_git.display()))
+    })?;
     let git_dir = if meta.is_dir() {
         dot_git.to_path_buf()
     } else {
-        let text = std::fs::read_to_string(dot_git)
-            .map_err(|err| Unsure(format!("{} cannot be read ({err})", dot_git.display())))?;
+        let text = std::fs::read_to_string(dot_git).map_err(|err| {
+            GitConfigUnsure(format!("{} cannot be read ({err})", dot_git.display()))
+        })?;
         let Some(target) = text.trim().strip_prefix("gitdir:") else {
             return Ok(Vec::new());
         };
@@ -243,55 +259,78 @@ fn repository_configs(dot_git: &Path) -> Result<Vec<PathBuf>, Unsure> {
     Ok(files)
 }
 
-/// The in-project folders git may take hooks from, for the repositories
-/// whose `.git` entries are `repositories` (each work tree is the folder
-/// holding its `.git`); paths not inside `project` are left out (the
-/// sandbox cannot write there). `env` reads the environment.
-pub(super) fn hook_folders(
+/// Every folder git may take hooks from for `project` (absolute, `.` and
+/// `..` taken out; inside the project or not, the project itself or a
+/// folder above it included): the values of `core.hooksPath` for the
+/// project's own repository (`project/.git`), the repositories in `nested`
+/// (their `.git` entries, e.g. found by the sandbox's walk) and the one
+/// holding the project from above. With no repository at all, the shared
+/// (system, global, environment) values are placed from the project, where
+/// a `git init` would put them. Reads the environment like git does.
+pub fn git_hook_folders(
+    project: &Path,
+    nested: &[PathBuf],
+    home: Option<&Path>,
+) -> Result<Vec<PathBuf>, GitConfigUnsure> {
+    let mut repositories = Vec::new();
+    let own = project.join(".git");
+    if own.symlink_metadata().is_ok() {
+        repositories.push(own);
+    }
+    for dot_git in nested.iter().cloned().chain(enclosing_repository(project)) {
+        if !repositories.contains(&dot_git) {
+            repositories.push(dot_git);
+        }
+    }
+    hook_folders_with(project, &repositories, home, &|name| {
+        std::env::var(name).ok()
+    })
+}
+
+/// [`git_hook_folders`] for exactly `repositories`, with `env` reading the
+/// environment.
+fn hook_folders_with(
     project: &Path,
     repositories: &[PathBuf],
     home: Option<&Path>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<PathBuf>, Unsure> {
-    if repositories.is_empty() {
-        return Ok(Vec::new());
-    }
     let mut shared = env_hooks_paths(env);
     for file in shared_files(home, env) {
         read_config(&file, home, 0, &mut shared)?;
     }
     let mut folders = Vec::new();
+    let mut place = |values: &[String], work_tree: &Path| -> Result<(), Unsure> {
+        for value in values.iter().filter(|value| !value.is_empty()) {
+            let path = resolve(value, work_tree, home).ok_or_else(|| {
+                GitConfigUnsure(format!(
+                    "core.hooksPath = {value} names a folder in the home folder, which is unknown"
+                ))
+            })?;
+            let path = lexical(&path);
+            if !folders.contains(&path) {
+                folders.push(path);
+            }
+        }
+        Ok(())
+    };
+    if repositories.is_empty() {
+        place(&shared, project)?;
+    }
     for dot_git in repositories {
         let work_tree = dot_git.parent().unwrap_or(project);
         let mut values = shared.clone();
         for file in repository_configs(dot_git)? {
             read_config(&file, home, 0, &mut values)?;
         }
-        for value in values.iter().filter(|value| !value.is_empty()) {
-            let Some(path) = resolve(value, work_tree, home) else {
-                continue;
-            };
-            let path = lexical(&path);
-            if path == project || project.starts_with(&path) {
-                if path == project {
-                    return Err(Unsure(format!(
-                        "core.hooksPath = {value} makes the project folder itself git's hooks \
-                         folder, and it cannot be locked without locking the whole project"
-                    )));
-                }
-                continue;
-            }
-            if path.starts_with(project) && !folders.contains(&path) {
-                folders.push(path);
-            }
-        }
+        place(&values, work_tree)?;
     }
     Ok(folders)
 }
 
 /// The repository that holds `project` from above (the project is a folder
 /// inside a work tree): its `.git` entry, if any.
-pub(super) fn enclosing_repository(project: &Path) -> Option<PathBuf> {
+fn enclosing_repository(project: &Path) -> Option<PathBuf> {
     project
         .ancestors()
         .skip(1)
@@ -318,13 +357,13 @@ mod tests {
         let dir = std::env::temp_dir()
             .canonicalize()
             .unwrap()
-            .join(format!("ploy-hooks-{name}-{}", std::process::id()));
+            .join(format!("ploy-dirs-hooks-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }
 
-    // proves: SBX-6
+    // proves: SBX-6, PERM-7
     #[test]
     fn hook_folders_come_from_local_global_included_and_env_config() {
         let base = tree("resolve");
@@ -355,7 +394,8 @@ mod tests {
             "GIT_CONFIG_NOSYSTEM" => Some("1".to_string()),
             _ => None,
         };
-        let mut found = hook_folders(&project, &repos, Some(&home), &env).unwrap();
+        let mut found = hook_folders_with(&project, &repos, Some(&home), &env).unwrap();
+        found.retain(|p| p.starts_with(&project));
         found.sort();
         let rel: Vec<String> = found
             .iter()
@@ -372,13 +412,19 @@ mod tests {
                 "tools/hooks"
             ]
         );
-        // The project itself as the hooks folder cannot be locked: refused.
+        // The project itself, and a folder outside it, are named too.
         std::fs::write(project.join(".git/config"), "[core]\n\thooksPath = .\n").unwrap();
-        assert!(hook_folders(&project, &repos[..1], Some(&home), &|_| None).is_err());
+        std::fs::write(home.join(".gitconfig"), "[core]\n\thooksPath = ~/hooks\n").unwrap();
+        let found = hook_folders_with(&project, &repos[..1], Some(&home), &|_| None).unwrap();
+        assert_eq!(found, [home.join("hooks"), project.clone()]);
+        // With no repository, shared values are placed from the project.
+        std::fs::write(home.join(".gitconfig"), "[core]\n\thooksPath = .githooks\n").unwrap();
+        let found = hook_folders_with(&project, &[], Some(&home), &|_| None).unwrap();
+        assert_eq!(found, [project.join(".githooks")]);
         // A configuration file that cannot be read is not passed over.
         std::fs::write(project.join(".git/config"), "[include]\n\tpath = loop\n").unwrap();
         std::fs::write(project.join(".git/loop"), "[include]\n\tpath = loop\n").unwrap();
-        let err = hook_folders(&project, &repos[..1], Some(&home), &|_| None).unwrap_err();
+        let err = hook_folders_with(&project, &repos[..1], Some(&home), &|_| None).unwrap_err();
         assert!(err.0.contains("deeper"), "{err:?}");
         std::fs::remove_dir_all(&base).unwrap();
     }
