@@ -80,6 +80,7 @@ fn dispatch_and_store(c: &mut Criterion) {
     let root = ProjectRoot::new(&world.project).unwrap();
     let policy =
         Arc::new(Policy::new(root.clone(), Rules::builtin(), rules.clone(), Vec::new()).unwrap());
+    let reads = policy.read_gate("shell");
     let dispatcher = Dispatcher::new(
         policy,
         builtin_registry().unwrap(),
@@ -104,6 +105,7 @@ fn dispatch_and_store(c: &mut Criterion) {
         },
         home: None,
         cancel: CancellationToken::new(),
+        reads,
     };
     let call = ToolCall::function("c1", "read", &json!({"path": "src/lib.rs"}));
     c.bench_function("dispatch+store (read 2 KiB)", |b| {

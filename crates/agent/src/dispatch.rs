@@ -116,6 +116,16 @@ impl Policy {
         Permission::assert(action, &conversation, &self.rules, &approvals)
     }
 
+    /// A gate that answers, for one tool, whether a file's `read` is
+    /// allowed outright ([`ReadGate::may_read`]): the shell judge's list of
+    /// guarded files is made with it.
+    pub fn read_gate(self: &Arc<Self>, tool: &'static str) -> ReadGate {
+        ReadGate {
+            policy: self.clone(),
+            tool,
+        }
+    }
+
     /// How many decisions were made (tests and benchmarks).
     pub fn assert_count(&self) -> u64 {
         self.asserts.load(Ordering::Relaxed)

@@ -268,7 +268,9 @@ impl Session {
             conversation_rules,
             events.clone(),
         ));
+        let reads = policy.read_gate("shell");
         let ctx = ToolContext {
+            reads,
             project: project.clone(),
             root,
             profile,

@@ -168,6 +168,10 @@ pub struct ToolContext {
     pub home: Option<PathBuf>,
     /// Cancels the current turn's work.
     pub cancel: CancellationToken,
+    /// Whether a file's `read` is allowed outright, by the run's policy:
+    /// `shell` and `plan_check` list the project's guarded files with it
+    /// (what a command may read without naming it, PERM-2).
+    pub reads: ReadGate,
 }
 
 impl std::fmt::Debug for ToolContext {

@@ -47,6 +47,7 @@ fn tool_context_fields(ctx: ToolContext) {
         shell: _,
         home: _,
         cancel: _,
+        reads: _,
     } = ctx;
     let ShellSetup {
         launcher: _,

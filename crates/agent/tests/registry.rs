@@ -240,6 +240,7 @@ async fn dispatch_all(world: &World, rule_list: Vec<Rule>) -> (Vec<(String, usiz
         },
         home: Some(world.home.clone()),
         cancel: CancellationToken::new(),
+        reads: policy.read_gate("shell"),
     };
     for (i, name) in order().iter().enumerate() {
         let call = ToolCall::function(format!("c{i}"), *name, &sample(name));

@@ -194,6 +194,39 @@ fn answer_allow_answers_allow_and_ask() {
     assert_eq!(decision(&answer), Some("ask"), "{answer:?}");
 }
 
+// proves: PERM-1, PERM-2 (outside attack on the agent #2: the read rules
+// hold for Bash lines as for Read)
+#[test]
+fn bash_reads_of_secret_files_ask_like_read() {
+    let world = World::with(
+        r#""permissions": {"shell": {"allow": ["*"]}}, "hook": {"answer_allow": true}"#,
+    );
+    // No guarded file yet: a program ploy does not know runs.
+    let answer = world.pre("s", "Bash", bash("cargo test"));
+    assert_eq!(decision(&answer), Some("allow"), "{answer:?}");
+    world
+        .dir
+        .write("home/proj/.env", "DB_PASSWORD=Hunter2Hunter2Zebra\n");
+    for line in [
+        "cat .env",
+        "grep -r = .",
+        "cat .e*",
+        "sh -c 'cat .env'",
+        "ls -a | xargs cat",
+        "cargo test",
+    ] {
+        let answer = world.pre("s", "Bash", bash(line));
+        assert_eq!(decision(&answer), Some("ask"), "{line}: {answer:?}");
+        assert!(
+            reason(&answer).contains(".env"),
+            "{line}: {}",
+            reason(&answer)
+        );
+    }
+    let answer = world.pre("s", "Bash", bash("cat src/main.rs"));
+    assert_eq!(decision(&answer), Some("allow"), "{answer:?}");
+}
+
 // proves: PERM-1, PERM-7
 #[test]
 fn bash_lines_get_their_kinds_and_protected_writes_always_ask() {

@@ -327,9 +327,109 @@ pub fn resolve_links(base: &Path, written: &str) -> Option<PathBuf> {
     Some(out)
 }
 
+/// How many entries [`guarded_files`] looks at before giving up (the
+/// caller then treats what a command reads as unknown: it asks).
+pub const MAX_PROJECT_ENTRIES: usize = 200_000;
+
+/// The files below `project` whose read `guarded` says the rules do not
+/// allow outright (`guarded(absolute path)`), as `(location, judged)`
+/// pairs: `location` is the project-relative, `/`-separated path where the
+/// file sits; `judged` is the path whose read is guarded (the same, or for
+/// a symbolic link where it points, absolute). Folders are entered;
+/// symbolic links are judged (their own path and their target) but not
+/// entered. A folder that cannot be opened is skipped: commands run as the
+/// same user and cannot read it either.
+///
+/// For the shell judge's read sets (PERM-1, PERM-2,
+/// `ploy_policy::ShellFacts::guarded`): `None` when the project cannot be
+/// listed or holds more than `max_entries` entries (the caller fails
+/// closed). It answers for the moment of the call.
+pub fn guarded_files(
+    project: &Path,
+    max_entries: usize,
+    guarded: &dyn Fn(&str) -> bool,
+) -> Option<Vec<(String, String)>> {
+    let mut found = Vec::new();
+    let mut pending = vec![(project.to_path_buf(), String::new())];
+    let mut seen = 0usize;
+    let mut first = true;
+    while let Some((folder, relative)) = pending.pop() {
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(_) if first => return None,
+            Err(_) => continue,
+        };
+        first = false;
+        for entry in entries {
+            let Ok(entry) = entry else { continue };
+            seen += 1;
+            if seen > max_entries {
+                return None;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let location = if relative.is_empty() {
+                name
+            } else {
+                format!("{relative}/{name}")
+            };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                pending.push((path, location));
+                continue;
+            }
+            let absolute = path.to_string_lossy().into_owned();
+            if guarded(&absolute) {
+                found.push((location, absolute));
+            } else if kind.is_symlink() {
+                // Where the link leads: a link to `.env` (or out of the
+                // project) reads what it points to.
+                // (A loop resolves to nothing: reading it fails.)
+                if let Some(target) = resolve_links(project, &location) {
+                    let target = target.to_string_lossy().into_owned();
+                    if guarded(&target) {
+                        found.push((location, target));
+                    }
+                }
+            }
+        }
+    }
+    Some(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // proves: PERM-2 (the shell judge's list of guarded files: nested
+    // files, links to them, a cap that fails closed)
+    #[test]
+    fn guarded_files_finds_nested_files_and_links_to_them() {
+        let dir = std::env::temp_dir().join(format!("ploy-dirs-guarded-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a/b")).unwrap();
+        std::fs::write(dir.join(".env"), "K=v").unwrap();
+        std::fs::write(dir.join("a/b/.env"), "K=v").unwrap();
+        std::fs::write(dir.join("a/x.rs"), "").unwrap();
+        std::os::unix::fs::symlink(dir.join(".env"), dir.join("a/notes.txt")).unwrap();
+        let is_env = |p: &str| p.ends_with("/.env");
+        let mut found = guarded_files(&dir, 100, &is_env).unwrap();
+        found.sort();
+        let root = dir.to_string_lossy().into_owned();
+        assert_eq!(
+            found,
+            vec![
+                (".env".to_string(), format!("{root}/.env")),
+                ("a/b/.env".to_string(), format!("{root}/a/b/.env")),
+                ("a/notes.txt".to_string(), format!("{root}/.env")),
+            ]
+        );
+        assert_eq!(guarded_files(&dir, 3, &is_env), None);
+        assert_eq!(guarded_files(&dir.join("missing"), 100, &is_env), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     // proves: TRUST-3 (the trust file has one fixed place per config folder)
     #[test]

@@ -215,8 +215,29 @@ fn configured_call(
 
 fn shell_call(ctx: &Context, tool: &str, line: &str) -> Call {
     let resolve = |p: &str| ctx.resolve(p);
+    // What the line may read without naming it (a recursive grep, a glob,
+    // a program ploy does not know) is judged against the project's files
+    // the read rules guard: `cat .env` asks like `Read .env` (PERM-2).
+    let guarded = || {
+        let no_marks = ploy_policy::ConversationRules::new();
+        let none = ploy_policy::Approvals::new();
+        let files = ploy_dirs::guarded_files(&ctx.cwd, ploy_dirs::MAX_PROJECT_ENTRIES, &|p| {
+            let read = Action::read(tool, p, &ctx.root);
+            !ploy_policy::Permission::assert(&read, &no_marks, &ctx.rules, &none).is_allow()
+        })?;
+        Some(
+            files
+                .into_iter()
+                .map(|(location, judged)| ploy_policy::GuardedFile { location, judged })
+                .collect(),
+        )
+    };
+    let facts = ploy_policy::ShellFacts {
+        resolve: Some(&resolve),
+        guarded: &guarded,
+    };
     Call::Actions {
-        actions: vec![Action::shell_resolved(tool, line, &ctx.root, &resolve)],
+        actions: vec![Action::shell_judged(tool, line, &ctx.root, facts)],
         native: kinds(&[ActionKind::Shell]),
     }
 }

@@ -34,6 +34,14 @@
 //!   branch`, a script) is not seen: the sandbox keeps those paths read-only
 //!   (SBX-6), and `git config` is the one such writer classified by name;
 //! * reading inside the project is allowed even when tainted (PERM-6);
+//! * a command line's reads are judged as `read` units
+//!   ([`Action::shell_judged`]): only programs in a fixed table are
+//!   believed to read just their operands; any other program may read every
+//!   file the read rules guard, so in a project holding a `.env` an allow
+//!   rule for `cargo test` no longer runs it without asking (allow the
+//!   read, or remove the file). The list of guarded files is the caller's
+//!   (one walk of the project per command that needs it, capped);
+//!   [`Action::shell`] alone assumes there are none;
 //! * an allow rule grants whatever its program can do by itself: `git *`
 //!   also allows `git -c core.pager=… log`, `awk *` allows `system()`. Write
 //!   narrow prefixes; the sandbox is the guard for what a program does;
@@ -47,6 +55,7 @@ mod path;
 mod permission;
 mod profile;
 mod protected;
+mod reads;
 mod rules;
 mod settings;
 mod shell;
@@ -62,6 +71,7 @@ pub use path::{Placement, ProjectRoot, RootError};
 pub use permission::Permission;
 pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};
 pub use protected::{GitHooks, PLAN_FILE, PloyFolders, Protected, ProtectedPaths};
+pub use reads::GuardedFile;
 pub use rules::{
     Effect, ProjectTrust, Rule, RuleError, RuleLayer, RuleSource, Rules, SECRET_FILE_PATTERNS,
     secret_file_patterns,
@@ -70,4 +80,5 @@ pub use settings::{
     DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS, ResolvedSettings, Settings,
     SettingsError, Sourced, ValueSource, resolve,
 };
+pub use shell::ShellFacts;
 pub use site::{Site, SiteCheck, SiteError, site_of, site_rule};

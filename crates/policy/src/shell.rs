@@ -18,10 +18,13 @@
 //! deny on either denies. Strings run by `eval` / `sh -c` are analysed too, so
 //! deny rules see inside them.
 
+use std::collections::HashSet;
+
 use ploy_shell::{CommandLine, RedirectOp, SimpleCommand, Word};
 
 use crate::action::{Action, ActionKind, KindSet, MatchUnit, Target, push_path_units};
 use crate::path::{Placement, ProjectRoot};
+use crate::reads::{GuardedFile, Reads, glob_reaches, reads_of};
 
 /// How deep `sh -c` / `eval` strings are followed before giving up (closed).
 const MAX_DEPTH: usize = 4;
@@ -132,6 +135,35 @@ const GIT_CONFIG_READS: [&str; 9] = [
 /// The caller's resolver of symbolic links: a written path → where it lands.
 type Resolver<'r> = &'r dyn Fn(&str) -> Option<String>;
 
+/// The caller's lister of guarded project files ([`ShellFacts::guarded`]).
+type GuardedList<'r> = &'r dyn Fn() -> Option<Vec<GuardedFile>>;
+
+/// What the shell judge may learn from the filesystem: the caller's I/O,
+/// handed in so the judge stays pure (see [`Action::shell_judged`]).
+#[derive(Clone, Copy)]
+pub struct ShellFacts<'a> {
+    /// Where a written path really lands (symbolic links followed), or
+    /// `None` when it cannot tell (see [`Action::shell_resolved`]).
+    pub resolve: Option<Resolver<'a>>,
+    /// The project's files whose `read` the rules do not allow outright
+    /// (an ask or a deny: `.env`, `*.pem`, a user's `read ask` pattern),
+    /// or `None` when they could not be listed. Called at most once, and
+    /// only when the line reads something it does not name (a recursive
+    /// read, a glob, a program whose reads are unknown).
+    pub guarded: GuardedList<'a>,
+}
+
+impl std::fmt::Debug for ShellFacts<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellFacts").finish_non_exhaustive()
+    }
+}
+
+/// No guarded files known: for callers that judge text alone.
+fn none_guarded() -> Option<Vec<GuardedFile>> {
+    Some(Vec::new())
+}
+
 struct Builder<'r> {
     root: &'r ProjectRoot,
     kinds: KindSet,
@@ -147,6 +179,15 @@ struct Builder<'r> {
     dot_globs: bool,
     /// The caller's resolver of symbolic links (see [`Action::shell_resolved`]).
     resolve: Option<Resolver<'r>>,
+    /// The caller's list of guarded project files ([`ShellFacts::guarded`]).
+    guarded_source: GuardedList<'r>,
+    /// That list, once asked for.
+    guarded: Option<Option<Vec<GuardedFile>>>,
+    /// The command being judged takes its operands from input (`xargs
+    /// CMD`, `find -exec CMD {}`): its read set is not on the line.
+    from_input: bool,
+    /// Paths already given a `read` unit (one unit per path).
+    read_seen: HashSet<String>,
 }
 
 impl Action {
@@ -156,8 +197,49 @@ impl Action {
     /// (`echo x > link/pre-commit`, `link` → `.git/hooks`) is not seen as a
     /// PERM-7 write here; callers that can look at the filesystem use
     /// [`Self::shell_resolved`].
+    ///
+    /// Reads are judged from the text too: the paths a known reader names
+    /// are `read` units, but what a recursive read, a glob or an unknown
+    /// program reads is not seen (no guarded files are known). Callers that
+    /// run the command use [`Self::shell_judged`].
     pub fn shell(tool: impl Into<String>, line: &str, root: &ProjectRoot) -> Self {
-        Self::shell_with(tool.into(), line, root, None)
+        Self::shell_with(
+            tool.into(),
+            line,
+            root,
+            ShellFacts {
+                resolve: None,
+                guarded: &none_guarded,
+            },
+        )
+    }
+
+    /// The shell judge with what the caller learnt from the filesystem
+    /// ([`ShellFacts`]): written paths resolved through symbolic links
+    /// (PERM-7), and the project's guarded files, so that every simple
+    /// command's *read set* is judged as `read` units (PERM-1, PERM-2):
+    ///
+    /// * the operands of a known reader (`cat`, `head`, `sed`, `cp`, `dd
+    ///   if=`, `source`, …), an input redirect (`< .env`), nested commands
+    ///   (`$(cat .env)`, `sh -c 'cat .env'`);
+    /// * a recursive reader (`grep -r`, `rg`, `cp -r`, `tar`, …): every
+    ///   guarded file below its operands (the current folder when it names
+    ///   none); a glob operand: every guarded file it may match;
+    /// * a program whose reads ploy does not know (`cargo`, `python`, a
+    ///   script, `xargs CMD`, `git show`): every guarded file of the project.
+    ///
+    /// So a `read ask` rule (the built-in one for `.env`) asks for `cat .env`
+    /// under an allow rule for `cat *`, and for `cargo test` when the project
+    /// holds a `.env`. A word computed at run time in a read position, or a
+    /// list of guarded files that could not be made, is a `read` unit no
+    /// allow rule can cover.
+    pub fn shell_judged(
+        tool: impl Into<String>,
+        line: &str,
+        root: &ProjectRoot,
+        facts: ShellFacts<'_>,
+    ) -> Self {
+        Self::shell_with(tool.into(), line, root, facts)
     }
 
     /// [`Self::shell`], with the caller's resolver of symbolic links: for
@@ -173,17 +255,24 @@ impl Action {
         root: &ProjectRoot,
         resolve: &dyn Fn(&str) -> Option<String>,
     ) -> Self {
-        Self::shell_with(tool.into(), line, root, Some(resolve))
+        Self::shell_with(
+            tool.into(),
+            line,
+            root,
+            ShellFacts {
+                resolve: Some(resolve),
+                guarded: &none_guarded,
+            },
+        )
     }
 
-    fn shell_with(
-        tool: String,
-        line: &str,
-        root: &ProjectRoot,
-        resolve: Option<Resolver<'_>>,
-    ) -> Self {
+    fn shell_with(tool: String, line: &str, root: &ProjectRoot, facts: ShellFacts<'_>) -> Self {
         let mut builder = Builder {
-            resolve,
+            resolve: facts.resolve,
+            guarded_source: facts.guarded,
+            guarded: None,
+            from_input: false,
+            read_seen: HashSet::new(),
             root,
             kinds: KindSet::EMPTY,
             units: Vec::new(),
@@ -395,6 +484,8 @@ impl Builder<'_> {
                 blocker.get_or_insert_with(|| {
                     "source runs a script file the policy cannot see".into()
                 });
+                self.read_words(args, false);
+                self.read_everything("the script it runs may read any file");
             }
             Some(shell) if SHELLS.contains(&shell) => {
                 let why = format!("{shell} runs a script or string the policy cannot match");
@@ -403,12 +494,19 @@ impl Builder<'_> {
                     words,
                     Some(blocker.clone().unwrap_or_else(|| why.clone())),
                 );
-                if let Some(script) = shell_c_string(args) {
-                    self.line(text_of(script), depth + 1, Some(&why));
+                match shell_c_string(args) {
+                    Some(script) => self.line(text_of(script), depth + 1, Some(&why)),
+                    None => {
+                        self.read_words(args, false);
+                        self.read_everything(&format!(
+                            "`{shell}` runs a script that may read any file"
+                        ));
+                    }
                 }
                 return;
             }
-            _ => {}
+            Some(_) => self.command_reads(name, args),
+            None => self.command_reads(None, args),
         }
         self.push_command_unit(assignments, words, blocker.clone());
         if let Some(name) = name {
@@ -416,12 +514,16 @@ impl Builder<'_> {
                 Inner::Words(start) => {
                     let inner = &args[start..];
                     if !inner.is_empty() {
+                        let outer = self.from_input;
+                        self.from_input |= name == "xargs";
                         self.command_words(&[], inner, depth + 1, blocker.as_deref());
+                        self.from_input = outer;
                     }
                 }
                 Inner::Unknown(why) => {
                     let text: Vec<&str> = args.iter().map(|w| text_of(w)).collect();
                     self.blocked_unit(ActionKind::Shell, &text.join(" "), &why);
+                    self.read_everything(&why);
                 }
                 Inner::None => {}
             }
@@ -429,9 +531,164 @@ impl Builder<'_> {
                 for (start, end) in find_exec_ranges(args) {
                     let inner = &args[start..end];
                     if !inner.is_empty() {
+                        let outer = std::mem::replace(&mut self.from_input, true);
                         self.command_words(&[], inner, depth + 1, blocker.as_deref());
+                        self.from_input = outer;
                     }
                 }
+            }
+        }
+    }
+
+    /// The read set of one simple command (see [`Action::shell_judged`]).
+    fn command_reads(&mut self, name: Option<&str>, args: &[&Word]) {
+        if self.from_input {
+            self.read_everything("its operands come from input (xargs, find -exec)");
+        }
+        match reads_of(name, args) {
+            Reads::Nothing => {}
+            Reads::Unknown(why) => self.read_everything(&why),
+            Reads::Words {
+                words,
+                recursive,
+                current_folder,
+            } => {
+                self.read_words(&words, recursive);
+                if current_folder {
+                    self.read_path(".", recursive);
+                }
+            }
+        }
+    }
+
+    /// Every word that may name a file read: static words (and their glued
+    /// or `=` values) are paths, globs are matched against the guarded
+    /// files, anything computed is a `read` no allow rule covers.
+    fn read_words(&mut self, words: &[&Word], recursive: bool) {
+        for word in words {
+            match word.value.as_deref() {
+                Some(text) => {
+                    for candidate in protected_candidates(text) {
+                        if candidate != "-" {
+                            self.read_path(candidate, recursive);
+                        }
+                    }
+                }
+                None if plain_glob(word) => self.read_glob(&word.raw, recursive),
+                None => self.blocked_read(
+                    &word.raw,
+                    &format!(
+                        "`{}` is computed at run time and may name a file a read rule asks for",
+                        word.raw
+                    ),
+                ),
+            }
+        }
+    }
+
+    fn blocked_read(&mut self, text: &str, why: &str) {
+        if self.read_seen.insert(format!("\0{text}")) {
+            self.notes.push(format!("may read `{text}`: {why}"));
+            self.blocked_unit(ActionKind::Read, text, why);
+        }
+    }
+
+    /// One `read` unit per path (placed from the root and below each folder
+    /// the line `cd`s to); a recursive read adds the guarded files below it.
+    fn read_path(&mut self, path: &str, recursive: bool) {
+        if HARMLESS_DEVICES.contains(&path) {
+            return;
+        }
+        let mut variants = vec![path.to_string()];
+        if !path.starts_with('/') && !path.starts_with('~') {
+            variants.extend(self.cd_dirs.iter().map(|dir| format!("{dir}/{path}")));
+        }
+        for variant in variants {
+            self.read_unit(&variant);
+            if recursive && let Placement::Inside { relative, .. } = self.root.place(&variant) {
+                self.read_guarded(&format!("`{path}` is read recursively"), |file| {
+                    relative.is_empty()
+                        || file.location == relative
+                        || file
+                            .location
+                            .strip_prefix(relative.as_str())
+                            .is_some_and(|rest| rest.starts_with('/'))
+                });
+            }
+        }
+        if recursive && self.cd_unknown {
+            self.read_everything("the line changes to a folder ploy cannot name");
+        }
+    }
+
+    fn read_unit(&mut self, path: &str) {
+        if self.read_seen.insert(path.to_string()) {
+            push_path_units(
+                &mut self.kinds,
+                &mut self.units,
+                &mut self.notes,
+                ActionKind::Read,
+                path,
+                self.root,
+                None,
+            );
+            self.kinds.insert(ActionKind::Read);
+        }
+    }
+
+    /// A glob operand: every guarded file it may match (bash's rules: a
+    /// leading `.` only by a leading `.`, unless the line turns `dotglob`
+    /// on), from the root and below each folder the line `cd`s to.
+    fn read_glob(&mut self, pattern: &str, recursive: bool) {
+        let mut patterns = Vec::new();
+        match self.root.place(pattern) {
+            Placement::Inside { relative, .. } => patterns.push(relative),
+            // Outside: `external_directory` already asks for it.
+            Placement::Outside { .. } => return,
+        }
+        if !pattern.starts_with('/') {
+            patterns.extend(self.cd_dirs.iter().map(|dir| format!("{dir}/{pattern}")));
+        }
+        if self.cd_unknown {
+            self.read_everything("the line changes to a folder ploy cannot name");
+        }
+        let dot_globs = self.dot_globs;
+        for pattern in patterns {
+            self.read_guarded(&format!("`{pattern}` may match it"), |file| {
+                glob_reaches(&pattern, &file.location, recursive, dot_globs)
+            });
+        }
+    }
+
+    /// Every guarded file of the project is read (the command may read
+    /// anything).
+    fn read_everything(&mut self, why: &str) {
+        self.read_guarded(why, |_| true);
+    }
+
+    /// A `read` unit for every guarded file `reaches` selects; when the list
+    /// could not be made, one `read` unit no allow rule covers.
+    fn read_guarded(&mut self, why: &str, reaches: impl Fn(&GuardedFile) -> bool) {
+        if self.guarded.is_none() {
+            self.guarded = Some((self.guarded_source)());
+        }
+        let Some(Some(files)) = &self.guarded else {
+            self.blocked_read(
+                ".",
+                "ploy could not list the project's files a read rule asks for, so it cannot \
+                 tell what this reads",
+            );
+            return;
+        };
+        let hits: Vec<String> = files
+            .iter()
+            .filter(|f| reaches(f))
+            .map(|f| f.judged.clone())
+            .collect();
+        for judged in hits {
+            if !self.read_seen.contains(&judged) {
+                self.notes.push(format!("may read `{judged}`: {why}"));
+                self.read_unit(&judged);
             }
         }
     }
@@ -462,6 +719,14 @@ impl Builder<'_> {
     }
 
     fn redirect(&mut self, op: RedirectOp, writes: bool, target: &Word) {
+        // `< f` and `<> f` read `f` (`<&` takes a descriptor number).
+        let reads = matches!(op, RedirectOp::Read | RedirectOp::ReadWrite);
+        if reads
+            && writes
+            && let Some(path) = target.value.as_deref()
+        {
+            self.read_path(path, false);
+        }
         match op {
             RedirectOp::HereDoc | RedirectOp::HereDocStripTabs | RedirectOp::HereString => return,
             RedirectOp::DuplicateInput | RedirectOp::DuplicateOutput if !writes => return,
@@ -484,9 +749,17 @@ impl Builder<'_> {
                     protected,
                 );
             }
-            Some(path) => self.outside_path(path),
+            Some(path) => {
+                self.outside_path(path);
+                if reads {
+                    self.read_path(path, false);
+                }
+            }
             None => {
                 let why = format!("redirect target `{}` is computed at run time", target.raw);
+                if reads {
+                    self.blocked_read(&target.raw, &why);
+                }
                 if writes {
                     self.kinds.insert(ActionKind::Edit);
                     let protected = self.write_protection(target, true);
@@ -853,6 +1126,23 @@ fn looks_like_escape(text: &str) -> bool {
         || text.starts_with("../")
         || text.contains("/../")
         || text.ends_with("/..")
+}
+
+/// A glob word with no other expansion (`.e*`, `src/*.rs`): matched
+/// against the guarded files.
+fn plain_glob(word: &Word) -> bool {
+    let f = &word.flags;
+    f.glob
+        && !(f.parameter_expansion
+            || f.command_substitution
+            || f.backticks
+            || f.arithmetic_expansion
+            || f.ansi_c
+            || f.locale_string
+            || f.brace_expansion
+            || f.process_substitution
+            || f.tilde
+            || f.quoted)
 }
 
 /// `sh -c STRING`, `su user -c STRING`: the string run, if any (`-c`,

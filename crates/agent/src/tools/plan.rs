@@ -186,7 +186,7 @@ impl Tool for PlanCheck {
         Ok(Prepared {
             actions: vec![
                 Action::read("plan_check", PLAN_FILE, &ctx.root),
-                Action::shell("plan_check", &joined, &ctx.root),
+                crate::tools::shell::judge_line("plan_check", &joined, ctx),
             ],
             target: joined,
             plan: Box::new(plan),

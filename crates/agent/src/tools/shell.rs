@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ploy_policy::{Action, SandboxMode};
+use ploy_policy::{Action, GuardedFile, SandboxMode, ShellFacts};
 use ploy_proof::host_command::{HostCommand, run_host_command};
 use ploy_proof::sandbox::{self, ProjectView, Sandbox, SandboxPolicy, Termination};
 use serde_json::{Value, json};
@@ -27,6 +27,39 @@ const OUTPUT_BYTES: usize = 256 * 1024;
 /// The `shell` tool.
 #[derive(Debug, Clone, Copy)]
 pub struct Shell;
+
+/// The `shell` action for a command line, with what the filesystem says:
+/// written paths resolved through symbolic links (PERM-7), and the
+/// project's files whose read the policy does not allow outright, so that
+/// what each simple command reads is judged as `read` (PERM-1, PERM-2:
+/// `cat .env` asks under an allow rule for `cat *`, like `read .env`).
+pub fn judge_line(tool: &'static str, line: &str, ctx: &ToolContext) -> Action {
+    let resolve = |path: &str| {
+        ploy_dirs::resolve_links(&ctx.project, path).map(|p| p.to_string_lossy().into_owned())
+    };
+    let guarded = || {
+        let files = ploy_dirs::guarded_files(
+            &ctx.project,
+            ploy_dirs::MAX_PROJECT_ENTRIES,
+            &|path: &str| !ctx.reads.may_read(path),
+        )?;
+        Some(
+            files
+                .into_iter()
+                .map(|(location, judged)| GuardedFile { location, judged })
+                .collect(),
+        )
+    };
+    Action::shell_judged(
+        tool,
+        line,
+        &ctx.root,
+        ShellFacts {
+            resolve: Some(&resolve),
+            guarded: &guarded,
+        },
+    )
+}
 
 /// A command's result as text for the model (raw: the dispatcher redacts).
 pub fn format_run(
@@ -85,7 +118,7 @@ impl Tool for Shell {
             )));
         }
         Ok(Prepared {
-            actions: vec![Action::shell("shell", command, &ctx.root)],
+            actions: vec![judge_line("shell", command, ctx)],
             target: command.to_string(),
             plan: Box::new(command.to_string()),
         })
