@@ -379,3 +379,179 @@ async fn proof_run_validates_then_runs_in_the_sandbox() {
     assert_eq!(structured(&passed)["stdout"], "2\n");
     session.client.cancel().await.unwrap();
 }
+
+/// One Claude Code PreToolUse event through `ploy hook claude-code`, run as
+/// Claude Code runs hooks (`sh -c`, a child of this process, which plays
+/// Claude Code here: it also started `ploy mcp`). Returns the answer JSON,
+/// or `Value::Null` for no decision.
+fn hook_pre(session: &Session, id: &str, tool: &str, input: Value) -> Value {
+    let dir = &session._dir;
+    let body = json!({
+        "session_id": id,
+        "transcript_path": "/dev/null",
+        "cwd": dir.path().join("home/proj"),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": input,
+        "tool_use_id": "toolu_01",
+    });
+    let mut command = std::process::Command::new("sh");
+    command
+        .args(["-c", "\"$0\" hook claude-code", support::PLOY])
+        .current_dir(dir.path().join("home/proj"))
+        .env("PLOY_CONFIG_DIR", dir.config())
+        .env("PLOY_STATE_DIR", dir.state())
+        .env("HOME", dir.path().join("home"));
+    let out = support::run_with_input(&mut command, body.to_string().as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let text = support::stdout(&out);
+    if text.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+const PAGE: &str = "https://docs.example.org/install";
+
+/// User rules that let `echo` and edits in the project through (read per
+/// call by both the hook and the server).
+fn allow_echo_and_edits(session: &Session) {
+    session._dir.write_settings(
+        r#"{"security_profile": {"sandbox": "workspace-write", "approval": "ask"},
+            "permissions": {"shell": {"allow": ["echo *"]}, "edit": {"allow": ["**"]}}}"#,
+    );
+}
+
+// proves: PERM-3, TAINT-1, TAINT-2 (integrations #8: the hook and `ploy mcp`
+// side by side, both real processes started by one parent as Claude Code
+// starts them: a WebFetch that marked the Claude Code session makes the
+// hook ask for `mcp__ploy__sandbox_run` and `ploy mcp` itself refuse it,
+// while a server another process started stays clean)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_read_through_claude_code_refuses_ploy_mcp_commands() {
+    let session = start().await;
+    allow_echo_and_edits(&session);
+    // Clean, the rules let a writing command run (the control).
+    let probe = call(
+        &session,
+        "sandbox_run",
+        json!({"command": "echo ok > before.txt"}),
+    )
+    .await;
+    ploy_testkit::require_part!("sandbox", sandbox_available(&probe));
+    assert!(!is_error(&probe), "{:?}", probe.structured_content);
+    assert!(session._dir.path().join("home/proj/before.txt").exists());
+    let write = json!({"command": "echo pwn > src_main.rs"});
+    // Clean: ploy has nothing to add to Claude Code's own question.
+    assert_eq!(
+        hook_pre(&session, "cc-1", "mcp__ploy__sandbox_run", write.clone()),
+        Value::Null
+    );
+    // Claude Code reads a page: the hook marks its session first.
+    assert_eq!(
+        hook_pre(
+            &session,
+            "cc-1",
+            "WebFetch",
+            json!({"url": PAGE, "prompt": "x"})
+        ),
+        Value::Null
+    );
+    // The hook now asks for ploy's own command tools, any server name.
+    for (tool, input) in [
+        ("mcp__ploy__sandbox_run", write.clone()),
+        ("mcp__sbx__proof_run", json!({"line": "cargo test"})),
+    ] {
+        let answer = hook_pre(&session, "cc-1", tool, input);
+        let out = &answer["hookSpecificOutput"];
+        assert_eq!(out["permissionDecision"], "ask", "{tool}: {answer}");
+        let why = out["permissionDecisionReason"].as_str().unwrap();
+        assert!(why.contains("PERM-3") && why.contains(PAGE), "{why}");
+    }
+    // And the server the same process started refuses them itself (a hook
+    // Claude Code skipped, or an answer "yes" to a question ploy cannot see).
+    let refused = call(&session, "sandbox_run", write.clone()).await;
+    assert!(is_error(&refused), "{:?}", refused.structured_content);
+    assert_eq!(structured(&refused)["requirement"], "PERM-3");
+    assert!(
+        structured(&refused)["reason"]
+            .as_str()
+            .unwrap()
+            .contains(PAGE),
+        "{}",
+        structured(&refused)
+    );
+    let proof = call(&session, "proof_run", json!({"line": "grep -c a data.txt"})).await;
+    assert_eq!(structured(&proof)["requirement"], "PERM-3");
+    let project = session._dir.path().join("home/proj");
+    assert!(!project.join("src_main.rs").exists());
+    session.client.cancel().await.unwrap();
+
+    // A server started by another process (here a shell that does not
+    // exec it) is not that session's: its commands still run.
+    let dir = &session._dir;
+    let mut other = tokio::process::Command::new("sh")
+        .args(["-c", "\"$0\" mcp; exit $?", support::PLOY])
+        .current_dir(&project)
+        .env("PLOY_CONFIG_DIR", dir.config())
+        .env("PLOY_STATE_DIR", dir.state())
+        .env("HOME", dir.path().join("home"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (stdout, stdin) = (other.stdout.take().unwrap(), other.stdin.take().unwrap());
+    let client = ().serve((stdout, stdin)).await.expect("initialise");
+    let mut params = CallToolRequestParams::new("sandbox_run");
+    params.arguments = Some(args(json!({"command": "echo ok > other.txt"})));
+    let ran = client.call_tool(params).await.unwrap();
+    assert!(!is_error(&ran), "{:?}", ran.structured_content);
+    assert!(project.join("other.txt").exists());
+    client.cancel().await.unwrap();
+}
+
+// proves: PERM-3, TAINT-2 (integrations #8: a session marked in an earlier
+// Claude Code process, then resumed: its first hook call in this process
+// binds the mark to it, before the MCP call the hook is judging arrives)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_marked_session_binds_at_its_next_hook_call() {
+    let session = start().await;
+    allow_echo_and_edits(&session);
+    {
+        let mut store = ploy_store::Store::open(session._dir.state().join("ploy.db")).unwrap();
+        let id = store
+            .session_conversation_or_create("claude-code", "cc-old", "earlier")
+            .unwrap();
+        store
+            .mark_tainted(
+                &id,
+                &ploy_policy::TaintMark {
+                    reason: "WebFetch brings web text into this session".into(),
+                    source: ploy_policy::TaintSource::Url(PAGE.into()),
+                },
+            )
+            .unwrap();
+    }
+    // Not yet bound to this process: the server alone cannot know.
+    let probe = call(&session, "sandbox_run", json!({"command": "true"})).await;
+    ploy_testkit::require_part!("sandbox", sandbox_available(&probe));
+    assert!(!is_error(&probe), "{:?}", probe.structured_content);
+    let write = json!({"command": "echo pwn > src_main.rs"});
+    let answer = hook_pre(&session, "cc-old", "mcp__ploy__sandbox_run", write.clone());
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{answer}"
+    );
+    let refused = call(&session, "sandbox_run", write).await;
+    assert_eq!(
+        structured(&refused)["requirement"],
+        "PERM-3",
+        "{:?}",
+        refused.structured_content
+    );
+    assert!(!session._dir.path().join("home/proj/src_main.rs").exists());
+    session.client.cancel().await.unwrap();
+}

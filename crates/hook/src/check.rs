@@ -94,6 +94,6 @@ fn parse_and_judge(input: &[u8], env: &HookEnv<'_>) -> Result<Answer, Refused> {
         .map_err(|err| Refused::new("CONFIG-1", err.clone()))?;
     let ctx = Context::load(dirs, Path::new(text("cwd")?))?;
     let call = generic_call(&ctx, text("kind")?, text("target")?)?;
-    let sessions = Sessions::new(&ctx.state_dir, AGENT);
+    let sessions = Sessions::new(&ctx.state_dir, AGENT).binding_ancestors();
     Ok(ctx.judge(&sessions, session, &call))
 }

@@ -144,7 +144,7 @@ fn context(event: &Event<'_>, env: &HookEnv<'_>) -> Result<(Context, Sessions), 
         .as_ref()
         .map_err(|err| Refused::new("CONFIG-1", err.clone()))?;
     let ctx = Context::load(dirs, Path::new(event.cwd))?;
-    let sessions = Sessions::new(&ctx.state_dir, AGENT);
+    let sessions = Sessions::new(&ctx.state_dir, AGENT).binding_ancestors();
     Ok((ctx, sessions))
 }
 

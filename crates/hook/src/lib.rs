@@ -36,6 +36,7 @@
 pub mod check;
 pub mod claude;
 pub mod config;
+pub mod host;
 pub mod install;
 pub mod judge;
 pub mod map;

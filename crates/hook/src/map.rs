@@ -9,6 +9,7 @@
 //! | `Read`, `NotebookRead`, `Grep`, `Glob`, `LS` | `read` of the path (the folder when none); outside the folder also `external_directory` |
 //! | `WebFetch` | `web` of `url`; marks the session first |
 //! | `WebSearch` | `web` of Anthropic's search service (`https://api.anthropic.com/`), the phrase in the notes; marks first |
+//! | `mcp__*__sandbox_run`, `mcp__*__proof_run` (ploy's own, any server name) | `shell` of `command` / `line`; cannot be remapped |
 //! | `mcp__*` matching `hook.web_tools` | `web` of the input's `url` (else its `query`); marks first |
 //! | a tool named in `hook.tools` | the kind configured |
 //! | `Task`, `TodoWrite`, `ExitPlanMode`, … and other MCP tools | no decision |
@@ -136,6 +137,12 @@ pub fn claude_code_call(
             })
         }
         name if PASS_TOOLS.contains(&name) => Ok(Call::Pass),
+        // ploy's own command tools, whatever the server is called: a
+        // command, judged as Bash is, before any setting can map it
+        // (integrations #8: after a WebFetch they ran with no question).
+        name if let Some(field_name) = command_tool_field(name) => {
+            Ok(shell_call(ctx, tool, field(field_name)?))
+        }
         name => match ctx.hook.configured_kind(name) {
             Some(kind) => configured_call(ctx, name, kind, input),
             None if name.starts_with("mcp__") => Ok(Call::Pass),
@@ -147,6 +154,21 @@ pub fn claude_code_call(
                 ),
             )),
         },
+    }
+}
+
+/// The command field of an MCP tool that runs a command line the way
+/// `ploy mcp`'s do (`mcp__<server>__sandbox_run{command}`,
+/// `mcp__<server>__proof_run{line}`, any server name, any case).
+pub fn command_tool_field(tool: &str) -> Option<&'static str> {
+    let rest = tool.strip_prefix("mcp__")?;
+    let (_, name) = rest.split_once("__")?;
+    if name.eq_ignore_ascii_case("sandbox_run") {
+        Some("command")
+    } else if name.eq_ignore_ascii_case("proof_run") {
+        Some("line")
+    } else {
+        None
     }
 }
 

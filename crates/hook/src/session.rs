@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use ploy_policy::{Approvals, ConversationRules, TaintMark};
 use ploy_store::Store;
 
+use crate::host::{HOST_AGENT, HostProcess};
+
 /// The store file in the state folder (the one `ploy research` uses).
 pub const STORE_FILE: &str = "ploy.db";
 
@@ -21,6 +23,11 @@ pub const STORE_FILE: &str = "ploy.db";
 pub struct Sessions {
     path: PathBuf,
     agent: &'static str,
+    /// Bind a marked session to the processes above this one.
+    bind_ancestors: bool,
+    /// The process whose sessions' marks this one shares (`ploy mcp`'s
+    /// parent); `Some(None)`: it should, but the process is unknown.
+    served_by: Option<Option<HostProcess>>,
 }
 
 /// What a call is judged with: the conversation's rules (marks included)
@@ -39,7 +46,25 @@ impl Sessions {
         Self {
             path: state_dir.join(STORE_FILE),
             agent,
+            bind_ancestors: false,
+            served_by: None,
         }
+    }
+
+    /// Bind each marked session to the processes above this one too (the
+    /// hook: the agent that runs it), so a `ploy mcp` that agent started
+    /// finds the session's marks ([`crate::host`], integrations #8).
+    pub fn binding_ancestors(mut self) -> Self {
+        self.bind_ancestors = true;
+        self
+    }
+
+    /// Share the marks of every session bound to `host` (`ploy mcp`: the
+    /// agent that started it). `None` (the process cannot be named) makes
+    /// every [`Sessions::state`] an error: the caller fails closed.
+    pub fn served_by(mut self, host: Option<HostProcess>) -> Self {
+        self.served_by = Some(host);
+        self
     }
 
     /// The store file.
@@ -47,13 +72,26 @@ impl Sessions {
         &self.path
     }
 
-    /// The session's state, read only. Any store error is an error: the
-    /// caller cannot tell whether the session is marked (fail closed).
+    /// The session's state. Any store error is an error: the caller cannot
+    /// tell whether the session is marked (fail closed). A marked session
+    /// is bound to the hosts (only written once per host); the marks of the
+    /// sessions of the process this one is served by are added.
     pub fn state(&self, session: &str) -> Result<SessionState, String> {
+        let served_by = match &self.served_by {
+            None => None,
+            Some(Some(host)) => Some(host),
+            Some(None) => {
+                return Err(
+                    "the process that started this server cannot be named (no /proc), so the \
+                     marks of its sessions cannot be checked"
+                        .into(),
+                );
+            }
+        };
         if !self.path.exists() {
             return Ok(SessionState::default());
         }
-        let store = Store::open(&self.path).map_err(|e| e.to_string())?;
+        let mut store = Store::open(&self.path).map_err(|e| e.to_string())?;
         let approvals = store
             .approvals()
             .map_err(|e| e.to_string())?
@@ -61,17 +99,58 @@ impl Sessions {
             .map(|saved| saved.approval)
             .collect();
         let approvals = Approvals::from_saved(approvals).map_err(|e| e.to_string())?;
-        let conversation = match store
+        let own = store
             .session_conversation(self.agent, session)
-            .map_err(|e| e.to_string())?
-        {
-            Some(id) => store.conversation_rules(&id).map_err(|e| e.to_string())?,
+            .map_err(|e| e.to_string())?;
+        let mut conversation = match &own {
+            Some(id) => store.conversation_rules(id).map_err(|e| e.to_string())?,
             None => ConversationRules::new(),
         };
+        if let Some(id) = &own
+            && conversation.is_tainted()
+        {
+            self.bind_hosts(&mut store, session, id)?;
+        }
+        if let Some(host) = served_by {
+            let linked = store
+                .session_conversations_with_prefix(HOST_AGENT, &host.key())
+                .map_err(|e| e.to_string())?;
+            for id in linked.iter().filter(|id| Some(*id) != own.as_ref()) {
+                let rules = store.conversation_rules(id).map_err(|e| e.to_string())?;
+                for mark in rules.marks() {
+                    conversation.mark_tainted(
+                        format!(
+                            "{} (in a session of the agent that started this server)",
+                            mark.reason
+                        ),
+                        mark.source.clone(),
+                    );
+                }
+            }
+        }
         Ok(SessionState {
             conversation,
             approvals,
         })
+    }
+
+    /// Bind the session's conversation to each host not yet bound.
+    fn bind_hosts(&self, store: &mut Store, session: &str, id: &str) -> Result<(), String> {
+        if !self.bind_ancestors {
+            return Ok(());
+        }
+        for host in crate::host::ancestors(crate::host::BOUND_ANCESTORS) {
+            let key = host.session_key(self.agent, session);
+            let bound = store
+                .session_conversation(HOST_AGENT, &key)
+                .map_err(|e| e.to_string())?;
+            if bound.is_none() {
+                store.bind_session(HOST_AGENT, &key, id).map_err(|e| {
+                    format!("the mark could not be shared with the agent's other tools ({e})")
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// The session's conversation, if it was ever marked (reads only).
@@ -99,6 +178,7 @@ impl Sessions {
             .session_conversation_or_create(self.agent, session, &title)
             .map_err(|e| e.to_string())?;
         store.mark_tainted(&id, mark).map_err(|e| e.to_string())?;
+        self.bind_hosts(&mut store, session, &id)?;
         Ok(id)
     }
 }

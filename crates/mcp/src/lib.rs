@@ -23,6 +23,10 @@
 //! tools mark it before they read anything (TAINT-1; no mark, no read:
 //! TAINT-3), and after that commands are refused (PERM-3: nobody on this
 //! channel can answer ploy's question, PERM-5), as are deny rules' commands.
+//! The marks of the sessions of the process that started the server count
+//! too: `ploy hook claude-code` binds a marked Claude Code session to the
+//! Claude Code process (`ploy_hook::host`), so a page read through
+//! `WebFetch` refuses this server's commands as well (integrations #8).
 //! A `project` argument must be a folder inside the server's project.
 
 mod tools;
@@ -140,7 +144,10 @@ impl Server {
             .map(|d| d.as_nanos())
             .unwrap_or_default();
         Ok(Self {
-            sessions: Sessions::new(&options.dirs.state, AGENT),
+            // The marks of the sessions of the agent that started this server
+            // (its hook binds them to it) count here too (integrations #8).
+            sessions: Sessions::new(&options.dirs.state, AGENT)
+                .served_by(ploy_hook::host::HostProcess::parent()),
             session: format!("{}-{started}", std::process::id()),
             dirs: options.dirs,
             root,

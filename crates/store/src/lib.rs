@@ -959,6 +959,53 @@ impl Store {
         Ok(id)
     }
 
+    /// Bind another agent's session name to an existing conversation
+    /// (`INSERT OR IGNORE`: a name already bound keeps its conversation,
+    /// TAINT-2). The hook uses it to say "this Claude Code process served a
+    /// session with this conversation", so `ploy mcp` started by the same
+    /// process finds the session's marks (integrations #8).
+    pub fn bind_session(
+        &mut self,
+        agent: &str,
+        session: &str,
+        conversation_id: &str,
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        require_conversation(&tx, &path, conversation_id)?;
+        tx.execute(
+            "INSERT OR IGNORE INTO external_sessions (agent, session, conversation_id, created_at)
+             VALUES (?1, ?2, ?3, unixepoch())",
+            params![agent, session, conversation_id],
+        )
+        .map_err(|e| classify(&path, e, true))?;
+        tx.commit().map_err(|e| classify(&path, e, true))?;
+        Ok(())
+    }
+
+    /// The conversations bound to `agent` sessions whose names start with
+    /// `prefix` (compared byte for byte, no pattern characters). Reads only.
+    pub fn session_conversations_with_prefix(
+        &self,
+        agent: &str,
+        prefix: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let path = &self.path;
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT DISTINCT conversation_id FROM external_sessions
+                 WHERE agent = ?1 AND substr(session, 1, length(?2)) = ?2
+                 ORDER BY conversation_id",
+            )
+            .map_err(|e| classify(path, e, false))?;
+        let rows = statement
+            .query_map(params![agent, prefix], |row| row.get::<_, String>(0))
+            .map_err(|e| classify(path, e, false))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| classify(path, e, false))
+    }
+
     /// Record that a page of `site` was read in the conversation
     /// (BROWSER-2): committed and fsynced before `Ok`. Recording the same
     /// site twice is a no-op. A failure only means later navigations to the
@@ -1445,6 +1492,53 @@ mod tests {
         let store = Store::open(&path).unwrap();
         assert!(store.marks(&conv.id).unwrap().is_empty());
         assert!(!store.conversation(&conv.id).unwrap().tainted);
+    }
+
+    // proves: TAINT-2 (a second name for a session's conversation: bound
+    // once, never re-pointed; found by prefix, with no pattern characters)
+    #[test]
+    fn a_bound_name_keeps_its_conversation_and_prefixes_are_literal() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path().join("ploy.db")).unwrap();
+        let a = store
+            .session_conversation_or_create("claude-code", "s-a", "a")
+            .unwrap();
+        let b = store
+            .session_conversation_or_create("claude-code", "s-b", "b")
+            .unwrap();
+        store.bind_session("host", "boot:12:99:s-a", &a).unwrap();
+        store.bind_session("host", "boot:12:99:s-b", &b).unwrap();
+        // Re-binding the same name to another conversation changes nothing.
+        store.bind_session("host", "boot:12:99:s-a", &b).unwrap();
+        assert_eq!(
+            store
+                .session_conversation("host", "boot:12:99:s-a")
+                .unwrap(),
+            Some(a.clone())
+        );
+        let mut both = vec![a.clone(), b.clone()];
+        both.sort();
+        assert_eq!(
+            store
+                .session_conversations_with_prefix("host", "boot:12:99:")
+                .unwrap(),
+            both
+        );
+        // `%` and `_` are not patterns; another pid is another prefix.
+        for other in ["boot:12:9", "boot:1_:99:", "boot:%", "boot:12:990:"] {
+            let found = store
+                .session_conversations_with_prefix("host", other)
+                .unwrap();
+            assert!(
+                other == "boot:12:9" || found.is_empty(),
+                "{other}: {found:?}"
+            );
+        }
+        assert!(
+            store
+                .bind_session("host", "x", "no-such-conversation")
+                .is_err()
+        );
     }
 
     // proves: TAINT-2
