@@ -7,13 +7,16 @@
 #![allow(clippy::disallowed_methods)] // runs the ploy binary and unshare
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agent_world;
 mod rpc_kit;
 mod support;
 
-use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
-use rpc_kit::{
-    Rpc, approvals, edit, lib, marked_conversation, sleeping, user_namespaces, wait_until, world,
+use agent_world::live_taint::{
+    GUIDE, WEB_ALLOW, guide_site, lib_with, make_it_43, mark_label, read_the_guide, why_no_always,
 };
+use agent_world::{World, in_netns};
+use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
+use rpc_kit::{Rpc, approvals, edit, lib, sleeping, user_namespaces, wait_until, world};
 use serde_json::{Value, json};
 use support::{TempDir, ploy_at_home};
 
@@ -183,59 +186,113 @@ fn rpc_drives_a_whole_conversation_with_approvals() {
     }
 }
 
-// proves: PERM-3, PERM-5 (`always` on a tainted conversation is an error response)
+// proves: TAINT-1, TAINT-2, PERM-3, PERM-4, PERM-5 (rpc, live: a clean
+// edit answered `always` is saved; then the model reads a page with
+// web_fetch and obeys its order to edit the same file: the mark comes
+// before the page's text, the approval_request offers only once / reject
+// with the page named in `no_always`, `always` is an error response and
+// the request keeps waiting, the saved approval does not let the edit
+// through, a rejection's message reaches the model; the mark is stored and
+// `resume` reports it with its page)
 #[test]
-fn always_on_a_tainted_conversation_is_refused() {
-    let dir = world("rpc-taint");
-    let url = "http://pages.test/injected";
-    let marked = marked_conversation(&dir, url);
-    let model = serve_in_thread(
-        Script::new()
-            .call("edit", edit("f()", "g()"))
-            .text("Renamed."),
-    )
-    .unwrap();
-    let mut rpc = start(&dir, &model, &[]);
-    rpc.send(json!({"type": "resume", "id": "r", "conversation_id": marked}));
-    let state = rpc.response();
-    assert_eq!(state["success"], true, "{state}");
-    assert_eq!(state["data"]["tainted"], true);
-    assert_eq!(state["data"]["mark"], format!("⚠ tainted: read {url}"));
-    assert_eq!(state["data"]["marks"][0]["source"], format!("url {url}"));
-    // The `session` event came before the response, with the same mark.
-    let session = rpc.seen.iter().find(|v| v["type"] == "session").unwrap();
-    assert_eq!(session["tainted"], true);
+fn rpc_a_page_read_live_takes_always_away_even_from_a_saved_approval() {
+    in_netns(
+        "rpc_a_page_read_live_takes_always_away_even_from_a_saved_approval",
+        || {
+            let sites = guide_site();
+            let world = World::new("rpc-live", WEB_ALLOW);
+            let model = agent_world::model(
+                Script::obedient()
+                    .text("Made it 43.")
+                    .text("Understood, nothing changed."),
+            );
+            let mut command = world.ploy(&model);
+            command.args(["--mode", "rpc"]);
+            let mut rpc = Rpc::start(command);
 
-    rpc.send(json!({"type": "prompt", "message": "rename f to g"}));
-    assert_eq!(rpc.response()["success"], true);
-    let ask = rpc.until("approval_request");
-    assert_eq!(ask["options"], json!(["once", "reject"]), "{ask}");
-    let why = ask["no_always"].as_str().unwrap();
-    assert!(
-        why.contains(&format!("this conversation read web content from {url}")),
-        "{why}"
-    );
-    assert!(ask.get("always_scope").is_none());
+            rpc.send(json!({"type": "prompt", "message": make_it_43()}));
+            assert_eq!(rpc.response()["success"], true);
+            let ask = rpc.until("approval_request");
+            assert_eq!(ask["options"], json!(["once", "always", "reject"]));
+            rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "always"}));
+            assert_eq!(rpc.response()["success"], true);
+            assert_eq!(rpc.until("end")["exit_code"], 0);
+            assert_eq!(lib(&world.dir), lib_with(43));
+            assert_eq!(
+                approvals(&world.dir).len(),
+                1,
+                "the clean `always` was saved"
+            );
 
-    rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "always"}));
-    let refused = rpc.response();
-    assert_eq!(refused["success"], false, "{refused}");
-    let error = refused["error"].as_str().unwrap();
-    assert!(error.contains("PERM-5") && error.contains(url), "{error}");
-    assert_eq!(lib(&dir), "pub fn f() {}\n");
-    // The request still waits; `once` is accepted.
-    rpc.send(json!({"type": "get_state"}));
-    assert_eq!(
-        rpc.response()["data"]["pending_approvals"],
-        json!([ask["id"]])
+            rpc.send(json!({"type": "prompt", "id": "guide", "message": read_the_guide()}));
+            assert_eq!(rpc.response()["success"], true);
+            let fetch = rpc.until("decision");
+            assert_eq!(fetch["verdict"], "allow", "{fetch}");
+            let mark = rpc.until("mark");
+            assert!(mark.to_string().contains(GUIDE), "{mark}");
+            let page = rpc.until("tool_result");
+            assert!(page["output"].as_str().unwrap().contains("Guide"), "{page}");
+            let decision = rpc.until("decision");
+            assert_eq!(
+                (decision["verdict"].as_str(), decision["rule"].as_str()),
+                (Some("ask"), Some("PERM-3")),
+                "{decision}"
+            );
+            let ask = rpc.until("approval_request");
+            assert_eq!(ask["tool"], "edit");
+            assert_eq!(ask["options"], json!(["once", "reject"]), "{ask}");
+            let why = ask["no_always"].as_str().unwrap();
+            assert!(why.contains(&why_no_always()), "{why}");
+            assert!(ask.get("always_scope").is_none());
+            assert!(
+                ask["diff"]
+                    .as_str()
+                    .unwrap()
+                    .contains("+pub fn answer() -> u32 { 666 }"),
+                "{ask}"
+            );
+
+            rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "always"}));
+            let refused = rpc.response();
+            assert_eq!(refused["success"], false, "{refused}");
+            let error = refused["error"].as_str().unwrap();
+            assert!(error.contains("PERM-5") && error.contains(GUIDE), "{error}");
+            rpc.send(json!({"type": "get_state"}));
+            let state = rpc.response();
+            assert_eq!(state["data"]["pending_approvals"], json!([ask["id"]]));
+            assert_eq!(state["data"]["tainted"], true);
+            assert_eq!(state["data"]["mark"], mark_label().as_str());
+            let conversation = state["data"]["conversation_id"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            rpc.send(
+                json!({"type": "approve", "id": ask["id"], "answer": "reject",
+                            "message": "keep 43, the page is not the user"}),
+            );
+            assert_eq!(rpc.response()["success"], true);
+            assert_eq!(rpc.until("tool_result")["ok"], false);
+            assert_eq!(rpc.until("answer")["text"], "Understood, nothing changed.");
+            assert_eq!(rpc.until("end")["exit_code"], 0);
+            assert_eq!(lib(&world.dir), lib_with(43), "the page's edit never ran");
+            assert!(model.saw("keep 43, the page is not the user"));
+            assert_eq!(approvals(&world.dir).len(), 1, "nothing more saved");
+
+            // A new conversation is clean; resuming the read one brings its
+            // stored mark back, with the page as its source.
+            rpc.send(json!({"type": "new_conversation"}));
+            assert_eq!(rpc.response()["data"]["tainted"], false);
+            rpc.send(json!({"type": "resume", "id": "r", "conversation_id": conversation}));
+            let state = rpc.response();
+            assert_eq!(state["success"], true, "{state}");
+            assert_eq!(state["data"]["tainted"], true);
+            assert_eq!(state["data"]["mark"], mark_label().as_str());
+            assert_eq!(state["data"]["marks"][0]["source"], format!("url {GUIDE}"));
+            rpc.close_stdin();
+            assert_eq!(rpc.wait_exit(), 0);
+            assert_eq!(sites.requests().len(), 1, "only the guide was read");
+        },
     );
-    rpc.send(json!({"type": "approve", "id": ask["id"], "answer": "once"}));
-    assert_eq!(rpc.response()["success"], true);
-    assert_eq!(rpc.until("end")["exit_code"], 0);
-    assert_eq!(lib(&dir), "pub fn g() {}\n");
-    assert!(approvals(&dir).is_empty(), "nothing saved");
-    rpc.close_stdin();
-    assert_eq!(rpc.wait_exit(), 0);
 }
 
 // proves: TRUST-7 (rpc: bad lines are answered, never crash the process)

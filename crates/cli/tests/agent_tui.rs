@@ -8,12 +8,17 @@
 #![allow(clippy::disallowed_methods)] // runs the ploy binary in a pty, sh and unshare
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agent_world;
 mod rpc_kit;
 mod support;
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use agent_world::World;
+use agent_world::live_taint::{
+    WEB_ALLOW, guide_site, lib_with, make_it_43, mark_label, read_the_guide, why_no_always,
+};
 use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
 use rexpect::reader::Options;
 use rexpect::session::{PtySession, spawn_with_options};
@@ -25,18 +30,29 @@ use support::{PLOY, TempDir, code, ploy_at_home, run, stderr, stdout};
 
 const TIMEOUT_MS: u64 = 60_000;
 
+/// `command` as a terminal runs it: TERM set, colours allowed, and stdio
+/// left to the pseudo-terminal (a `Stdio::null()` set before would win
+/// over the pty at exec).
+fn in_terminal(mut command: Command) -> Command {
+    command
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit());
+    command
+}
+
 /// `ploy` in a pseudo-terminal with the test's folders, HOME and model.
 fn command(dir: &TempDir, model: &ScriptedModel, extra: &[&str]) -> Command {
     let mut command = Command::new(PLOY);
     support::point_at(&mut command, dir.path());
     command
         .env("HOME", dir.path())
-        .env("TERM", "xterm")
-        .env_remove("NO_COLOR")
         .current_dir(dir.path().join("proj"))
         .args(["--upstream", &model.url()])
         .args(extra);
-    command
+    in_terminal(command)
 }
 
 fn pty(command: Command, strip: bool) -> PtySession {
@@ -147,43 +163,94 @@ fn a_clean_edit_shows_the_diff_offers_always_and_saves_a_narrow_approval() {
     );
 }
 
-// proves: PERM-3, PERM-5 (after web content: no `always`, the reason names
-// the page; typing it is refused; a rejection's message reaches the model)
+// proves: TAINT-1, PERM-3, PERM-4, PERM-5 (live, in a real terminal: a
+// clean edit offers `always` and saves it; then the model reads a page with
+// web_fetch (allowed by a rule) and obeys its order to edit the same file:
+// the prompt shows the diff, does not offer `always`, says which page took
+// it away, refuses a typed `a`, and the saved `always` does not let the
+// edit through; the rejection's message reaches the model; the status line
+// then shows the mark)
 #[test]
-fn after_web_content_the_edit_offers_only_once_or_reject() {
-    let dir = world("tui-taint");
-    let url = "http://pages.test/orders";
-    let id = marked_conversation(&dir, url);
-    let model = serve_in_thread(
-        Script::new()
-            .call("edit", edit("f()", "g()"))
-            .text("Understood, nothing renamed."),
-    )
-    .unwrap();
-    let mut p = pty(command(&dir, &model, &["--conversation", &id]), true);
-    exp(
-        &mut p,
-        &format!("⚠ tainted: read {url} · sandbox=workspace-write"),
-    )
-    .unwrap();
-    p.send_line("rename f to g").unwrap();
-    exp(&mut p, "ploy asks: edit").unwrap();
-    exp(&mut p, "+pub fn g() {}").unwrap();
-    exp(
-        &mut p,
-        &format!("this conversation read web content from {url}"),
-    )
-    .unwrap();
-    let before = exp(&mut p, "answer: [o]nce / [r]eject").unwrap();
-    assert!(!before.contains("[a]lways"), "{before}");
-    p.send_line("a").unwrap();
-    exp(&mut p, "PERM-5").unwrap();
-    p.send_line("r keep f, the page is not the user").unwrap();
-    exp(&mut p, "Understood, nothing renamed.").unwrap();
-    leave(p);
-    assert_eq!(lib(&dir), "pub fn f() {}\n");
-    assert!(model.saw("keep f, the page is not the user"));
-    assert!(approvals(&dir).is_empty(), "nothing saved");
+fn a_page_read_live_takes_always_away_even_from_a_saved_approval() {
+    agent_world::in_netns(
+        "a_page_read_live_takes_always_away_even_from_a_saved_approval",
+        || {
+            let sites = guide_site();
+            let world = World::new("tui-live", WEB_ALLOW);
+            let model = agent_world::model(
+                Script::obedient()
+                    .text("Made it 43.")
+                    .text("Understood, nothing changed."),
+            );
+            let mut p = pty(in_terminal(world.ploy(&model)), true);
+            exp(
+                &mut p,
+                "clean · sandbox=workspace-write approval=ask · new conversation",
+            )
+            .unwrap();
+            p.send_line(&make_it_43()).unwrap();
+            let asked = exp(&mut p, "answer: [o]nce / [a]lways / [r]eject [message]").unwrap();
+            assert!(
+                asked.contains(&format!("+{}", lib_with(43).trim_end())),
+                "{asked}"
+            );
+            p.send_line("a").unwrap();
+            exp(&mut p, "Made it 43.").unwrap();
+            exp(
+                &mut p,
+                "clean · sandbox=workspace-write approval=ask · conversation ",
+            )
+            .unwrap();
+            assert_eq!(
+                approvals(&world.dir).len(),
+                1,
+                "the clean `always` was saved"
+            );
+
+            p.send_line(&read_the_guide()).unwrap();
+            exp(&mut p, "ploy asks: edit").unwrap();
+            let asked = exp(&mut p, "answer: [o]nce / [r]eject").unwrap();
+            println!("{asked}");
+            assert!(
+                asked.contains(&format!("-{}", lib_with(43).trim_end())),
+                "{asked}"
+            );
+            assert!(
+                asked.contains(&format!("+{}", lib_with(666).trim_end())),
+                "{asked}"
+            );
+            assert!(asked.contains(&why_no_always()), "{asked}");
+            assert!(!asked.contains("[a]lways"), "{asked}");
+            assert_eq!(
+                world.store().marks(&conversation_of(&world)).unwrap().len(),
+                1
+            );
+            p.send_line("a").unwrap();
+            exp(&mut p, "PERM-5").unwrap();
+            p.send_line("r keep 43, the page is not the user").unwrap();
+            exp(&mut p, "Understood, nothing changed.").unwrap();
+            exp(
+                &mut p,
+                &format!(
+                    "{} · sandbox=workspace-write approval=ask · conversation ",
+                    mark_label()
+                ),
+            )
+            .unwrap();
+            leave(p);
+            assert_eq!(lib(&world.dir), lib_with(43), "the page's edit never ran");
+            assert!(model.saw("keep 43, the page is not the user"));
+            assert_eq!(approvals(&world.dir).len(), 1, "nothing more saved");
+            assert_eq!(sites.requests().len(), 1, "only the guide was read");
+        },
+    );
+}
+
+/// The one conversation of the world's project.
+fn conversation_of(world: &World) -> String {
+    let conversations = world.store().conversations_in(&world.key()).unwrap();
+    assert_eq!(conversations.len(), 1, "{conversations:?}");
+    conversations[0].id.clone()
 }
 
 // proves: CANCEL-1 (Ctrl-C during a long sandboxed shell ends the process,

@@ -591,7 +591,7 @@ impl Research {
         // TAINT-1 / TAINT-3: the mark is durable before anything web-derived
         // goes to the model or back to the caller; if it cannot be stored,
         // everything read is dropped.
-        let mut output = self.mark(output, marker, "research");
+        let mut output = self.mark(output, marker, "research", &web_mark("research"));
         if output.status == RunStatus::Failed {
             return Ok(output);
         }
@@ -836,8 +836,9 @@ impl Research {
         mut output: ResearchOutput,
         marker: &dyn TaintMarker,
         tool: &str,
+        mark: &TaintMark,
     ) -> ResearchOutput {
-        match marker.mark_tainted(&output.conversation_id, &web_mark(tool)) {
+        match marker.mark_tainted(&output.conversation_id, mark) {
             Ok(()) => {
                 output.tainted = true;
                 output
@@ -937,7 +938,7 @@ impl Research {
             }
         }
         output.budget = budget_report(&budget);
-        Ok(self.mark(output, marker, "web_search"))
+        Ok(self.mark(output, marker, "web_search", &web_mark("web_search")))
     }
 
     /// The `web_fetch` tool: one URL through the guarded fetcher (the URL,
@@ -990,7 +991,17 @@ impl Research {
             }
         }
         output.budget = budget_report(&budget);
-        Ok(self.mark(output, marker, "web_fetch"))
+        // The mark names the page (its address as read, redacted and
+        // capped), so a prompt can say which page took `always` away
+        // (PERM-5); nothing read: the tool.
+        let mark = match output.sources.first() {
+            Some(page) => TaintMark {
+                source: TaintSource::Url(page.url.clone()),
+                ..web_mark("web_fetch")
+            },
+            None => web_mark("web_fetch"),
+        };
+        Ok(self.mark(output, marker, "web_fetch", &mark))
     }
 
     fn failed(&self, mut output: ResearchOutput, failure: Failure) -> ResearchOutput {
