@@ -464,6 +464,49 @@ fn a_10_gb_write_is_stopped_by_the_file_size_limit() {
     assert!(kept.metadata().unwrap().len() <= 8 * 1024 * 1024);
 }
 
+// A proof that writes without end into the build cache (attack #12: the
+// cache is on the host's disk and outlives the run) is stopped at the
+// cache's bound, and what it wrote is gone after the run.
+// proves: BEYOND-4, SBX-2
+#[test]
+fn a_proof_filling_the_build_cache_is_stopped_and_the_cache_emptied() {
+    let world = World::new();
+    let cache = world.cache_option();
+    let result = world.sh(
+        &[
+            "--build-cache",
+            &cache,
+            "--limit",
+            "build_cache_bytes=67108864",
+        ],
+        "cd /var/cache/ploy-build && i=0; while true; do head -c 8388608 /dev/urandom > f$i; \
+         i=$((i+1)); done",
+    );
+    let shown = brief(&result);
+    assert_ne!(exit_code(&result), 0, "{shown}");
+    assert_eq!(result["memory_exceeded"], false, "{shown}");
+    let notes = result["notes"].to_string();
+    assert!(
+        notes.contains("build cache limit stopped the run"),
+        "{shown}"
+    );
+    // What stays is under the bound: emptied when the run got past it
+    // before the kill; less when other writes to the same disk (tests in
+    // parallel) counted towards the run's share.
+    let root = Path::new(&cache);
+    let dir = std::fs::read_dir(root)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let kept: u64 = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(kept <= 64 << 20, "{kept} bytes kept: {shown}");
+}
+
 // proves: BEYOND-4
 #[test]
 fn a_proof_that_edits_tracked_files_leaves_them_unchanged() {

@@ -363,8 +363,16 @@ impl Sandbox {
             env.retain(|(known, _)| known != name);
             env.push((name.clone(), value.clone()));
         }
-        let launched = launch(&self.init, &request, &env, self.stop.as_deref())?;
-        let mut output = accept(launched)?;
+        let launched = launch(&self.init, &request, &env, self.stop.as_deref());
+        // BEYOND-4: whatever the run's end, the cache keeps only plain files
+        // and folders, and no more than its bound.
+        let tidied = self
+            .build_cache
+            .as_deref()
+            .map(|cache| view::tidy_build_cache(cache, self.policy.limits.build_cache_bytes))
+            .unwrap_or_default();
+        let mut output = accept(launched?)?;
+        output.notes.extend(tidied);
         match self.policy.view {
             ProjectView::Writable => {
                 let created = created_protected_paths(&self.project, &before);
@@ -425,7 +433,7 @@ fn accept(launched: Launched) -> Result<RunOutput, SandboxError> {
         stdout: launched.stdout,
         stderr: launched.stderr,
         output_truncated: launched.output_truncated,
-        memory_exceeded: !report.limits.is_empty(),
+        memory_exceeded: report.limits.iter().any(|(which, _)| which == "memory"),
         notes,
     })
 }

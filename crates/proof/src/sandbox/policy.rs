@@ -195,6 +195,12 @@ pub struct Limits {
     pub tmp_bytes: u64,
     /// Size of the copy-on-write layer over the project.
     pub overlay_bytes: u64,
+    /// The most the project's build cache may hold (BEYOND-4): after each
+    /// run ploy drops the links and special files a run left there and
+    /// empties the cache when it holds more; during a run the init kills
+    /// the sandbox once the disk holding the cache has this much more in
+    /// use than at the start.
+    pub build_cache_bytes: u64,
     /// Bytes kept of each of stdout and stderr (the rest is read and dropped).
     pub output_bytes: usize,
 }
@@ -210,6 +216,7 @@ impl Default for Limits {
             open_files: 1024,
             tmp_bytes: 1 << 30,
             overlay_bytes: 1 << 30,
+            build_cache_bytes: 8 << 30,
             output_bytes: 1 << 20,
         }
     }

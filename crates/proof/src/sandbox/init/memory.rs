@@ -22,21 +22,63 @@ use std::{os::fd::OwnedFd, path::Path, time::Duration};
 
 use super::runner::Watch;
 
-/// Sums the sandbox's memory and kills it past the cap.
+/// Sums the sandbox's memory and kills it past the cap; also kills it
+/// when the disk holding the build cache fills past the cache's bound.
 pub(super) struct MemoryGuard {
     cap: u64,
     cow: Option<OwnedFd>,
     tripped: Option<u64>,
+    cache: Option<CacheWatch>,
+}
+
+/// The build cache's disk (BEYOND-4, attack #12): the cache lives on the
+/// host's disk, so what a run writes there stays. The bytes in use on that
+/// file system now minus at the start bound what the run wrote (a host
+/// program writing to the same disk meanwhile counts too: the run is
+/// stopped rather than the disk filled). One `fstatfs`, cheap at every tick.
+struct CacheWatch {
+    fd: OwnedFd,
+    start: u64,
+    cap: u64,
+    tripped: Option<u64>,
 }
 
 impl MemoryGuard {
-    /// A guard for `cap` bytes; `cow` is the copy-on-write layer's tmpfs.
-    pub(super) fn new(cap: u64, cow: Option<OwnedFd>) -> Self {
+    /// A guard for `cap` bytes; `cow` is the copy-on-write layer's tmpfs;
+    /// `cache` the build cache's mount with the most a run may add to its
+    /// disk.
+    pub(super) fn new(cap: u64, cow: Option<OwnedFd>, cache: Option<(OwnedFd, u64)>) -> Self {
+        let cache = cache.and_then(|(fd, cap)| {
+            let start = used_bytes(&rustix::fs::fstatfs(&fd).ok()?);
+            Some(CacheWatch {
+                fd,
+                start,
+                cap,
+                tripped: None,
+            })
+        });
         MemoryGuard {
             cap,
             cow,
             tripped: None,
+            cache,
         }
+    }
+
+    /// True when the build cache's bound stopped the run (not memory).
+    pub(super) fn cache_tripped(&self) -> bool {
+        self.cache.as_ref().is_some_and(|c| c.tripped.is_some())
+    }
+
+    /// Bytes the run added to the build cache's disk, past its bound.
+    fn cache_over(&mut self) -> Option<u64> {
+        let cache = self.cache.as_mut()?;
+        let now = used_bytes(&rustix::fs::fstatfs(&cache.fd).ok()?);
+        let added = now.saturating_sub(cache.start);
+        (added > cache.cap).then(|| {
+            cache.tripped = Some(added);
+            added
+        })
     }
 
     /// The sandbox's memory now, in bytes.
@@ -85,10 +127,25 @@ impl Watch for MemoryGuard {
             self.tripped = Some(total);
             return Duration::from_millis(5);
         }
+        if let Some(added) = self.cache_over() {
+            kill_everything_else();
+            self.tripped = Some(added);
+            return Duration::from_millis(5);
+        }
         next_check(total, self.cap)
     }
 
     fn stopped(&self) -> Option<String> {
+        if let Some(cache) = &self.cache
+            && let Some(added) = cache.tripped
+        {
+            return Some(format!(
+                "the disk holding the build cache gained {} MiB during the run, over the {} MiB \
+                 a run may write there (BEYOND-4), so every process in it was killed",
+                added >> 20,
+                cache.cap >> 20
+            ));
+        }
         self.tripped.map(|total| {
             format!(
                 "the sandbox used {} MiB in total, over the {} MiB limit, so every process in it was killed",

@@ -191,7 +191,11 @@ fn set_up_and_run(request: &InitRequest) -> StepResult<i32> {
         Layer::Seccomp,
         &format!("no_new_privs, no capabilities, {filters} filters"),
     );
-    let mut guard = memory::MemoryGuard::new(request.limits.memory_bytes, built.cow);
+    let mut guard = memory::MemoryGuard::new(
+        request.limits.memory_bytes,
+        built.cow,
+        built.cache.map(|fd| (fd, request.limits.build_cache_bytes)),
+    );
     run_work(request, &mut guard)
 }
 
@@ -228,12 +232,19 @@ fn run_work(request: &InitRequest, guard: &mut memory::MemoryGuard) -> StepResul
     };
     runner::block_child_signal();
     let mut runner = Runner::new(exec_errors_fatal, guard).map_err(run_error)?;
-    let end = match runner.run_plan(plan) {
+    let result = runner.run_plan(plan);
+    drop(runner);
+    let end = match result {
         Ok(PlanEnd::Code(code)) => Termination::Exited(code),
         Ok(PlanEnd::Signal(signal)) => Termination::Signaled(signal),
         Err(RunError::Limit(reason)) => {
             // Everything was killed: the run fails, whatever `||` followed.
-            write_status(&StatusLine::Limit("memory".to_string(), reason));
+            let which = if guard.cache_tripped() {
+                "build cache"
+            } else {
+                "memory"
+            };
+            write_status(&StatusLine::Limit(which.to_string(), reason));
             Termination::Signaled(libc::SIGKILL)
         }
         Err(err) => return Err(run_error(err)),

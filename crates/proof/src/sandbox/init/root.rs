@@ -208,6 +208,9 @@ pub(super) struct Built {
     pub cow: Option<OwnedFd>,
     /// Whether the kernel took the SysV IPC caps (`memory::limit_ipc`).
     pub ipc_capped: bool,
+    /// A descriptor on the build cache's mount, so the guard can see how
+    /// much more of its disk is in use (BEYOND-4).
+    pub cache: Option<OwnedFd>,
 }
 
 /// Builds the new root and pivots into it.
@@ -245,11 +248,27 @@ pub(super) fn build(request: &InitRequest) -> StepResult<Built> {
     }
     build_dev()?;
     let cow = mount_project(request)?;
+    let mut cache_fd = None;
     if let Some(cache) = &view.build_cache {
         let target = inside(Path::new(BUILD_CACHE_MOUNT));
         mkdir_all(&target)?;
         bind(&host(cache), &target)?;
         restrict_mount(&target, ATTR_NOSUID | ATTR_NODEV, true)?;
+        cache_fd = Some(
+            rustix::fs::open(
+                &target,
+                rustix::fs::OFlags::PATH
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|err| {
+                (
+                    Layer::Filesystem,
+                    format!("build cache {}: {err}", target.display()),
+                )
+            })?,
+        );
     }
     // SBX-6: pin the folders (parents first), then lock the PERM-7 paths.
     for dir in &view.pinned {
@@ -315,7 +334,11 @@ pub(super) fn build(request: &InitRequest) -> StepResult<Built> {
     restrict_mount(Path::new("/dev"), ATTR_RDONLY | ATTR_NOSUID, false)?;
     rustix::process::chdir(&view.project)
         .map_err(|err| fs_err(format!("chdir {}", view.project.display()), err))?;
-    Ok(Built { cow, ipc_capped })
+    Ok(Built {
+        cow,
+        ipc_capped,
+        cache: cache_fd,
+    })
 }
 
 /// A minimal /dev: null, zero, full, random, urandom, fd links, shm.
