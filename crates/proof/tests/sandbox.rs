@@ -1015,8 +1015,52 @@ fn a_plan_runs_pipelines_and_and_or_lists_as_posix_defines_them() {
             1,
             "",
         ),
-        // ! inverts; && and || short-circuit left to right
-        (plan(pipeline(true, vec![plain(&["false"])]), vec![]), 0, ""),
+        // ! inverts a program's documented "no" (test's 1); && and ||
+        // short-circuit left to right
+        (
+            plan(
+                pipeline(true, vec![plain(&["test", "-e", "/no-such-ploy"])]),
+                vec![],
+            ),
+            0,
+            "",
+        ),
+        // ! never inverts a failure that is not a "no" (validate #20):
+        // `false` has none, test's 2 is a usage error, and a search fed
+        // nothing by a failed command says nothing
+        (plan(pipeline(true, vec![plain(&["false"])]), vec![]), 1, ""),
+        (
+            plan(
+                pipeline(true, vec![plain(&["test", "1x", "-eq", "1"])]),
+                vec![],
+            ),
+            2,
+            "",
+        ),
+        (
+            plan(
+                pipeline(true, vec![plain(&["false"]), plain(&["grep", "-q", "x"])]),
+                vec![],
+            ),
+            1,
+            "",
+        ),
+        // an earlier command stopped by SIGPIPE ended well
+        (
+            plan(
+                pipeline(
+                    true,
+                    vec![
+                        plain(&["yes"]),
+                        plain(&["head", "-n", "1"]),
+                        plain(&["grep", "-q", "zzz"]),
+                    ],
+                ),
+                vec![],
+            ),
+            0,
+            "",
+        ),
         (
             plan(
                 one(&["false"]),
@@ -1071,7 +1115,7 @@ fn a_plan_runs_pipelines_and_and_or_lists_as_posix_defines_them() {
         assert_eq!(stdout(&result), out, "{plan}: {result}");
     }
     // A signal ends the last command: reported as a signal (128 + n), and
-    // `!` turns it into 0.
+    // `!` leaves it a failure (a signal is never a program's "no").
     let killed = plan(one(&["sh", "-c", "kill -9 $$"]), vec![]);
     let result = world.plan(&[], &killed);
     assert_eq!(result["termination"]["kind"], "signaled", "{result}");
@@ -1080,7 +1124,7 @@ fn a_plan_runs_pipelines_and_and_or_lists_as_posix_defines_them() {
         pipeline(true, vec![plain(&["sh", "-c", "kill -9 $$"])]),
         vec![],
     );
-    assert_eq!(exit_code(&world.plan(&[], &inverted)), 0);
+    assert_eq!(exit_code(&world.plan(&[], &inverted)), 137);
     // A malformed plan is refused before anything runs.
     let empty = plan(pipeline(false, vec![]), vec![]);
     let result = world.plan(&[], &empty);

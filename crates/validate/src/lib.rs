@@ -30,7 +30,7 @@ mod vacuity;
 use serde::Serialize;
 
 pub use plan::{
-    Connector, Pipeline, PlanCommand, PlanError, ProofPlan, StatusDomain, StreamTarget,
+    Connector, Pipeline, PipelineEnd, PlanCommand, PlanError, ProofPlan, StatusDomain, StreamTarget,
 };
 
 /// PROOF-1: a proof is at most this many characters.
@@ -413,6 +413,7 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
     }
     project_code_decides(plan, refusals);
     negated_searches_select_everything(plan, refusals);
+    negated_without_a_no(plan, refusals);
     if !complete || !refusals.0.is_empty() {
         return;
     }
@@ -454,6 +455,29 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
             ),
         )),
         vacuity::Outcome::TooComplex => refusals.push(too_complex()),
+    }
+}
+
+/// PROOF-5: `!` passes only on the deciding program's documented "no"
+/// ([`PlanCommand::negative_answers`]; the runner applies it, outside
+/// attacker's validate #20). A checker without one (`head`, `cat`, `find`,
+/// `yq`…) fails only on errors, so `! head …` could never pass: refused
+/// here with the reason, rather than failing at every run. Project code
+/// under `!` is refused by [`project_code_decides`].
+fn negated_without_a_no(plan: &ProofPlan, refusals: &mut Refusals) {
+    for (_, pipeline) in plan.pipelines().filter(|(_, p)| p.negated) {
+        let Some(command) = pipeline.deciding_command() else {
+            continue;
+        };
+        let program = command.argv[0].as_str();
+        if program_kind(program) == Some(ProgramKind::Checker)
+            && command.negative_answers().is_empty()
+        {
+            refusals.push(Refusal::new(
+                PROOF_5,
+                format!("`! {program} …` can never pass: {program} has no \"no\" answer, only errors, and `!` passes only on a program's \"no\" (a usage error is not one); check positively or with a program that answers no (`! grep -q x f`, `test ! -e x`, `! cmp -s a b`)"),
+            ));
+        }
     }
 }
 

@@ -140,8 +140,18 @@ impl ProofPlan {
     /// returns its raw status (its deciding command's, see
     /// [`Pipeline::deciding_command`]). The init calls it with its real
     /// runner; only the pipelines whose turn comes are run, in order.
-    pub fn evaluate(&self, run_pipeline: impl FnMut(&Pipeline) -> i32) -> i32 {
-        self.fold(&mut ExitStatuses(run_pipeline))
+    ///
+    /// `!` inverts only an answer: a pipeline whose deciding command said
+    /// "no" with its documented status ([`PlanCommand::negative_answers`],
+    /// grep's 1, not its 2), after every earlier command of the pipeline
+    /// ended well ([`PipelineEnd::upstream_ok`]). A usage error, an I/O
+    /// error or a signal stays a failure under `!` (outside attacker's
+    /// validate #20: `! head -n 1x f` passed in every state).
+    pub fn evaluate(&self, run_pipeline: impl FnMut(&Pipeline) -> PipelineEnd) -> i32 {
+        self.fold(&mut ExitStatuses {
+            run: run_pipeline,
+            upstream_ok: true,
+        })
     }
 
     /// Folds the plan's status in the domain `statuses`: this is the only
@@ -234,13 +244,74 @@ impl Pipeline {
     pub fn deciding_command(&self) -> Option<&PlanCommand> {
         self.commands.last()
     }
+
+    /// This pipeline's status under `!`, given how it ended: 1 after a 0;
+    /// 0 only after the deciding command's documented "no"
+    /// ([`PlanCommand::negative_answers`]) with every earlier command ended
+    /// well; otherwise the failure as it is (a usage or I/O error, a
+    /// signal, an earlier command that failed and fed the last one nothing).
+    pub fn negated_status(&self, end: PipelineEnd) -> i32 {
+        if end.status == 0 {
+            return 1;
+        }
+        let answered_no = end.upstream_ok
+            && self
+                .deciding_command()
+                .is_some_and(|command| command.negative_answers().contains(&end.status));
+        if answered_no { 0 } else { end.status }
+    }
+}
+
+/// How one pipeline ended, as the runner saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PipelineEnd {
+    /// The deciding (last) command's status; 128 + n when signal n ended it.
+    pub status: i32,
+    /// Whether every earlier command of the pipeline ended well: status 0,
+    /// or SIGPIPE (a later command stopped reading, as `grep -q` does once
+    /// it has its answer). A failed `head -n 1x f` in `head -n 1x f | grep
+    /// -q .` feeds grep nothing, and grep's "no" then says nothing.
+    pub upstream_ok: bool,
+}
+
+impl PipelineEnd {
+    /// A pipeline whose earlier commands (if any) all ended well.
+    pub fn of(status: i32) -> PipelineEnd {
+        PipelineEnd {
+            status,
+            upstream_ok: true,
+        }
+    }
+}
+
+impl PlanCommand {
+    /// The exit statuses with which this command's program answers "no"
+    /// (a search that found nothing, a test that is false, files that
+    /// differ), as distinct from its errors; empty when the program has no
+    /// such answer (`head`, `cat`, `find`, build tools, project scripts:
+    /// their failure is an error) or its statuses are not the same in every
+    /// version (`yq`: the Go yq exits 1 on errors too). `!` passes only on
+    /// these ([`Pipeline::negated_status`]).
+    pub fn negative_answers(&self) -> &'static [i32] {
+        match self.argv.first().map(String::as_str) {
+            // grep/rg: 1 none selected, 2 error; test/[: 1 false, 2 error;
+            // diff/cmp: 1 different, 2 trouble; git: 1 from `diff
+            // --quiet`, `grep`, `merge-base --is-ancestor`, `ls-files
+            // --error-unmatch`, 128 fatal, 129 usage.
+            Some("grep" | "rg" | "test" | "[" | "diff" | "cmp" | "git") => &[1],
+            // jq -e: 1 the last output false or null, 4 no output at all;
+            // 2 usage or system error, 3 compile error, 5 run-time error.
+            Some("jq") => &[1, 4],
+            _ => &[],
+        }
+    }
 }
 
 /// A pipeline's status in a domain: its raw status, inverted by `!`.
 fn pipeline_status<D: StatusDomain>(pipeline: &Pipeline, statuses: &mut D) -> D::Status {
     let raw = statuses.pipeline(pipeline);
     if pipeline.negated {
-        statuses.negate(raw)
+        statuses.negate(pipeline, raw)
     } else {
         raw
     }
@@ -252,8 +323,10 @@ pub trait StatusDomain {
     type Status;
     /// The raw status of one pipeline (before `!`).
     fn pipeline(&mut self, pipeline: &Pipeline) -> Self::Status;
-    /// `!`: success becomes failure and failure success.
-    fn negate(&mut self, status: Self::Status) -> Self::Status;
+    /// `!` on `pipeline`'s raw status, just returned by
+    /// [`StatusDomain::pipeline`]: success becomes failure, and the
+    /// program's "no" becomes success.
+    fn negate(&mut self, pipeline: &Pipeline, status: Self::Status) -> Self::Status;
     /// `left && right`: `right` gives the next pipeline's status; call it
     /// only when that pipeline may run.
     fn and_then(
@@ -270,19 +343,30 @@ pub trait StatusDomain {
 }
 
 /// Exit statuses as POSIX defines them: 0 is success; `&&` runs the next
-/// pipeline only after a 0, `||` only after anything else; `!` maps 0 to 1
-/// and anything else to 0.
-struct ExitStatuses<F>(F);
+/// pipeline only after a 0, `||` only after anything else. `!` maps 0 to 1
+/// and only the program's documented "no" to 0 ([`Pipeline::negated_status`];
+/// POSIX maps every non-zero status to 0, which turned usage errors into
+/// passes).
+struct ExitStatuses<F> {
+    run: F,
+    /// The last pipeline's [`PipelineEnd::upstream_ok`], for `negate`.
+    upstream_ok: bool,
+}
 
-impl<F: FnMut(&Pipeline) -> i32> StatusDomain for ExitStatuses<F> {
+impl<F: FnMut(&Pipeline) -> PipelineEnd> StatusDomain for ExitStatuses<F> {
     type Status = i32;
 
     fn pipeline(&mut self, pipeline: &Pipeline) -> i32 {
-        (self.0)(pipeline)
+        let end = (self.run)(pipeline);
+        self.upstream_ok = end.upstream_ok;
+        end.status
     }
 
-    fn negate(&mut self, status: i32) -> i32 {
-        i32::from(status == 0)
+    fn negate(&mut self, pipeline: &Pipeline, status: i32) -> i32 {
+        pipeline.negated_status(PipelineEnd {
+            status,
+            upstream_ok: self.upstream_ok,
+        })
     }
 
     fn and_then(&mut self, left: i32, right: &mut dyn FnMut(&mut Self) -> i32) -> i32 {
@@ -325,7 +409,7 @@ mod tests {
         let mut ran = Vec::new();
         let status = plan.evaluate(|p| {
             ran.push(p.commands[0].argv[0].clone());
-            status_of(&p.commands[0].argv[0])
+            PipelineEnd::of(status_of(&p.commands[0].argv[0]))
         });
         (status, ran)
     }
@@ -355,15 +439,60 @@ mod tests {
     #[test]
     fn negation_inverts_the_pipeline_status() {
         let plan = ProofPlan {
-            first: pipe("other", true),
-            rest: vec![],
-        };
-        assert_eq!(run(&plan).0, 0);
-        let plan = ProofPlan {
             first: pipe("ok", true),
             rest: vec![],
         };
         assert_eq!(run(&plan).0, 1);
+    }
+
+    fn negated(argv: &[&str], end: PipelineEnd) -> i32 {
+        let mut command = cmd(argv[0]);
+        command.argv = argv.iter().map(|a| a.to_string()).collect();
+        let plan = ProofPlan {
+            first: Pipeline {
+                negated: true,
+                commands: vec![cmd("cat"), command],
+            },
+            rest: vec![],
+        };
+        plan.evaluate(|_| end)
+    }
+
+    // proves: PROOF-5 (outside attacker's validate #20: `!` turned a usage
+    // error, exit 2, into a pass in every state)
+    #[test]
+    fn negation_passes_only_on_the_programs_documented_no() {
+        let end = PipelineEnd::of;
+        // The documented "no": a pass.
+        assert_eq!(negated(&["grep", "-q", "x", "f"], end(1)), 0);
+        assert_eq!(negated(&["rg", "-q", "x", "f"], end(1)), 0);
+        assert_eq!(negated(&["test", "-f", "x"], end(1)), 0);
+        assert_eq!(negated(&["git", "diff", "--quiet"], end(1)), 0);
+        assert_eq!(negated(&["jq", "-e", ".a", "f.json"], end(4)), 0);
+        // A usage or I/O error stays a failure, with its own status.
+        assert_eq!(negated(&["grep", "-q", "-m", "1x", "x", "f"], end(2)), 2);
+        assert_eq!(negated(&["test", "1x", "-eq", "1"], end(2)), 2);
+        assert_eq!(negated(&["cmp", "-n", "-1", "a", "b"], end(2)), 2);
+        assert_eq!(
+            negated(&["git", "diff", "--quiet", "-U", "x"], end(128)),
+            128
+        );
+        assert_eq!(negated(&["jq", "-e", "--indent", "9", "."], end(2)), 2);
+        assert_eq!(negated(&["jq", "-e", "("], end(3)), 3);
+        // Programs without a "no": every failure is an error.
+        assert_eq!(negated(&["head", "-n", "1x", "f"], end(1)), 1);
+        assert_eq!(negated(&["find", "src", "-type", "z"], end(1)), 1);
+        assert_eq!(negated(&["yq", "-e", "("], end(1)), 1);
+        // A signal is never a "no".
+        assert_eq!(negated(&["grep", "-q", "x"], end(128 + 9)), 128 + 9);
+        // An earlier command that failed fed the search nothing.
+        let fed_nothing = PipelineEnd {
+            status: 1,
+            upstream_ok: false,
+        };
+        assert_eq!(negated(&["grep", "-q", "."], fed_nothing), 1);
+        // Success under `!` is a failure, as always.
+        assert_eq!(negated(&["grep", "-q", "x"], end(0)), 1);
     }
 
     #[test]

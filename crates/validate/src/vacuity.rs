@@ -590,7 +590,7 @@ pub(crate) fn plan_condition<'a>(plan: &'a ProofPlan, deciding: &'a [Cond]) -> F
                 None => Formula::Leaf(&FALSE),
             }
         }
-        fn negate(&mut self, status: Formula<'a>) -> Formula<'a> {
+        fn negate(&mut self, _: &Pipeline, status: Formula<'a>) -> Formula<'a> {
             Formula::Not(Box::new(status))
         }
         fn and_then(

@@ -746,3 +746,42 @@ fn outside_attacker_round_three() {
         );
     }
 }
+
+// proves: PROOF-5 (outside attacker's validate #20: an option value the
+// program rejects stops it with a usage error, which `!` made a pass in
+// every state. The runner now passes `!` only on the program's documented
+// "no" (`ploy_validate::Pipeline::negated_status`); a checker without one
+// is refused here, since under `!` it could never pass.)
+#[test]
+fn negation_of_a_checker_without_a_no_answer() {
+    all_refused(&[
+        ("! head -n 1x f", "PROOF-5", "head has no 'no'"),
+        ("! tail -c 1zz f", "PROOF-5", "the same for tail"),
+        ("! find src -type z", "PROOF-5", "find fails only on errors"),
+        ("! find src -perm zzz", "PROOF-5", "the same"),
+        ("! find src -user zzznouser", "PROOF-5", "the same"),
+        ("! yq -e '(' f.json", "PROOF-5", "yq's 1 is an error too"),
+        ("! yq -e .a f.json", "PROOF-5", "the same, well formed"),
+        ("! cat f", "PROOF-5", "cat fails only on errors"),
+        ("! wc -l f", "PROOF-5", "the same"),
+        ("! ls missing", "PROOF-5", "ls: 2 is trouble"),
+        ("! grep -q x f | head -n 1", "PROOF-5", "head decides"),
+        ("! grep -q x f | wc -l", "PROOF-5", "wc decides"),
+    ]);
+    for line in [
+        "! grep -q x f",
+        "! rg -q x src",
+        "! test -e x",
+        "! cmp -s a b",
+        "! diff -q a b",
+        "! jq -e .a f.json",
+        "! git diff --quiet",
+        "! head -n 5 f | grep -q x",
+    ] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}

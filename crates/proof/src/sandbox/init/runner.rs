@@ -21,7 +21,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use ploy_validate::{Pipeline, PlanCommand, ProofPlan, StreamTarget};
+use ploy_validate::{Pipeline, PipelineEnd, PlanCommand, ProofPlan, StreamTarget};
 
 /// How a plan ended, as the init reports it to the parent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,20 +115,20 @@ impl<'w> Runner<'w> {
         let status = plan.evaluate(|pipeline| {
             if failure.is_some() {
                 // Nothing runs after an init failure; the status is unused.
-                return 127;
+                return PipelineEnd::of(127);
             }
             if let Some(reason) = self.watch.stopped() {
                 failure = Some(RunError::Limit(reason));
-                return 127;
+                return PipelineEnd::of(127);
             }
             match self.run_pipeline(pipeline) {
-                Ok((status, signal)) => {
-                    last = (status, signal, pipeline.negated);
-                    status
+                Ok((end, signal)) => {
+                    last = (end.status, signal, pipeline.negated);
+                    end
                 }
                 Err(err) => {
                     failure = Some(err);
-                    127
+                    PipelineEnd::of(127)
                 }
             }
         });
@@ -147,9 +147,13 @@ impl<'w> Runner<'w> {
         })
     }
 
-    /// Runs one pipeline and returns the last command's status and, when a
-    /// signal ended it, the signal.
-    fn run_pipeline(&mut self, pipeline: &Pipeline) -> Result<(i32, Option<i32>), RunError> {
+    /// Runs one pipeline and returns how it ended (the last command's
+    /// status, and whether every earlier one ended well, for `!`) and, when
+    /// a signal ended the last command, the signal.
+    fn run_pipeline(
+        &mut self,
+        pipeline: &Pipeline,
+    ) -> Result<(PipelineEnd, Option<i32>), RunError> {
         let count = pipeline.commands.len();
         let mut pids = Vec::with_capacity(count);
         let mut stdin: Option<OwnedFd> = None;
@@ -209,10 +213,23 @@ impl<'w> Runner<'w> {
             .last()
             .and_then(|pid| self.reaped.remove(pid))
             .ok_or_else(|| RunError::Init("the pipeline's last command was not reaped".into()))?;
-        for pid in &pids {
-            self.reaped.remove(pid);
+        // Earlier commands: 0, or stopped by SIGPIPE because a later one had
+        // its answer and stopped reading.
+        // One not reaped counts as not ended well.
+        let mut upstream_ok = true;
+        for pid in &pids[..pids.len().saturating_sub(1)] {
+            upstream_ok &= self.reaped.remove(pid).is_some_and(|earlier| {
+                matches!(status_of(earlier), (0, None) | (_, Some(libc::SIGPIPE)))
+            });
         }
-        Ok(status_of(raw))
+        let (status, signal) = status_of(raw);
+        Ok((
+            PipelineEnd {
+                status,
+                upstream_ok,
+            },
+            signal,
+        ))
     }
 
     /// Forks and executes one command with the given stdin, stdout, stderr.
