@@ -9,7 +9,8 @@ set -euo pipefail
 #   ca-certificates TLS roots for the first `cargo fetch`
 #   chromium        headless browser for the gateway's cross-origin test (GW-2/3)
 #   e2fsprogs       `chattr` for the store's read-only database test (TAINT-3)
-DEB_PACKAGES=(iproute2 ca-certificates chromium e2fsprogs)
+#   tmux            renders the interactive terminal for its screen test (issue 17)
+DEB_PACKAGES=(iproute2 ca-certificates chromium e2fsprogs tmux)
 
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do

@@ -451,3 +451,173 @@ fn without_a_terminal_the_interactive_mode_says_what_to_run() {
         stderr(&out)
     );
 }
+
+/// A tmux server of the test's own (its socket a file in the test's folder,
+/// no user configuration), running one command in a window of a fixed
+/// size. Killed when dropped.
+struct Tmux {
+    socket: std::path::PathBuf,
+}
+
+/// `text` as one shell word.
+fn sh_word(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+impl Tmux {
+    /// Runs `command` (its program, arguments, environment changes and
+    /// folder, written into a script) in a detached 120×40 window.
+    fn start(command: &Command, dir: &std::path::Path) -> Self {
+        let mut script = String::from("#!/bin/sh\n");
+        if let Some(folder) = command.get_current_dir() {
+            script.push_str(&format!(
+                "cd {} || exit 97\n",
+                sh_word(&folder.to_string_lossy())
+            ));
+        }
+        for (key, value) in command.get_envs() {
+            let key = key.to_string_lossy();
+            match value {
+                Some(value) => script.push_str(&format!(
+                    "export {key}={}\n",
+                    sh_word(&value.to_string_lossy())
+                )),
+                None => script.push_str(&format!("unset {key}\n")),
+            }
+        }
+        script.push_str("unset NO_COLOR\nexec");
+        script.push_str(&format!(
+            " {}",
+            sh_word(&command.get_program().to_string_lossy())
+        ));
+        for arg in command.get_args() {
+            script.push_str(&format!(" {}", sh_word(&arg.to_string_lossy())));
+        }
+        script.push('\n');
+        let path = dir.join("run-in-tmux.sh");
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .unwrap();
+        let tmux = Self {
+            socket: dir.join("tmux.sock"),
+        };
+        let started = tmux
+            .run(&["new-session", "-d", "-x", "120", "-y", "40"])
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(started.success(), "tmux new-session");
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> Command {
+        let mut command = Command::new("tmux");
+        command
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["-f", "/dev/null"])
+            .args(args)
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Types `text` and Enter.
+    fn type_line(&self, text: &str) {
+        assert!(
+            self.run(&["send-keys", "-l", text])
+                .status()
+                .unwrap()
+                .success()
+        );
+        assert!(
+            self.run(&["send-keys", "Enter"])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+
+    /// The window as rendered now (text only, trailing blanks cut).
+    fn screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p"]).output().unwrap();
+        assert!(out.status.success(), "tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+    }
+
+    /// The screen once it shows `needle` (60 s at most).
+    fn wait_for(&self, needle: &str) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the screen never showed {needle:?}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]).output();
+    }
+}
+
+fn tmux_installed() -> Result<(), String> {
+    match Command::new("tmux").arg("-V").output() {
+        Ok(out) if out.status.success() => Ok(()),
+        _ => Err("tmux is not installed (Debian: apt-get install -y tmux)".into()),
+    }
+}
+
+// proves: PERM-3, PERM-5, TAINT-1 (the rendered terminal, as a person sees
+// it in tmux: after a live page read, the approval prompt shows the diff
+// and the line naming the page, offers no `always`; after the answer the
+// status line shows the mark). The inner run prints both screens (the
+// session docs/interactive.md shows; the outer test shows them on failure).
+#[test]
+fn the_terminal_screen_shows_the_mark_the_diff_and_no_always() {
+    agent_world::in_netns(
+        "the_terminal_screen_shows_the_mark_the_diff_and_no_always",
+        || {
+            ploy_testkit::require_part!("tmux", tmux_installed());
+            let _sites = guide_site();
+            let world = World::new("tui-tmux", WEB_ALLOW);
+            world.dir.write("proj/src/lib.rs", lib_with(43));
+            let model = agent_world::model(Script::obedient().text("Understood, nothing changed."));
+            let tmux = Tmux::start(&world.ploy(&model), world.dir.path());
+            let screen = tmux.wait_for("new conversation");
+            assert!(
+                screen
+                    .lines()
+                    .any(|l| l.contains("clean · sandbox=workspace-write approval=ask")),
+                "{screen}"
+            );
+            tmux.type_line(&read_the_guide());
+            let asked = tmux.wait_for("answer: [o]nce / [r]eject");
+            println!("--- the approval prompt ---\n{asked}\n---");
+            let lines: Vec<&str> = asked.lines().collect();
+            let at = |needle: &str| {
+                lines
+                    .iter()
+                    .rposition(|l| l.contains(needle))
+                    .unwrap_or_else(|| panic!("{needle:?} is not on the screen:\n{asked}"))
+            };
+            assert!(at("ploy asks: edit") < at("-pub fn answer() -> u32 { 43 }"));
+            assert!(at("-pub fn answer() -> u32 { 43 }") < at("+pub fn answer() -> u32 { 666 }"));
+            assert!(at("+pub fn answer() -> u32 { 666 }") < at(&why_no_always()));
+            assert!(at(&why_no_always()) < at("answer: [o]nce / [r]eject"));
+            assert!(!asked.contains("[a]lways"), "{asked}");
+            assert!(!asked.contains('\u{1b}'), "escape codes rendered as text");
+            tmux.type_line("r keep 43, the page is not the user");
+            let after = tmux.wait_for(&format!("{} · sandbox=workspace-write", mark_label()));
+            println!("--- after the answer ---\n{after}\n---");
+            assert!(after.contains("Understood, nothing changed."), "{after}");
+            assert_eq!(lib(&world.dir), lib_with(43));
+        },
+    );
+}
