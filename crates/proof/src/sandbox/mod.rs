@@ -151,6 +151,8 @@ pub struct Sandbox {
     simulate_missing: Vec<Layer>,
     /// Set from outside to end the run at once (a cancelled agent turn).
     stop: Option<Arc<AtomicBool>>,
+    /// Whether SIGINT, SIGTERM and SIGHUP end the run ([`Self::stop_on_signals`]).
+    stop_on_signal: bool,
 }
 
 /// The probe result of this process, per init binary (SBX-5: probe before
@@ -231,6 +233,7 @@ impl Sandbox {
             init,
             simulate_missing: Vec::new(),
             stop: None,
+            stop_on_signal: false,
         })
     }
 
@@ -247,6 +250,35 @@ impl Sandbox {
     /// in a process that lives on. Checked at least every 50 ms.
     pub fn stop_on(&mut self, flag: Arc<AtomicBool>) {
         self.stop = Some(flag);
+    }
+
+    /// For a command-line run: SIGINT (Ctrl-C), SIGTERM and SIGHUP end the
+    /// run like [`Self::stop_on`] instead of killing ploy, so what follows a
+    /// run still happens: the PERM-7 paths the program created in a writable
+    /// project are moved aside and reported (SBX-6), the build cache is
+    /// tidied (BEYOND-4). Found attacking it: a program that created
+    /// `.envrc` and waited was left in place by a Ctrl-C, with no word.
+    /// Installs process-wide handlers that only set a flag.
+    pub fn stop_on_signals(&mut self) -> Result<(), SandboxError> {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: a zeroed sigaction with a handler that only stores to
+            // an atomic (async-signal-safe); no SA_RESTART, so the output
+            // loop's poll returns at once.
+            let installed = unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = note_stop_signal as *const () as libc::sighandler_t;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(signal, &action, std::ptr::null_mut())
+            };
+            if installed != 0 {
+                return Err(SandboxError::Launcher(format!(
+                    "cannot take signal {signal} to stop the sandbox cleanly: {}",
+                    std::io::Error::last_os_error()
+                )));
+            }
+        }
+        self.stop_on_signal = true;
+        Ok(())
     }
 
     /// The canonical project folder.
@@ -363,7 +395,11 @@ impl Sandbox {
             env.retain(|(known, _)| known != name);
             env.push((name.clone(), value.clone()));
         }
-        let launched = launch(&self.init, &request, &env, self.stop.as_deref());
+        let stop = self
+            .stop
+            .as_deref()
+            .or(self.stop_on_signal.then_some(&STOP_SIGNALLED));
+        let launched = launch(&self.init, &request, &env, stop);
         // BEYOND-4: whatever the run's end, the cache keeps only plain files
         // and folders, and no more than its bound.
         let tidied = self
@@ -384,6 +420,13 @@ impl Sandbox {
         }
         Ok(output)
     }
+}
+
+/// Set by the handlers [`Sandbox::stop_on_signals`] installs.
+static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn note_stop_signal(_: libc::c_int) {
+    STOP_SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// Turns a launch into a result, or the error that says why there is none.
