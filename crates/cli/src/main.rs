@@ -74,6 +74,8 @@ enum Command {
     Conversations(cmd::conversations::ConversationsArgs),
     /// Serve ploy's doors (web search/fetch, research, proofs, sandbox) as MCP tools over stdio.
     Mcp(cmd::mcp::McpArgs),
+    /// Run attack scenarios against this ploy with a model that obeys every injection (no model, no network needed).
+    Redteam(cmd::redteam::RedteamArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -184,5 +186,6 @@ fn main() -> ExitCode {
         Command::Approvals(args) => cmd::approvals::run(args),
         Command::Conversations(args) => cmd::conversations::run(args),
         Command::Mcp(args) => cmd::mcp::run(args),
+        Command::Redteam(args) => cmd::redteam::run(args),
     }
 }

@@ -127,9 +127,13 @@ impl Decision {
                     id @ ("PERM-7" | "BEYOND-7" | "BROWSER-2") => id,
                     _ => "PERM-5",
                 },
+                // The asking rule is named in the reason too, so whoever
+                // reads a PERM-5 refusal (the model, `ploy redteam`) sees
+                // which rule asked.
                 format!(
-                    "this needs a person's approval and nobody can answer in a non-interactive run ({})",
-                    self.reason
+                    "this needs a person's approval (it asks under {}) and nobody can answer in a \
+                     non-interactive run ({})",
+                    self.requirement, self.reason
                 ),
             )),
         }

@@ -9,11 +9,14 @@
 //!   sandbox, kept here so that every process spawn lives in this one crate.
 //! * [`exec`] and [`contain`]: `ploy exec`, a program started with ploy's own
 //!   folders hidden and without `PLOY_*` variables (SVC-1).
+//! * [`own`]: this binary started again (`ploy redteam` drives the real
+//!   faces of the agent as child processes).
 
 pub mod contain;
 pub mod exec;
 pub mod host;
 pub mod host_command;
+pub mod own;
 pub mod plan;
 pub mod proof_run;
 pub mod sandbox;

@@ -12,6 +12,7 @@ pub mod hook;
 pub mod keys;
 pub mod mcp;
 pub mod redact;
+pub mod redteam;
 pub mod research;
 pub mod sandbox;
 pub mod service;
