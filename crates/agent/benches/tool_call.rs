@@ -4,7 +4,9 @@
 //!   `Tool::prepare`, `Permission::assert`, the tool's run on a 2 KiB file,
 //!   redaction (a redactor that knows 50 secrets), the 50 KiB cap — and the
 //!   store's write of the exchange (tool call, decision, result: one
-//!   transaction, `synchronous=FULL`), as the session does it.
+//!   transaction, an ordinary write: `synchronous=NORMAL` in WAL mode; only
+//!   durable writes such as a taint mark fsync, see ploy-store), as the
+//!   session does it.
 //! * `prompt/N calls`: a whole prompt against the scripted model on
 //!   127.0.0.1 answering at once: one turn ordering N reads, then the
 //!   answer (two model calls for any N). The per-call overhead is
