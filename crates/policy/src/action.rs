@@ -188,8 +188,9 @@ pub struct MatchUnit {
     /// (non-static program name, substitution, parse error...). Ask and deny
     /// rules still apply.
     pub allow_blocker: Option<String>,
-    /// Extra texts only deny rules are tried on (e.g. `rm -rf x` for
-    /// `/bin/rm -rf x`): seeing through a path must never widen an allow.
+    /// Extra texts only deny and ask rules are tried on (`rm -rf x` for
+    /// `/bin/rm -rf x` or `rm -fr x`, `git push` for `git -C . push`):
+    /// seeing through a spelling must never widen an allow.
     pub deny_candidates: Vec<String>,
     /// When set, this unit may write one of ploy's own files or another
     /// agent's resources (PERM-7, the reason): the action always asks,

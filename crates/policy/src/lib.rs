@@ -42,9 +42,14 @@
 //!   read, or remove the file). The list of guarded files is the caller's
 //!   (one walk of the project per command that needs it, capped);
 //!   [`Action::shell`] alone assumes there are none;
-//! * an allow rule grants whatever its program can do by itself: `git *`
-//!   also allows `git -c core.pager=… log`, `awk *` allows `system()`. Write
-//!   narrow prefixes; the sandbox is the guard for what a program does;
+//! * an allow rule grants whatever its program can do by itself: `awk *`
+//!   allows `system()`, `make *` whatever the Makefile runs. Write narrow
+//!   prefixes; the sandbox is the guard for what a program does. For git,
+//!   npm and cargo ploy reads the words as the program does
+//!   (`subcommand.rs`): deny and ask rules also see `git -C . push` as `git
+//!   push`, `npm pub` as `npm publish`, `rm -fr` as `rm -rf`, and a
+//!   subcommand ploy cannot name (an alias, `-c` configuration that names a
+//!   program, an unknown option before it) asks;
 //! * web actions ask by default (no built-in web allow).
 
 mod action;
@@ -60,6 +65,7 @@ mod rules;
 mod settings;
 mod shell;
 mod site;
+mod subcommand;
 
 pub use action::{Action, ActionKind, KindSet, MEMORY_TARGET, MatchUnit, Target};
 pub use approvals::{

@@ -389,11 +389,12 @@ fn evaluate_unit<'a>(
             return (Some((layer, rule)), outcome);
         }
         if matches!(outcome, UnitOutcome::Unmatched) {
-            let hits = &scratch.hits[..shared];
-            if let Some(rule) = layer.first_hit(hits, Effect::Ask) {
+            // Ask rules see every spelling (stricter only); allow rules only
+            // the command as written.
+            if let Some(rule) = layer.first_hit(&scratch.hits, Effect::Ask) {
                 outcome = UnitOutcome::Asked(layer, rule);
             } else if unit.allow_blocker.is_none()
-                && let Some(rule) = layer.first_hit(hits, Effect::Allow)
+                && let Some(rule) = layer.first_hit(&scratch.hits[..shared], Effect::Allow)
             {
                 outcome = UnitOutcome::Allowed(layer, rule);
             }

@@ -708,11 +708,23 @@ impl Builder<'_> {
         // program's basename (`X=1 /bin/rm -rf .` is still `rm -rf .`).
         if let Some(program) = words.first() {
             let base = text_of(program).rsplit('/').next().unwrap_or_default();
+            let args: Vec<&str> = words[1..].iter().map(|w| text_of(w)).collect();
             let mut bare: Vec<&str> = vec![base];
-            bare.extend(words[1..].iter().map(|w| text_of(w)));
+            bare.extend(args.iter().copied());
             let bare = bare.join(" ");
             if !unit.candidates.contains(&bare) {
                 unit.deny_candidates.push(bare);
+            }
+            // And as the program reads its words: global options skipped,
+            // aliases resolved, option clusters merged (integrations #6).
+            let normal = crate::subcommand::normalise(base, &args);
+            for form in normal.forms {
+                if !unit.candidates.contains(&form) && !unit.deny_candidates.contains(&form) {
+                    unit.deny_candidates.push(form);
+                }
+            }
+            if let Some(why) = normal.unknown {
+                unit.allow_blocker.get_or_insert(why);
             }
         }
         self.units.push(unit);
@@ -1099,23 +1111,13 @@ fn glob_variants(text: &str, dot_globs: bool) -> Option<Vec<String>> {
 }
 
 /// git's subcommand: the first word after the global options (`-C dir`,
-/// `-c k=v`, `--git-dir=…`).
+/// `-c k=v`, `--git-dir=…`); `None` when there is none or ploy cannot tell
+/// (then the command is not taken for a reader).
 fn git_subcommand<'a>(args: &[&'a str]) -> Option<&'a str> {
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i];
-        if matches!(
-            arg,
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace"
-        ) {
-            i += 2;
-        } else if arg.starts_with('-') {
-            i += 1;
-        } else {
-            return Some(arg);
-        }
+    match crate::subcommand::git_start(args) {
+        Ok(Some(start)) => Some(args[start]),
+        _ => None,
     }
-    None
 }
 
 /// Absolute, home-relative, or climbing out with `..`: worth placing.

@@ -323,3 +323,106 @@ fn rules_all_ext() -> Rules {
         (ActionKind::ExternalDirectory, Effect::Allow, "**"),
     ])
 }
+
+// proves: PERM-2 (deny and ask rules see the command the program runs:
+// global options before the subcommand skipped, git/npm/cargo aliases and
+// abbreviations resolved, option clusters merged; what ploy cannot name
+// asks, never allows. The outside attacker's integrations #6 corpus.)
+#[test]
+fn deny_rules_hold_through_global_options_aliases_and_option_spellings() {
+    let rules = rules(&[
+        (ActionKind::Shell, Effect::Allow, "git *"),
+        (ActionKind::Shell, Effect::Allow, "npm *"),
+        (ActionKind::Shell, Effect::Allow, "cargo *"),
+        (ActionKind::Shell, Effect::Allow, "rm *"),
+        (ActionKind::Shell, Effect::Deny, "git push*"),
+        (ActionKind::Shell, Effect::Deny, "npm publish*"),
+        (ActionKind::Shell, Effect::Deny, "cargo publish*"),
+        (ActionKind::Shell, Effect::Deny, "rm -rf *"),
+        (ActionKind::Shell, Effect::Ask, "git reset*"),
+    ]);
+    let denied = [
+        "git push origin main",
+        "git -C . push origin main",
+        "git --no-pager push",
+        "git -p push",
+        "git --paginate push",
+        "git -P push",
+        "git --work-tree=. push",
+        "git --git-dir .git push",
+        "git --literal-pathspecs push",
+        "git --no-optional-locks push",
+        "git send-pack origin main",
+        "/usr/bin/git -C . push",
+        "sudo git -C . push",
+        "npm publish",
+        "npm pub",
+        "npm publ",
+        "npm -q publish",
+        "npm --loglevel silent publish",
+        "npm --silent publish --tag x",
+        "npm --registry=http://r publish",
+        "cargo publish",
+        "cargo -q publish",
+        "cargo +nightly publish",
+        "cargo --locked --offline publish",
+        "rm -rf build",
+        "rm -fr build",
+        "rm -r -f build",
+        "rm -f -r build",
+        "rm -Rf build",
+        "rm -fR build",
+        "rm --recursive --force build",
+        "rm --force --recursive build",
+        "rm build -rf",
+        // Denied even when an alias makes ploy unsure what else runs.
+        "git -c alias.p=push p origin",
+        "git --frob push",
+    ];
+    for line in denied {
+        let action = Action::shell("bash", line, &root());
+        assert_eq!(verdict(&action, &rules), V::Deny, "{line}");
+    }
+    let asked = [
+        // An alias defined on the line, or one ploy cannot see (git config,
+        // ~/.gitconfig, .cargo/config.toml), may run anything.
+        "git -c alias.x=!sh x",
+        "git -c alias.p=push x",
+        "git --config-env alias.p=P p",
+        "git -c core.pager=sh log",
+        "git -c core.sshCommand=evil fetch",
+        "git st",
+        "git --frob status",
+        "git --exec-path=/tmp/x status",
+        "npm frobnicate",
+        "npm --frobnicate lodash",
+        "cargo --config alias.x=publish x",
+        "cargo release",
+        // Ask rules see every spelling too.
+        "git -C . reset --hard",
+        "git --no-pager reset --hard",
+    ];
+    for line in asked {
+        let action = Action::shell("bash", line, &root());
+        assert_eq!(verdict(&action, &rules), V::Ask, "{line}");
+    }
+    let allowed = [
+        "git status",
+        "git -C sub status",
+        "git --no-pager log --oneline",
+        "git -c color.ui=always diff",
+        "npm install",
+        "npm i lodash",
+        "npm -q run build",
+        "cargo test --all",
+        "cargo +stable -q build",
+        "cargo t",
+        "rm -r build",
+        "rm -f out.txt",
+        "rm -rv build",
+    ];
+    for line in allowed {
+        let action = Action::shell("bash", line, &root());
+        assert_eq!(verdict(&action, &rules), V::Allow, "{line}");
+    }
+}
