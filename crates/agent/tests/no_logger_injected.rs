@@ -96,6 +96,7 @@ fn web_fields(engine: WebEngine, setup: WebSetup) {
         hosts: _,
         answer_model: _,
         research: _,
+        secrets: _,
     } = setup;
 }
 

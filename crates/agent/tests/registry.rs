@@ -213,6 +213,7 @@ async fn dispatch_all(world: &World, rule_list: Vec<Rule>) -> (Vec<(String, usiz
         &WebSetup {
             config_dir,
             hosts: Some(hosts),
+            secrets: ploy_secrets::SecretSet::new(),
             answer_model: None,
             research: None,
         },

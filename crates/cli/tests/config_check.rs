@@ -205,3 +205,59 @@ fn missing_explicit_file_and_usage_errors() {
     let out = ploy(&tmp, &["config", "check", "extra-arg"]);
     assert_eq!(code(&out), 2);
 }
+
+// proves: CONFIG-1, REDACT-1 (settings `secrets`: validated at load; named
+// files and the project's .env checked as the agent reads them)
+#[test]
+fn secrets_lists_are_checked_on_this_machine() {
+    let tmp = TempDir::with_config_and_state("config-check");
+    tmp.write_settings(
+        r#"{"security_profile": {"sandbox": "workspace-write", "approval": "ask"},
+            "secrets": {"env": ["PLOY_TEST_UNSET_SECRET"], "files": ["creds.txt", "gone.txt"]}}"#,
+    );
+    tmp.write("proj/creds.txt", "a-listed-secret-0042\n");
+    let run = |dir: &str| {
+        support::run(
+            support::ploy(tmp.path())
+                .args(["config", "check"])
+                .current_dir(tmp.path().join(dir))
+                .env("HOME", tmp.path().join("no-home"))
+                .env_remove("PLOY_TEST_UNSET_SECRET")
+                .stdin(std::process::Stdio::null()),
+        )
+    };
+    let out = run("proj");
+    let stdout = text(&out.stdout);
+    assert_eq!(code(&out), 0, "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("1 variable(s), 2 file(s)"), "{stdout}");
+    assert!(
+        stdout.contains("PLOY_TEST_UNSET_SECRET is not set"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("gone.txt"), "{stdout}");
+    assert!(!stdout.contains("a-listed-secret"), "{stdout}");
+    // A named file that is there but cannot be read (a FIFO): invalid.
+    std::fs::remove_file(tmp.path().join("proj/creds.txt")).unwrap();
+    #[allow(clippy::disallowed_methods)] // the fixture's FIFO is made by mkfifo(1)
+    let made = std::process::Command::new("mkfifo")
+        .arg(tmp.path().join("proj/creds.txt"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = run("proj");
+    let stderr = text(&out.stderr);
+    assert_eq!(code(&out), 1, "{stderr}");
+    assert!(
+        stderr.contains("REDACT-1") && stderr.contains("creds.txt"),
+        "{stderr}"
+    );
+    // A bad name is refused at load with its key.
+    tmp.write_settings(
+        r#"{"security_profile": {"sandbox": "workspace-write", "approval": "ask"},
+            "secrets": {"env": ["NOT A NAME"]}}"#,
+    );
+    let out = run("proj");
+    let stderr = text(&out.stderr);
+    assert_eq!(code(&out), 1, "{stderr}");
+    assert!(stderr.contains("secrets.env[0]"), "{stderr}");
+}

@@ -667,3 +667,99 @@ fn the_ploy_hook_binary_answers_as_ploy_hook_claude_code() {
     let usage = run_with_input(command.arg("nonsense"), b"");
     assert_eq!(usage.status.code(), Some(2));
 }
+
+// proves: BEYOND-6, REDACT-1 (agent #2: a value of the project's .env, or
+// of a file/variable named in settings `secrets`, is a known secret for the
+// hook's door; integrations #2: every field of a web tool's input is what
+// leaves, not only its URL; an unreadable .env refuses web calls)
+#[test]
+fn project_env_values_and_every_input_field_are_checked_for_secrets() {
+    const DOTENV: &str = "Hunter2Hunter2Zebra";
+    const LISTED: &str = "listed-in-a-file-0042";
+    const NAMED: &str = "plainvalue-of-deploy-x";
+    let world = World::with(
+        r#""permissions": {"web": {"allow": ["*"]}}, "hook": {"answer_allow": true},
+           "secrets": {"env": ["DEPLOY_X"], "files": ["conf/creds.txt"]}"#,
+    );
+    world.dir.write(
+        "home/proj/.env",
+        format!("DB_PASSWORD={DOTENV}\nNODE_ENV=production\n"),
+    );
+    world
+        .dir
+        .write("home/proj/conf/creds.txt", format!("{LISTED}\n"));
+    let pre = |session: &str, tool: &str, input: Value| {
+        let body = json!({
+            "session_id": session, "cwd": world.project(), "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": input,
+        });
+        let out = run_with_input(
+            world
+                .command(&["hook", "claude-code"])
+                .env("DEPLOY_X", NAMED),
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let url = "https://a.com/";
+    for (n, (tool, input)) in [
+        (
+            "WebFetch",
+            json!({"url": format!("https://a.com/?a={DOTENV}"), "prompt": "p"}),
+        ),
+        (
+            "WebFetch",
+            json!({"url": url, "prompt": format!("summarise, key {DOTENV}")}),
+        ),
+        (
+            "WebFetch",
+            json!({"url": format!("https://a.com/{LISTED}"), "prompt": "p"}),
+        ),
+        ("WebSearch", json!({"query": format!("error {NAMED}")})),
+        (
+            "mcp__x__fetch",
+            json!({"url": url, "headers": {"X-Leak": DOTENV}}),
+        ),
+        (
+            "mcp__x__fetch",
+            json!({"url": url, "method": "POST", "body": format!("v={DOTENV}")}),
+        ),
+        (
+            "mcp__http__http_fetch",
+            json!({"url": url, "params": {"q": [DOTENV]}}),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let text = pre(&format!("s{n}"), tool, input.clone());
+        assert!(
+            text.contains("\"deny\"") && text.contains("BEYOND-6"),
+            "{tool} {input}: {text}"
+        );
+        for secret in [DOTENV, LISTED, NAMED] {
+            assert!(!text.contains(secret), "{text}");
+        }
+    }
+    // Configuration from .env is not a secret; a clean call is allowed.
+    let text = pre(
+        "clean",
+        "WebFetch",
+        json!({"url": "https://a.com/production", "prompt": "p"}),
+    );
+    assert!(text.contains("\"allow\""), "{text}");
+    // An .env that cannot be read (a FIFO: reading could block forever):
+    // web calls are refused, naming the file.
+    std::fs::remove_file(world.project().join(".env")).unwrap();
+    let status = Command::new("mkfifo")
+        .arg(world.project().join(".env"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = pre("fifo", "WebFetch", json!({"url": url, "prompt": "p"}));
+    assert!(
+        text.contains("\"deny\"") && text.contains("BEYOND-6") && text.contains(".env"),
+        "{text}"
+    );
+}

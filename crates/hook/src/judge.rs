@@ -11,7 +11,7 @@ use ploy_policy::{
     Action, Basis, Decision, KindSet, PloyFolders, ProjectRoot, ProjectTrust, Rules, Settings,
     TaintMark, Verdict as PolicyVerdict,
 };
-use ploy_secrets::Redactor;
+use ploy_secrets::{Redactor, SecretSources};
 use ploy_trust::{
     DetectOptions, ResourceKind, ScriptedPrompt, TrustRequest, TrustStore, Ui, UiMode, detect,
     load_user_settings, resolve,
@@ -92,7 +92,8 @@ pub enum Call {
     Web {
         /// The action (rules match its URL, or the search service's).
         action: Action,
-        /// What the call sends out (URL, query), checked for secrets.
+        /// What the call sends out (every key and string of its input, the
+        /// URL or query among them), checked for secrets.
         outgoing: String,
         /// The mark stored before the call runs.
         mark: TaintMark,
@@ -115,7 +116,12 @@ pub struct Context {
     pub cwd: PathBuf,
     /// ploy's state folder.
     pub state_dir: PathBuf,
-    redactor: OnceLock<Redactor>,
+    /// Where the known secrets come from (the environment, the working
+    /// folder's `.env` files, settings `secrets`), read on first use.
+    secret_sources: SecretSources,
+    /// The redactor of the known secrets, and why they could not all be
+    /// read (then web calls are refused, BEYOND-6).
+    known: OnceLock<(Redactor, Option<String>)>,
 }
 
 impl Context {
@@ -173,21 +179,46 @@ impl Context {
             .map_err(|e| Refused::new("PERM-1", e.to_string()))?
             .with_ploy_folders(&folders)
             .with_git_hooks(&git_hooks);
+        let declared = user
+            .settings
+            .as_ref()
+            .map(Settings::secrets)
+            .cloned()
+            .unwrap_or_default();
+        let secret_sources = SecretSources::new(Some(cwd), &declared.env, &declared.files);
         Ok(Self {
             hook,
             rules: resolved.rules,
             root,
             cwd: cwd.to_path_buf(),
             state_dir: dirs.state.clone(),
-            redactor: OnceLock::new(),
+            secret_sources,
+            known: OnceLock::new(),
         })
     }
 
-    /// The process redactor (every secret the environment holds), built on
-    /// first use: only calls that send something out or print a reason pay
-    /// for reading the environment.
+    /// The redactor of every known secret (`ploy_secrets::known_secrets`:
+    /// the environment, the working folder's `.env` files, settings
+    /// `secrets`), built on first use: only calls that send something out
+    /// or print a reason pay for reading them. When a secret file cannot
+    /// be read, the environment's secrets alone (web calls are then
+    /// refused, [`Context::secrets_unknown`]).
     pub fn redactor(&self) -> &Redactor {
-        self.redactor.get_or_init(|| Redactor::from_process_env().0)
+        &self.known().0
+    }
+
+    /// Why the known secrets could not all be read (an unreadable `.env`),
+    /// if so: the door cannot check what a web call sends (BEYOND-6).
+    pub fn secrets_unknown(&self) -> Option<&str> {
+        self.known().1.as_deref()
+    }
+
+    fn known(&self) -> &(Redactor, Option<String>) {
+        self.known
+            .get_or_init(|| match ploy_secrets::known_secrets(&self.secret_sources) {
+                Ok(set) => (set.redactor(), None),
+                Err(err) => (Redactor::from_process_env().0, Some(err.to_string())),
+            })
     }
 
     /// Where a written path really lands (symbolic links followed), for
@@ -256,7 +287,17 @@ impl Context {
                     };
                 }
                 // BEYOND-6: a secret this process knows never leaves in a URL
-                // or a search phrase, whatever the rules say.
+                // or a search phrase, whatever the rules say; when the
+                // secrets cannot all be read, nothing leaves (fail closed).
+                if let Some(why) = self.secrets_unknown() {
+                    return Answer::Deny {
+                        reason: format!(
+                            "the {} cannot be checked for secrets: {why}",
+                            action.tool()
+                        ),
+                        requirement: "BEYOND-6",
+                    };
+                }
                 if let Some(found) = self.redactor().find_secret(outgoing.as_bytes()) {
                     return Answer::Deny {
                         reason: format!(

@@ -127,12 +127,12 @@ pub fn claude_code_call(
             }
             Ok(call)
         }
-        "WebFetch" => Ok(web_call(tool, field("url")?)),
+        "WebFetch" => Ok(web_call(tool, field("url")?, input)),
         "WebSearch" => {
             let query = field("query")?;
             Ok(Call::Web {
                 action: Action::web_search(tool, WEB_SEARCH_SERVICE, query),
-                outgoing: query.to_string(),
+                outgoing: input_text(input),
                 mark: web_mark(tool, TaintSource::Tool(tool.to_string())),
             })
         }
@@ -179,7 +179,11 @@ pub fn generic_call(ctx: &Context, kind: &str, target: &str) -> Result<Call, Ref
         "read" => Ok(path_call(ctx, ActionKind::Read, "check", target)),
         "edit" => Ok(path_call(ctx, ActionKind::Edit, "check", target)),
         "shell" => Ok(shell_call(ctx, "check", target)),
-        "web" => Ok(web_call("check", target)),
+        "web" => Ok(Call::Web {
+            action: Action::web("check", target),
+            outgoing: target.to_string(),
+            mark: web_mark("check", TaintSource::Url(target.to_string())),
+        }),
         "web_search" => Ok(Call::Web {
             action: Action::web_search("check", WEB_SEARCH_SERVICE, target),
             outgoing: target.to_string(),
@@ -221,13 +225,12 @@ fn configured_call(
         // a `command` field is judged as the line it is.
         ToolKind::Shell => Ok(shell_call(ctx, tool, text(&["command"]).unwrap_or(tool))),
         ToolKind::Web => match text(&["url"]) {
-            Some(url) => Ok(web_call(tool, url)),
+            Some(url) => Ok(web_call(tool, url, input)),
             None => {
-                // No address: the whole input is what leaves.
-                let outgoing = Value::Object(input.clone()).to_string();
+                // No address: the rules judge the tool by name.
                 Ok(Call::Web {
                     action: Action::web(tool, &format!("mcp:{tool}")),
-                    outgoing,
+                    outgoing: input_text(input),
                     mark: web_mark(tool, TaintSource::Tool(tool.to_string())),
                 })
             }
@@ -287,10 +290,47 @@ fn read_action(ctx: &Context, tool: &str, path: &str) -> Action {
     }
 }
 
-fn web_call(tool: &str, url: &str) -> Call {
+/// A web tool's call to `url`. What leaves is the whole input, not only
+/// the address: a fetching tool sends its `headers`, `body`, `params`, and
+/// WebFetch its `prompt` with the page (BEYOND-6, integrations #2).
+fn web_call(tool: &str, url: &str, input: &Map<String, Value>) -> Call {
     Call::Web {
         action: Action::web(tool, url),
-        outgoing: url.to_string(),
+        outgoing: input_text(input),
         mark: web_mark(tool, TaintSource::Url(url.to_string())),
     }
+}
+
+/// Every key and string of a tool's input, decoded from JSON, one per
+/// line, so the secret check sees each as the tool will send it (a JSON
+/// `\u` escape in a header value is decoded here, not left to chance).
+fn input_text(input: &Map<String, Value>) -> String {
+    fn walk(value: &Value, out: &mut String) {
+        match value {
+            Value::String(text) => {
+                out.push_str(text);
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            Value::Object(map) => {
+                for (key, item) in map {
+                    out.push_str(key);
+                    out.push('\n');
+                    walk(item, out);
+                }
+            }
+            // Numbers and booleans: as written (a secret of digits).
+            other => {
+                out.push_str(&other.to_string());
+                out.push('\n');
+            }
+        }
+    }
+    let mut out = String::new();
+    for (key, value) in input {
+        out.push_str(key);
+        out.push('\n');
+        walk(value, &mut out);
+    }
+    out
 }

@@ -127,8 +127,17 @@ impl Server {
         if !root.is_dir() {
             return Err(format!("the project {} is not a folder", root.display()));
         }
-        let redactor = Redactor::from_process_env().0;
-        let research = research_tools(&options, &root, &redactor);
+        // The known secrets: the environment, the project's `.env` files,
+        // settings `secrets` (REDACT-1, BEYOND-6). A secret file that cannot
+        // be read stops the server (fail closed). Settings that do not load
+        // give no `secrets` lists here; the tools then refuse with the reason.
+        let settings = ploy_trust::load_user_settings(&options.dirs)
+            .ok()
+            .and_then(|user| user.settings);
+        let secrets = ploy_research::command::run_secrets(Some(&root), settings.as_ref())
+            .map_err(|e| e.to_string())?;
+        let redactor = secrets.redactor();
+        let research = research_tools(&options, &root, secrets, &redactor);
         if let Err(reason) = &research {
             tracing::warn!("web tools unavailable: {reason}");
         }
@@ -189,6 +198,7 @@ impl Server {
 fn research_tools(
     options: &Options,
     root: &std::path::Path,
+    secrets: ploy_secrets::SecretSet,
     redactor: &Redactor,
 ) -> Result<ResearchTools, String> {
     let user = ploy_trust::load_user_settings(&options.dirs).map_err(|e| e.to_string())?;
@@ -205,6 +215,7 @@ fn research_tools(
         &options.dirs.config,
         &[],
         options.hosts.as_deref(),
+        secrets,
         redactor,
         gate,
     )

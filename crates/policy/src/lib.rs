@@ -83,8 +83,8 @@ pub use rules::{
     secret_file_patterns,
 };
 pub use settings::{
-    DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS, ResolvedSettings, Settings,
-    SettingsError, Sourced, ValueSource, resolve,
+    DefaultProjectTrust, ExtensionDecl, MAX_EXTENSION_TIMEOUT_MS, ResolvedSettings,
+    SecretsSettings, Settings, SettingsError, Sourced, ValueSource, resolve,
 };
 pub use shell::ShellFacts;
 pub use site::{Site, SiteCheck, SiteError, site_of, site_rule};

@@ -13,7 +13,8 @@
 //!   "default_project_trust": "ask",
 //!   "extensions": [{ "command": "/abs/path/prog", "args": [], "timeout_ms": 5000 }],
 //!   "service": { "listen": "127.0.0.1:8377" },
-//!   "hook": { "answer_allow": false, "sandbox_bash": false }
+//!   "hook": { "answer_allow": false, "sandbox_bash": false },
+//!   "secrets": { "env": ["DEPLOY_PASS"], "files": ["config/credentials.txt"] }
 //! }
 //! ```
 //!
@@ -39,6 +40,12 @@
 //!   validated by ploy-hook (`HookSettings::from_value`), which refuses
 //!   unknown ones. Read from the user's settings only: a project must not
 //!   be able to widen what the hook lets through.
+//! * `secrets`: more known secrets (REDACT-1, BEYOND-6), on top of the
+//!   environment and the project's `.env` files: `env` names variables whose
+//!   values are secret (`[A-Za-z_][A-Za-z0-9_]*`), `files` names files every
+//!   value of which is secret (relative to the project, `~/` for home, or
+//!   absolute). Read from the user's settings only, by
+//!   `ploy_secrets::known_secrets`.
 //! * `proof`: no keys any more. `proof.writable_dirs` (project folders a
 //!   proof could write to for real) was removed: build output now goes to a
 //!   per-project build cache outside the project, and the whole project,
@@ -73,6 +80,52 @@ struct RawSettings {
     hook: Option<serde_json::Value>,
     #[serde(default)]
     proof: Option<RawProof>,
+    #[serde(default)]
+    secrets: Option<SecretsSettings>,
+}
+
+/// The `secrets` section: more known secrets (module docs). Both lists
+/// are validated at load (CONFIG-1).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretsSettings {
+    /// Environment variables whose values are secret, whatever their names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// Files every value of which is secret (one per line, or dotenv
+    /// `NAME=VALUE` lines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+}
+
+impl SecretsSettings {
+    /// The first invalid entry, as `(key, message)`.
+    fn problem(&self) -> Option<(String, String)> {
+        for (i, name) in self.env.iter().enumerate() {
+            let valid = name
+                .bytes()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+                && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+            if !valid {
+                return Some((
+                    format!("secrets.env[{i}]"),
+                    format!(
+                        "{name:?} is not an environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
+                    ),
+                ));
+            }
+        }
+        for (i, file) in self.files.iter().enumerate() {
+            if file.trim().is_empty() || file.contains('\0') {
+                return Some((
+                    format!("secrets.files[{i}]"),
+                    "must name a file (relative to the project, ~/..., or absolute)".to_string(),
+                ));
+            }
+        }
+        None
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -167,6 +220,7 @@ pub struct Settings {
     model: Option<serde_json::Value>,
     agent: Option<serde_json::Value>,
     hook: Option<serde_json::Value>,
+    secrets: SecretsSettings,
 }
 
 impl Default for Settings {
@@ -182,6 +236,7 @@ impl Default for Settings {
             model: None,
             agent: None,
             hook: None,
+            secrets: SecretsSettings::default(),
         }
     }
 }
@@ -212,6 +267,8 @@ struct SettingsView<'a> {
     agent: Option<&'a serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hook: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secrets: Option<&'a SecretsSettings>,
 }
 
 impl Serialize for Settings {
@@ -243,6 +300,7 @@ impl Serialize for Settings {
             model: self.model.as_ref(),
             agent: self.agent.as_ref(),
             hook: self.hook.as_ref(),
+            secrets: (self.secrets != SecretsSettings::default()).then_some(&self.secrets),
         }
         .serialize(serializer)
     }
@@ -384,6 +442,7 @@ fn check_objects(text: &str, origin: &str) -> Result<(), SettingsError> {
         "agent",
         "hook",
         "proof",
+        "secrets",
     ] {
         if let Some(v) = top.get(section)
             && !v.is_object()
@@ -486,6 +545,25 @@ impl Settings {
             });
         }
 
+        let secrets = raw.secrets.unwrap_or_default();
+        if let Some((key, message)) = secrets.problem() {
+            let field = key
+                .split('[')
+                .next()
+                .unwrap_or("secrets")
+                .rsplit('.')
+                .next()
+                .unwrap_or("secrets")
+                .to_string();
+            return Err(SettingsError::Invalid {
+                origin: origin.to_string(),
+                line: line_of(text, &format!("\"{field}\"")),
+                key,
+                column: None,
+                message,
+            });
+        }
+
         let mut rules = Vec::new();
         if let Some(perms) = raw.permissions {
             for (kind, kind_rules) in [
@@ -540,6 +618,7 @@ impl Settings {
             model: raw.model,
             agent: raw.agent,
             hook: raw.hook,
+            secrets,
         })
     }
 
@@ -596,6 +675,12 @@ impl Settings {
     /// ploy-hook's `HookSettings::from_value`, which validates its keys.
     pub fn hook(&self) -> Option<&serde_json::Value> {
         self.hook.as_ref()
+    }
+
+    /// The `secrets` section (empty lists when absent): more known secrets
+    /// for `ploy_secrets::known_secrets`.
+    pub fn secrets(&self) -> &SecretsSettings {
+        &self.secrets
     }
 
     /// The `service` section as the file gives it (a JSON object), for

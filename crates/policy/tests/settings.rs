@@ -404,3 +404,41 @@ fn proof_section_refuses_unknown_keys_and_wrong_shapes() {
         assert!(err.key().starts_with("proof"), "{text}: {}", err.key());
     }
 }
+
+// proves: CONFIG-1, REDACT-1 (settings `secrets`: the lists are validated at load)
+#[test]
+fn secrets_section_loads_and_refuses_bad_entries_with_key_and_line() {
+    let ok = Settings::parse(
+        r#"{"secrets": {"env": ["DEPLOY_PASS", "_X1"], "files": ["config/creds.txt", "~/.netrc"]}}"#,
+        ORIGIN,
+    )
+    .unwrap();
+    assert_eq!(ok.secrets().env, ["DEPLOY_PASS", "_X1"]);
+    assert_eq!(ok.secrets().files, ["config/creds.txt", "~/.netrc"]);
+    assert!(
+        Settings::parse("{}", ORIGIN)
+            .unwrap()
+            .secrets()
+            .env
+            .is_empty()
+    );
+    for (text, key) in [
+        (
+            "{\n\"secrets\": {\"env\": [\"BAD-NAME\"]}}",
+            "secrets.env[0]",
+        ),
+        ("{\n\"secrets\": {\"env\": [\"\"]}}", "secrets.env[0]"),
+        (
+            "{\n\"secrets\": {\"files\": [\"a\", \"  \"]}}",
+            "secrets.files[1]",
+        ),
+        ("{\n\"secrets\": {\"dirs\": []}}", "secrets"),
+        ("{\n\"secrets\": [\"X\"]}", "secrets"),
+    ] {
+        let err = Settings::parse(text, ORIGIN).unwrap_err();
+        let msg = err.to_string();
+        assert_eq!(err.requirement(), "CONFIG-1", "{msg}");
+        assert!(err.key().starts_with(key), "{text}: {} ({msg})", err.key());
+        assert_eq!(err.line(), Some(2), "{text}: {msg}");
+    }
+}

@@ -13,7 +13,7 @@ use std::{
 use ploy_egress::{FetchConfig, Fetcher, HopGate, HostsFileResolver, SecretDoor};
 use ploy_model::LoopbackUpstream;
 use ploy_policy::{ConversationRules, ExecutionProfile, ProjectTrust, Rules, Settings};
-use ploy_secrets::{Redactor, SecretSet};
+use ploy_secrets::{KnownSecretsError, Redactor, SecretSet, SecretSources};
 use ploy_store::Store;
 use tokio_util::sync::CancellationToken;
 
@@ -53,6 +53,21 @@ pub struct CommandOptions {
     pub config_dir: PathBuf,
     /// The state folder (`ploy.db`).
     pub state_dir: PathBuf,
+    /// The project whose environment files (`.env`, …) hold known secrets
+    /// (the current folder for `ploy research`; none: the environment and
+    /// settings only).
+    pub project: Option<PathBuf>,
+}
+
+/// The known secrets of a run in `project` under the user's `settings`
+/// (`ploy_secrets::known_secrets` with the settings' `secrets` lists): what
+/// the redactor removes and the door refuses (REDACT-1, BEYOND-6).
+pub fn run_secrets(
+    project: Option<&Path>,
+    settings: Option<&Settings>,
+) -> Result<SecretSet, KnownSecretsError> {
+    let declared = settings.map(Settings::secrets).cloned().unwrap_or_default();
+    ploy_secrets::known_secrets(&SecretSources::new(project, &declared.env, &declared.files))
 }
 
 /// Why the command could not run. Each names its requirement and a hint.
@@ -70,6 +85,9 @@ pub enum CommandError {
     /// The run was cancelled (Ctrl-C).
     #[error("CANCEL-1: cancelled")]
     Cancelled,
+    /// A secret file cannot be read, so the door cannot know what it holds.
+    #[error(transparent)]
+    Secrets(#[from] KnownSecretsError),
 }
 
 impl CommandError {
@@ -89,6 +107,10 @@ impl CommandError {
                 "check that the state folder (PLOY_STATE_DIR) is writable, or pass an existing --conversation ID".into()
             }
             CommandError::Cancelled => "nothing was given to the model".into(),
+            CommandError::Secrets(_) => {
+                "make the named file readable, or fix settings `secrets` (`ploy config check`)"
+                    .into()
+            }
         }
     }
 }
@@ -104,7 +126,8 @@ pub fn run_command(
     // valid profile (the tool registers only then, below, as well).
     let (settings, _, rules) = profile_and_rules(settings)?;
 
-    let (redactor, _rejected) = Redactor::from_process_env();
+    let secrets = run_secrets(options.project.as_deref(), Some(settings))?;
+    let redactor = secrets.redactor();
     let (marker, conversation_id, conversation_rules) = open_conversation(
         &options.state_dir,
         options.conversation.as_deref(),
@@ -115,6 +138,7 @@ pub fn run_command(
         &options.config_dir,
         &options.backends,
         options.hosts.as_deref(),
+        secrets,
         &redactor,
         web_gate("research", rules, conversation_rules),
     )?;
@@ -194,18 +218,24 @@ pub fn profile_and_rules(
 /// `research.json` in `config_dir`, the `backends` named (none: the
 /// configured ones), a fetcher answering names from the system resolver or
 /// from the hosts(5) file `hosts`, with the secret door (BEYOND-6: every
-/// secret of the environment and the Tavily keys, which leave only as their
-/// declared credential) and `gate` on every request (PERM-1: each search,
+/// secret of `secrets` ([`run_secrets`]) and the Tavily keys, which leave
+/// only as their declared credential) and `gate` on every request (PERM-1: each search,
 /// page and redirect hop an `Action::web` through `Permission::assert`).
 /// Returns the engine and notes for a person (a backend left out, and why).
 pub fn command_engine(
     config_dir: &Path,
     backends: &[String],
     hosts: Option<&Path>,
+    secrets: SecretSet,
     redactor: &Redactor,
     gate: HopGate,
 ) -> Result<(Research, Vec<String>), CommandError> {
-    EngineParts::load(config_dir, hosts)?.engine(backends, TavilyKeys::from_env(), redactor, gate)
+    EngineParts::load(config_dir, hosts, secrets)?.engine(
+        backends,
+        TavilyKeys::from_env(),
+        redactor,
+        gate,
+    )
 }
 
 /// What an engine is built from, except the Tavily keys and the permission
@@ -231,8 +261,12 @@ impl std::fmt::Debug for EngineParts {
 
 impl EngineParts {
     /// `research.json` in `config_dir`, the production fetcher (system DNS,
-    /// or the hosts(5) file `hosts`) and the environment's secrets.
-    pub fn load(config_dir: &Path, hosts: Option<&Path>) -> Result<Self, CommandError> {
+    /// or the hosts(5) file `hosts`) and the run's `secrets` ([`run_secrets`]).
+    pub fn load(
+        config_dir: &Path,
+        hosts: Option<&Path>,
+        secrets: SecretSet,
+    ) -> Result<Self, CommandError> {
         let config = load_config(config_dir)?;
         let fetch_config = FetchConfig::production()
             .map_err(|err| CommandError::Network(format!("TLS setup failed: {err}")))?;
@@ -246,7 +280,7 @@ impl EngineParts {
                 CommandError::Network(format!("the system resolver is unavailable: {err}"))
             })?,
         };
-        Ok(Self::new(config, fetcher, SecretSet::from_process_env()))
+        Ok(Self::new(config, fetcher, secrets))
     }
 
     /// The parts themselves: a configuration, a fetcher (its own resolver

@@ -5,6 +5,9 @@
 //! * [`StreamRedactor`] does the same over inputs larger than memory.
 //! * [`mask`] names a secret by its last 4 characters only (REDACT-1).
 //! * [`cap`] cuts text to a shared byte budget on code point boundaries (CAP-1).
+//! * [`known_secrets`]: the one function building a run's [`SecretSet`]
+//!   (environment, the project's `.env`/`.env.*`/`.envrc`, settings
+//!   `secrets.env`/`secrets.files`); fails closed on an unreadable file.
 //! * [`SecretSet`]: every secret value ploy knows (environment by name and by
 //!   value shape, declared variables, secret files, values given by the
 //!   program), each with its origin; one set feeds the redactor, the
@@ -97,13 +100,15 @@
 //! is therefore not shown to be met with them; that is what the decoding
 //! costs.
 //!
-//! Pure: no I/O, except the log writer, which writes to the writer it is given,
+//! Pure: no I/O, except [`known_secrets`] (reads the environment and the
+//! secret files), the log writer, which writes to the writer it is given,
 //! and [`Redactor::redact_stream`], which reads and writes what it is handed.
 
 pub mod cap;
 mod encodings;
 mod engine;
 mod env;
+mod known;
 pub mod logging;
 mod redactor;
 mod runs;
@@ -117,6 +122,10 @@ pub use encodings::{FRAGMENT_CHARS, FRAGMENT_MIN_SECRET_CHARS, SecretForm};
 pub use env::{
     EnvSecretReason, PATH_VALUED_NAMES, env_secret_reason, is_secret_env, is_secret_env_name,
     secret_values_from_env,
+};
+pub use known::{
+    KnownSecretsError, MAX_SECRET_FILE_BYTES, SecretSources, is_project_env_file, known_secrets,
+    sources_secrets,
 };
 pub use logging::{LoggingError, SharedRedactor, init_logging, init_logging_from_env};
 pub use redactor::{

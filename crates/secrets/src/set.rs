@@ -223,6 +223,48 @@ impl SecretSet {
         }
     }
 
+    /// Adds the secrets of a project's environment file (`.env`, `.env.*`,
+    /// `.envrc`, found by [`crate::known_secrets`], not named by the user):
+    /// the file is the environment a program of the project will get, so a
+    /// `[export] NAME=VALUE` line is judged by the environment's own rule
+    /// ([`crate::env_secret_reason`]: a secret-looking name, or a value
+    /// shaped like a credential). Any other line (shell code in `.envrc`, a
+    /// PEM block's body) counts only when it is credential-shaped on its own
+    /// ([`crate::secret_shape`]). So `NODE_ENV=production` or an app's name
+    /// is not redacted from every output, while `DB_PASSWORD=…` is; a file
+    /// listed in settings `secrets.files` gives every value instead
+    /// ([`SecretSet::add_file_text`]).
+    pub fn add_env_file_text(
+        &mut self,
+        label: &str,
+        text: &str,
+        path_exists: &dyn Fn(&Path) -> bool,
+    ) {
+        for (index, line) in text.lines().enumerate() {
+            let trimmed = line.trim();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            let origin = SecretOrigin::File {
+                path: label.to_owned(),
+                line: index + 1,
+            };
+            match dotenv_pair(trimmed) {
+                Some((name, value)) => {
+                    let value = value.trim();
+                    if !value.is_empty() && env_secret_reason(name, value, path_exists).is_some() {
+                        self.insert(value.to_owned(), origin);
+                    }
+                }
+                None => {
+                    if crate::secret_shape(trimmed).is_some() {
+                        self.insert(trimmed.to_owned(), origin);
+                    }
+                }
+            }
+        }
+    }
+
     /// Adds one value with its origin. Empty values are ignored.
     pub fn insert(&mut self, value: impl Into<String>, origin: SecretOrigin) {
         let value = value.into();
@@ -287,6 +329,11 @@ impl SecretSet {
 /// `VALUE` of a dotenv line `[export] NAME=VALUE`, without one pair of
 /// surrounding quotes; `None` when the line is not of that form.
 fn dotenv_value(line: &str) -> Option<&str> {
+    dotenv_pair(line).map(|(_, value)| value)
+}
+
+/// `(NAME, VALUE)` of a dotenv line `[export] NAME=VALUE` ([`dotenv_value`]).
+fn dotenv_pair(line: &str) -> Option<(&str, &str)> {
     let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
     let (name, value) = line.split_once('=')?;
     if value.starts_with('=') {
@@ -306,7 +353,7 @@ fn dotenv_value(line: &str) -> Option<&str> {
         .iter()
         .find_map(|&q| value.strip_prefix(q)?.strip_suffix(q))
         .unwrap_or(value);
-    Some(unquoted)
+    Some((name, unquoted))
 }
 
 #[cfg(test)]

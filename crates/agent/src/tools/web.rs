@@ -18,7 +18,7 @@ use ploy_egress::{HopGate, Stage, scrub};
 use ploy_policy::Action;
 use ploy_research::command::{CommandError, command_engine};
 use ploy_research::{Research, ResearchModel, ResearchOutput, RunRequest};
-use ploy_secrets::Redactor;
+use ploy_secrets::{Redactor, SecretSet};
 use serde_json::Value;
 
 use crate::dispatch::Policy;
@@ -67,6 +67,11 @@ pub struct WebSetup {
     /// backends); `None` (what `ploy` passes): built from `config_dir`.
     /// Either way the session's [`policy_gate`] is put on its fetcher.
     pub research: Option<Research>,
+    /// The run's known secrets (`ploy_research::command::run_secrets`: the
+    /// environment, the project's `.env` files, settings `secrets`): the
+    /// engine built from `config_dir` refuses every request carrying one
+    /// (BEYOND-6).
+    pub secrets: SecretSet,
 }
 
 impl std::fmt::Debug for WebSetup {
@@ -144,6 +149,7 @@ impl WebEngine {
                 &setup.config_dir,
                 &[],
                 setup.hosts.as_deref(),
+                setup.secrets.clone(),
                 redactor,
                 policy_gate(policy.clone()),
             )?,

@@ -83,6 +83,7 @@ impl Sites {
         WebSetup {
             config_dir,
             hosts: None,
+            secrets: ploy_secrets::SecretSet::new(),
             answer_model: None,
             research: Some(Research::new(
                 fetcher,

@@ -251,6 +251,9 @@ pub(crate) struct Wiring {
     pub(crate) hosts: Option<PathBuf>,
     /// One line: whether the project's files were trusted, and why (`/trust`).
     pub(crate) trust: String,
+    /// The run's known secrets: the environment, the project's `.env`
+    /// files, settings `secrets` (REDACT-1, BEYOND-6).
+    pub(crate) secrets: ploy_secrets::SecretSet,
 }
 
 /// The model connection and the redactor that knows its token.
@@ -297,6 +300,15 @@ impl Wiring {
             None => ServiceSection::default(),
         };
         let project = loaded.resolution.cwd.clone();
+        // Fail closed: a secret file that cannot be read stops the run
+        // before anything reaches the model (REDACT-1, BEYOND-6).
+        let secrets =
+            ploy_research::command::run_secrets(Some(&project), user_settings).map_err(|e| {
+                usage(
+                    e.to_string(),
+                    "make the named file readable, or fix settings `secrets` (`ploy config check`)",
+                )
+            })?;
         let context: Vec<(PathBuf, String)> = loaded
             .context_files
             .iter()
@@ -324,6 +336,7 @@ impl Wiring {
             project,
             hosts: args.hosts.clone(),
             trust: trust_line(&loaded.resolution),
+            secrets,
         })
     }
 
@@ -367,10 +380,16 @@ impl Wiring {
         if let Route::Local { upstream, .. } = &connection.route {
             tracing::info!(%upstream, "a model gateway was started for this run");
         }
-        // Every secret the process knows, the gateway token included.
-        let redactor = log
-            .and_then(SharedRedactor::current)
-            .unwrap_or_else(|| Redactor::from_process_env().0);
+        // Every secret the run knows (the project's `.env` values too, for
+        // the log as well), the gateway token included.
+        let redactor = match log {
+            Some(log) => {
+                log.add_secrets(self.secrets.values());
+                log.current()
+            }
+            None => None,
+        }
+        .unwrap_or_else(|| self.secrets.redactor());
         Ok(Linked {
             connection,
             redactor,
@@ -394,6 +413,7 @@ impl Wiring {
             hosts: self.hosts.clone(),
             answer_model: Some(Arc::new(ChatModel::with_client(client.clone()))),
             research: None,
+            secrets: self.secrets.clone(),
         };
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let setup = SessionSetup {

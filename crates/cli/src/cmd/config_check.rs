@@ -71,12 +71,57 @@ pub fn run(args: ConfigCheckArgs) -> ExitCode {
         Ok((settings, resolved))
     });
     match checked {
-        Ok((settings, resolved)) => {
-            print_valid(&args, &file, &settings, &resolved);
-            ExitCode::SUCCESS
-        }
+        Ok((settings, resolved)) => match check_secrets(&settings) {
+            Ok(notes) => {
+                print_valid(&args, &file, &settings, &resolved, &notes);
+                ExitCode::SUCCESS
+            }
+            Err(problem) => fail(&args, Problem { file, ..problem }),
+        },
         Err(err) => fail(&args, settings_problem(&file, &err)),
     }
+}
+
+/// The settings' `secrets` lists (and the current folder's `.env` files,
+/// taken as the project) checked on this machine, as the agent, the hook
+/// and `ploy mcp` will read them: an error when a file exists but cannot be
+/// read (they refuse to start, REDACT-1); notes for a variable that is not
+/// set or a file that is not there (nothing to protect yet; a typo shows).
+fn check_secrets(settings: &Settings) -> Result<Vec<String>, Problem> {
+    let declared = settings.secrets();
+    let project = std::env::current_dir().ok();
+    let sources =
+        ploy_secrets::SecretSources::new(project.as_deref(), &declared.env, &declared.files);
+    let mut notes = Vec::new();
+    for name in &declared.env {
+        if std::env::var_os(name).is_none() {
+            notes.push(format!("secrets.env: {name} is not set here"));
+        }
+    }
+    for named in &declared.files {
+        match sources.resolve_file(named) {
+            Some(path) if !path.exists() => notes.push(format!(
+                "secrets.files: {named} ({}) does not exist",
+                path.display()
+            )),
+            Some(_) => {}
+            None => notes.push(format!(
+                "secrets.files: {named} has no folder to be found in (no HOME or project)"
+            )),
+        }
+    }
+    ploy_secrets::sources_secrets(&sources, &|name| std::env::var_os(name), &|path| {
+        path.exists()
+    })
+    .map_err(|err| Problem {
+        requirement: "REDACT-1",
+        file: String::new(),
+        key: Some("secrets".into()),
+        line: None,
+        message: err.to_string(),
+        hint: "make the file readable, or remove it from settings `secrets.files`".into(),
+    })?;
+    Ok(notes)
 }
 
 fn read_problem(path: &Path, is_default: bool, err: &std::io::Error) -> Problem {
@@ -153,6 +198,7 @@ fn print_valid(
     file: &str,
     settings: &Settings,
     resolved: &ResolvedSettings,
+    secret_notes: &[String],
 ) {
     let layers: Vec<_> = resolved
         .rules
@@ -177,6 +223,11 @@ fn print_valid(
             "layers": layers,
             "default_project_trust": resolved.default_project_trust,
             "extensions": settings.extension_decls().map(<[_]>::len).unwrap_or(0),
+            "secrets": {
+                "env": settings.secrets().env,
+                "files": settings.secrets().files,
+                "notes": secret_notes,
+            },
         });
         println!("{out}");
         return;
@@ -204,6 +255,15 @@ fn print_valid(
     }
     println!("  project: loaded only when the project is trusted (see `ploy config show`)");
     println!("  conversation: per conversation, highest precedence");
+    let secrets = settings.secrets();
+    println!(
+        "secrets: {} variable(s), {} file(s) named, plus the environment and the project's .env files",
+        secrets.env.len(),
+        secrets.files.len()
+    );
+    for note in secret_notes {
+        println!("  note: {note}");
+    }
     println!(
         "default_project_trust: {} (from {})",
         match resolved.default_project_trust.value {

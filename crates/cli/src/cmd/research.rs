@@ -93,6 +93,7 @@ pub fn run(args: ResearchArgs) -> ExitCode {
         model: args.model.clone(),
         config_dir: dirs.config,
         state_dir: dirs.state,
+        project: std::env::current_dir().ok(),
     };
     let progress = |event: &Progress| eprintln!("research: {event}");
     let output = match run_command(&options, user.settings.as_ref(), &progress) {

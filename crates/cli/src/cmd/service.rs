@@ -186,7 +186,11 @@ fn research_setup(
 ) -> Result<ploy_service::ResearchSetup, String> {
     let dirs = ploy_trust::PloyDirs::from_env().map_err(|e| e.to_string())?;
     let user = ploy_trust::load_user_settings(&dirs).map_err(|e| e.to_string())?;
-    let parts = ploy_research::command::EngineParts::load(&dirs.config, hosts)
+    // The service serves no one project: the environment and settings
+    // `secrets` are its known secrets.
+    let secrets = ploy_research::command::run_secrets(None, user.settings.as_ref())
+        .map_err(|e| e.to_string())?;
+    let parts = ploy_research::command::EngineParts::load(&dirs.config, hosts, secrets)
         .map_err(|e| format!("{e} (hint: {})", e.hint()))?;
     let model = ploy_research::command::answer_model(
         config.model.clone(),

@@ -152,19 +152,18 @@ pub fn check(args: CheckUrlArgs) -> ExitCode {
 pub fn fetch(args: FetchArgs) -> ExitCode {
     // A page is hostile text: it may echo a secret this process knows (a key
     // in the environment). Everything printed passes the one redactor, and
-    // no request carries one of those secrets (BEYOND-6).
-    let secrets = SecretSet::from_process_env();
-    let redactor = secrets.redactor();
-    // PERM-1: the fetch and each redirect hop are `Action::web` through
-    // `Permission::assert` under the user's rules (a deny refuses).
-    let rules = match user_rules() {
-        Ok(rules) => rules,
+    // no request carries one of those secrets (BEYOND-6). PERM-1: the fetch
+    // and each redirect hop are `Action::web` through `Permission::assert`
+    // under the user's rules (a deny refuses).
+    let (rules, secrets) = match user_rules_and_secrets() {
+        Ok(found) => found,
         Err(err) => {
             eprintln!("ploy: {err}");
             eprintln!("hint: `ploy config check` shows what is wrong in settings.json");
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let redactor = secrets.redactor();
     let gate = ploy_research::web_gate::web_gate("fetch", rules, ConversationRules::new());
     let outcome = match blocking::fetch(
         &args.url,
@@ -238,7 +237,10 @@ pub fn fetch(args: FetchArgs) -> ExitCode {
 /// alone when there is no settings file; an unreadable or invalid file is an
 /// error (CONFIG-1), never silently ignored. A settings file without the
 /// mandatory profile still contributes its rules (fetching needs no profile).
-fn user_rules() -> Result<Rules, String> {
+/// With them, the run's known secrets (`run_secrets`: the environment, the
+/// current folder's `.env` files, settings `secrets`; an unreadable one is
+/// an error).
+fn user_rules_and_secrets() -> Result<(Rules, SecretSet), String> {
     let dirs = ploy_trust::PloyDirs::from_env().map_err(|e| e.to_string())?;
     let user = ploy_trust::load_user_settings(&dirs).map_err(|e| e.to_string())?;
     let mut rules = Rules::builtin();
@@ -248,7 +250,10 @@ fn user_rules() -> Result<Rules, String> {
             ProjectTrust::Untrusted,
         );
     }
-    Ok(rules)
+    let project = std::env::current_dir().ok();
+    let secrets = ploy_research::command::run_secrets(project.as_deref(), user.settings.as_ref())
+        .map_err(|e| e.to_string())?;
+    Ok((rules, secrets))
 }
 
 /// `ploy scrub PHRASE [--json]`: prints the scrubbed phrase (nothing when it

@@ -1,0 +1,384 @@
+//! [`known_secrets`]: the one function that builds a run's [`SecretSet`]
+//! (REDACT-1, BEYOND-6) from everything ploy may know: the environment, the
+//! project's environment files, and what the user's settings add
+//! (`secrets.env`, `secrets.files`). The agent, `ploy hook`, `ploy mcp`,
+//! `ploy research` and `ploy fetch` all call it, so a value the redactor
+//! removes from a tool's output is also a value the egress door refuses to
+//! send.
+//!
+//! # The project's environment files
+//!
+//! In the project folder itself (not its subfolders): `.env`, every
+//! `.env.*` except `.env.example` (the same names the `read` rules ask for
+//! by default), and direnv's `.envrc`. Each is read as the environment it
+//! becomes ([`SecretSet::add_env_file_text`]: secret-looking names and
+//! credential-shaped values). A folder of one of these names (`python -m
+//! venv .env`) or a link to nothing holds no value and is passed over.
+//!
+//! # Failing closed
+//!
+//! A file that exists but cannot be read (permissions, an I/O error, larger
+//! than [`MAX_SECRET_FILE_BYTES`]), or a project folder that cannot be
+//! listed, is an error naming the file: ploy cannot know what it holds, so
+//! the caller refuses to start rather than run as if it were empty. A file
+//! that is not valid UTF-8 (an encrypted `.env.gpg`) is read as far as it is
+//! text: its bytes are not printable secrets. A file named in
+//! `secrets.files` that does not exist, or a variable named in
+//! `secrets.env` that is not set, holds nothing to leak and is skipped
+//! (`ploy config check` reports both); a value of such a file or variable
+//! too short to redact ([`crate::MIN_SECRET_BYTES`]) is an error, since the
+//! user asked for it by name.
+
+use std::path::{Path, PathBuf};
+
+use crate::set::{SecretOrigin, SecretSet};
+
+/// Largest secret file read (1 MiB): a larger `.env` is not a list of
+/// variables, and reading it whole on every hook call would be slow.
+pub const MAX_SECRET_FILE_BYTES: u64 = 1 << 20;
+
+/// Where a run's secrets come from, besides the process environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SecretSources {
+    /// The project folder, whose environment files are read (module docs).
+    pub project: Option<PathBuf>,
+    /// More variables whose values are secret (settings `secrets.env`).
+    pub env: Vec<String>,
+    /// More secret files (settings `secrets.files`): every value counts.
+    /// A relative path is taken from the project folder; `~/` is the home
+    /// folder.
+    pub files: Vec<String>,
+    /// The home folder, for `~/` in [`SecretSources::files`].
+    pub home: Option<PathBuf>,
+}
+
+impl SecretSources {
+    /// The sources of a run in `project` with the settings' `secrets`
+    /// lists (`env`, `files`) and the `HOME` of this process.
+    pub fn new(project: Option<&Path>, env: &[String], files: &[String]) -> SecretSources {
+        SecretSources {
+            project: project.map(Path::to_path_buf),
+            env: env.to_vec(),
+            files: files.to_vec(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+        }
+    }
+
+    /// Where the secret file `named` (as written in settings) is: `~/…`
+    /// under the home folder, a relative path under the project, else as
+    /// written. `None` when it needs a folder that is not known.
+    pub fn resolve_file(&self, named: &str) -> Option<PathBuf> {
+        if let Some(rest) = named.strip_prefix("~/") {
+            return self.home.as_ref().map(|home| home.join(rest));
+        }
+        let path = Path::new(named);
+        if path.is_absolute() {
+            return Some(path.to_path_buf());
+        }
+        self.project.as_ref().map(|project| project.join(path))
+    }
+}
+
+/// A secret source that exists but cannot be used: the caller refuses to
+/// run (REDACT-1, BEYOND-6: fail closed). Names the file or variable, never
+/// a value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KnownSecretsError {
+    /// A secret file (or the project folder) cannot be read.
+    #[error(
+        "REDACT-1: cannot read {path} ({reason}); it may hold secrets ploy must keep out of \
+         outputs and requests, so nothing runs until it can be read (fix its permissions, \
+         or move it out of the project)"
+    )]
+    Unreadable {
+        /// The file or folder.
+        path: String,
+        /// What the system said.
+        reason: String,
+    },
+    /// A variable named in `secrets.env` holds bytes that are not UTF-8.
+    #[error(
+        "REDACT-1: the secret variable {0} (settings secrets.env) is not valid UTF-8 and cannot \
+         be redacted"
+    )]
+    NotUtf8(String),
+    /// A value the user named is too short to redact.
+    #[error(
+        "REDACT-1: {0}; a secret named in settings `secrets` must be at least 8 bytes (shorter \
+         values cannot be redacted without hitting ordinary words)"
+    )]
+    TooShort(String),
+}
+
+/// Whether `name` is one of the project's environment files (module docs):
+/// `.env`, `.env.*` except `.env.example`, `.envrc`.
+pub fn is_project_env_file(name: &str) -> bool {
+    name == ".env" || name == ".envrc" || (name.starts_with(".env.") && name != ".env.example")
+}
+
+/// The run's secrets: this process's environment ([`SecretSet::from_process_env`]),
+/// the project's environment files, the variables and files the settings
+/// name (module docs). Errors name what could not be read.
+pub fn known_secrets(sources: &SecretSources) -> Result<SecretSet, KnownSecretsError> {
+    let mut set = SecretSet::from_process_env();
+    set.extend(sources_secrets(
+        sources,
+        &|name| std::env::var_os(name),
+        &|path| path.exists(),
+    )?);
+    Ok(set)
+}
+
+/// [`known_secrets`] without the process environment; `lookup` answers a
+/// variable, `path_exists` whether a path exists (for `PWD`-like names in
+/// environment files).
+pub fn sources_secrets(
+    sources: &SecretSources,
+    lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    path_exists: &dyn Fn(&Path) -> bool,
+) -> Result<SecretSet, KnownSecretsError> {
+    let mut set = SecretSet::new();
+    if let Some(project) = &sources.project {
+        for (label, path) in project_env_files(project)? {
+            if let Some(text) = read_secret_file(&path)? {
+                set.add_env_file_text(&label, &text, path_exists);
+            }
+        }
+    }
+    let mut named = SecretSet::new();
+    for name in &sources.env {
+        let Some(value) = lookup(name) else { continue };
+        let value = value
+            .into_string()
+            .map_err(|_| KnownSecretsError::NotUtf8(name.clone()))?;
+        named.insert(value, SecretOrigin::DeclaredEnv { name: name.clone() });
+    }
+    for file in &sources.files {
+        let Some(path) = sources.resolve_file(file) else {
+            continue;
+        };
+        if let Some(text) = read_secret_file(&path)? {
+            named.add_file_text(file, &text);
+        }
+    }
+    if let Some(unusable) = named.unusable().first() {
+        return Err(KnownSecretsError::TooShort(unusable.to_string()));
+    }
+    set.extend(named);
+    Ok(set)
+}
+
+/// The project's environment files that exist as files, sorted by name,
+/// each with the label messages use (`.env` in `/p` → `/p/.env`).
+fn project_env_files(project: &Path) -> Result<Vec<(String, PathBuf)>, KnownSecretsError> {
+    let entries = std::fs::read_dir(project).map_err(|err| KnownSecretsError::Unreadable {
+        path: project.display().to_string(),
+        reason: err.to_string(),
+    })?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|err| KnownSecretsError::Unreadable {
+            path: project.display().to_string(),
+            reason: err.to_string(),
+        })?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if is_project_env_file(name) {
+            let path = entry.path();
+            found.push((path.display().to_string(), path));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// A secret file's text: `None` when there is nothing there (no such
+/// file, a link to nothing, a folder), an error when something is there
+/// that cannot be read (module docs).
+fn read_secret_file(path: &Path) -> Result<Option<String>, KnownSecretsError> {
+    use std::io::Read;
+    let unreadable = |reason: String| KnownSecretsError::Unreadable {
+        path: path.display().to_string(),
+        reason,
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(unreadable(err.to_string())),
+    };
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    if !meta.is_file() {
+        // A FIFO or device: reading could block forever or never end.
+        return Err(unreadable("not a regular file".into()));
+    }
+    if meta.len() > MAX_SECRET_FILE_BYTES {
+        return Err(unreadable(format!(
+            "{} bytes, more than the {MAX_SECRET_FILE_BYTES} a secret file may hold",
+            meta.len()
+        )));
+    }
+    let file = std::fs::File::open(path).map_err(|err| unreadable(err.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SECRET_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| unreadable(err.to_string()))?;
+    if bytes.len() as u64 > MAX_SECRET_FILE_BYTES {
+        return Err(unreadable("it grew while being read".into()));
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn project(files: &[(&str, &str)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "ploy-known-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        dir
+    }
+
+    fn sources(project: &Path) -> SecretSources {
+        SecretSources {
+            project: Some(project.to_path_buf()),
+            ..SecretSources::default()
+        }
+    }
+
+    fn none(_: &str) -> Option<std::ffi::OsString> {
+        None
+    }
+
+    // proves: REDACT-1, BEYOND-6 (agent #2: a project's .env values are known secrets)
+    #[test]
+    fn project_env_files_give_secret_values_and_skip_configuration() {
+        let dir = project(&[
+            (
+                ".env",
+                "DB_PASSWORD=Hunter2Hunter2Zebra\nSTRIPE=sk_live_51HxAbCdEfGhIjKlMn\nNODE_ENV=production\nAPP_NAME=myproject\n",
+            ),
+            (".env.local", "export API_TOKEN='tok-local-0123456789'\n"),
+            (
+                ".envrc",
+                "layout python\nexport GH_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n",
+            ),
+            (".env.example", "DB_PASSWORD=example-placeholder-1\n"),
+            ("notes.env", "SECRET=not-a-project-env-file\n"),
+        ]);
+        let set = sources_secrets(&sources(&dir), &none, &|_| false).unwrap();
+        let mut values: Vec<&str> = set.values().collect();
+        values.sort();
+        assert_eq!(
+            values,
+            [
+                "Hunter2Hunter2Zebra",
+                "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+                "sk_live_51HxAbCdEfGhIjKlMn",
+                "tok-local-0123456789",
+            ]
+        );
+        let origins: Vec<String> = set.origins().map(ToString::to_string).collect();
+        assert!(
+            origins.iter().any(|o| o.ends_with("/.env line 1")),
+            "{origins:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // proves: REDACT-1 (a folder named .env, a dangling link: nothing to read)
+    #[test]
+    fn folders_and_dangling_links_are_passed_over() {
+        let dir = project(&[]);
+        std::fs::create_dir(dir.join(".env")).unwrap();
+        std::os::unix::fs::symlink(dir.join("gone"), dir.join(".env.prod")).unwrap();
+        let set = sources_secrets(&sources(&dir), &none, &|_| false).unwrap();
+        assert!(set.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // proves: REDACT-1, BEYOND-6 (fail closed: an unreadable .env stops the run)
+    #[test]
+    #[allow(clippy::disallowed_methods)] // the fixture's FIFO is made by mkfifo(1)
+    fn an_unreadable_env_file_is_an_error_naming_it() {
+        let dir = project(&[(".env", "DB_PASSWORD=Hunter2Hunter2Zebra\n")]);
+        let file = dir.join(".env");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let result = sources_secrets(&sources(&dir), &none, &|_| false);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        // root reads any file; the rule is then shown by the FIFO below.
+        if let Err(err) = result {
+            let text = err.to_string();
+            assert!(text.contains("REDACT-1") && text.contains(".env"), "{text}");
+            assert!(!text.contains("Hunter2"), "{text}");
+        }
+        std::fs::remove_file(&file).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(&file)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let err = sources_secrets(&sources(&dir), &none, &|_| false).unwrap_err();
+        assert!(
+            matches!(&err, KnownSecretsError::Unreadable { path, .. } if path.ends_with("/.env")),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // proves: REDACT-1 (settings secrets.env / secrets.files: every value counts)
+    #[test]
+    fn settings_name_variables_and_files() {
+        let dir = project(&[(
+            "deploy.txt",
+            "NODE_ENV=production-east\nplain-line-secret-42\n",
+        )]);
+        let lookup = |name: &str| (name == "DEPLOY_X").then(|| "value-of-deploy-x".into());
+        let mut src = sources(&dir);
+        src.env = vec!["DEPLOY_X".into(), "NOT_SET_HERE".into()];
+        src.files = vec!["deploy.txt".into(), "missing.txt".into()];
+        let set = sources_secrets(&src, &lookup, &|_| false).unwrap();
+        let values: Vec<&str> = set.values().collect();
+        assert_eq!(
+            values,
+            [
+                "value-of-deploy-x",
+                "production-east",
+                "plain-line-secret-42"
+            ]
+        );
+        // A value named by the user that is too short: an error, not a gap.
+        std::fs::write(dir.join("deploy.txt"), "short\n").unwrap();
+        let err = sources_secrets(&src, &lookup, &|_| false).unwrap_err();
+        assert!(matches!(err, KnownSecretsError::TooShort(_)), "{err}");
+        assert!(!err.to_string().contains("short\n"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn file_names_resolve_from_project_and_home() {
+        let src = SecretSources {
+            project: Some("/p".into()),
+            home: Some("/h".into()),
+            ..SecretSources::default()
+        };
+        assert_eq!(src.resolve_file("a/b"), Some(PathBuf::from("/p/a/b")));
+        assert_eq!(src.resolve_file("~/x"), Some(PathBuf::from("/h/x")));
+        assert_eq!(src.resolve_file("/abs"), Some(PathBuf::from("/abs")));
+        assert!(is_project_env_file(".env.production"));
+        assert!(!is_project_env_file(".env.example"));
+        assert!(!is_project_env_file("env"));
+    }
+}
