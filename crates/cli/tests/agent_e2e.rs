@@ -506,7 +506,9 @@ fn a_project_env_value_is_a_known_secret_for_output_and_the_door() {
             )]);
             let world = World::new(
                 "dotenv",
-                r#"{"shell": {"allow": ["cat *"]}, "web": {"allow": ["collect.example.org"]}}"#,
+                // The user allows reading .env (the built-in read rule asks):
+                // what the model gets back must still be redacted.
+                r#"{"shell": {"allow": ["cat *"]}, "read": {"allow": [".env"]}, "web": {"allow": ["collect.example.org"]}}"#,
             );
             // Only in the project's file: not in ploy's environment.
             world.dir.write(

@@ -76,7 +76,18 @@ pub fn run(args: ConfigCheckArgs) -> ExitCode {
                 print_valid(&args, &file, &settings, &resolved, &notes);
                 ExitCode::SUCCESS
             }
-            Err(problem) => fail(&args, Problem { file, ..problem }),
+            Err(message) => fail(
+                &args,
+                Problem {
+                    requirement: "REDACT-1",
+                    file,
+                    key: Some("secrets".into()),
+                    line: None,
+                    message,
+                    hint: "make the file readable, or remove it from settings `secrets.files`"
+                        .into(),
+                },
+            ),
         },
         Err(err) => fail(&args, settings_problem(&file, &err)),
     }
@@ -87,7 +98,7 @@ pub fn run(args: ConfigCheckArgs) -> ExitCode {
 /// and `ploy mcp` will read them: an error when a file exists but cannot be
 /// read (they refuse to start, REDACT-1); notes for a variable that is not
 /// set or a file that is not there (nothing to protect yet; a typo shows).
-fn check_secrets(settings: &Settings) -> Result<Vec<String>, Problem> {
+fn check_secrets(settings: &Settings) -> Result<Vec<String>, String> {
     let declared = settings.secrets();
     let project = std::env::current_dir().ok();
     let sources =
@@ -113,14 +124,7 @@ fn check_secrets(settings: &Settings) -> Result<Vec<String>, Problem> {
     ploy_secrets::sources_secrets(&sources, &|name| std::env::var_os(name), &|path| {
         path.exists()
     })
-    .map_err(|err| Problem {
-        requirement: "REDACT-1",
-        file: String::new(),
-        key: Some("secrets".into()),
-        line: None,
-        message: err.to_string(),
-        hint: "make the file readable, or remove it from settings `secrets.files`".into(),
-    })?;
+    .map_err(|err| err.to_string())?;
     Ok(notes)
 }
 
