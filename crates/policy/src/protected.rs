@@ -25,6 +25,11 @@
 //!   read a planted `config` (`core.fsmonitor`, `core.hooksPath`) — code
 //!   the next `git status` runs;
 //! * the files `.mcp.json` and `.envrc`;
+//! * below the home folder (or `~`): git's user configuration
+//!   (`.gitconfig`, `.config/git/config`), Claude Code's `.claude.json`,
+//!   the shells' start-up files, `.ssh/**`, cargo's and npm's user
+//!   configuration, autostart and user services (`HOME_FILES`), whatever
+//!   the project is (a session started in the home folder);
 //! * ploy's config and state folders and the trust file (given by the caller);
 //! * a path that *holds* one of these: a `.git` folder itself, or a folder
 //!   above ploy's folders (other than `/`, the home folder and the project
@@ -118,6 +123,80 @@ const PROTECTED_FILES: [(&str, &str); 19] = [
     (".lintstagedrc.mjs", HOOK_LIST),
     (".lintstagedrc.cjs", HOOK_LIST),
     ("lint-staged.config.js", HOOK_LIST),
+];
+
+/// What a shell start-up file is, for the person asked.
+const SHELL_START: &str = "a shell start-up file (every new shell runs it)";
+
+/// Files (and folders, `true`: everything below) under the home folder that
+/// name programs something runs later: (home-relative folded path, below,
+/// what).
+const HOME_FILES: [(&str, bool, &str); 21] = [
+    (
+        ".gitconfig",
+        false,
+        "git's user configuration (it names programs git runs)",
+    ),
+    (
+        ".config/git/config",
+        false,
+        "git's user configuration (it names programs git runs)",
+    ),
+    (
+        ".config/git/attributes",
+        false,
+        "git's user attributes (they pick filter programs)",
+    ),
+    (
+        ".claude.json",
+        false,
+        "Claude Code's user file (its MCP servers are programs the agent starts)",
+    ),
+    (".bashrc", false, SHELL_START),
+    (".bash_profile", false, SHELL_START),
+    (".bash_login", false, SHELL_START),
+    (".bash_logout", false, SHELL_START),
+    (".profile", false, SHELL_START),
+    (".zshrc", false, SHELL_START),
+    (".zshenv", false, SHELL_START),
+    (".zprofile", false, SHELL_START),
+    (".zlogin", false, SHELL_START),
+    (".config/fish", true, SHELL_START),
+    (
+        ".ssh",
+        true,
+        "ssh's folder (authorized_keys lets others in; config runs ProxyCommand)",
+    ),
+    (
+        ".cargo/config.toml",
+        false,
+        "cargo's user configuration (aliases and runners run programs)",
+    ),
+    (
+        ".cargo/config",
+        false,
+        "cargo's user configuration (aliases and runners run programs)",
+    ),
+    (
+        ".npmrc",
+        false,
+        "npm's user configuration (script-shell and hooks run programs)",
+    ),
+    (
+        ".config/autostart",
+        true,
+        "programs the desktop starts at login",
+    ),
+    (
+        ".config/systemd/user",
+        true,
+        "services systemd starts for the user",
+    ),
+    (
+        ".config/direnv",
+        true,
+        "direnv's configuration (it runs scripts in folders)",
+    ),
 ];
 
 /// git's configuration files below a `.git` folder.
@@ -307,6 +386,9 @@ impl ProtectedPaths {
         if let Some(what) = self.hook_rule(&placed.placed) {
             return Some(self.protected(&placed, what));
         }
+        if let Some(what) = self.home_rule(&placed.placed) {
+            return Some(self.protected(&placed, what.to_string()));
+        }
         match &placed.placed {
             Placed::Absolute(names) => {
                 for folder in &self.folders {
@@ -417,6 +499,29 @@ impl ProtectedPaths {
         name_rule(&joined).map(|what| Protected {
             path: format!("{}/{path}", dirs.join("/")),
             what: format!("possibly {what} (the line changes folder first)"),
+        })
+    }
+
+    /// The user's own configuration that runs programs: git's, Claude
+    /// Code's user file, the shells' start-up files, ssh's folder, cargo's
+    /// and npm's (integrations #7: with the session in the home folder an
+    /// `edit **` rule wrote them). Only below the home folder (or `~`).
+    fn home_rule(&self, placed: &Placed) -> Option<&'static str> {
+        let rest: &[String] = match placed {
+            Placed::Absolute(names) => {
+                let home = self.home_names.as_ref()?;
+                names.strip_prefix(home.as_slice())?
+            }
+            Placed::Tilde(rest) => rest,
+        };
+        HOME_FILES.iter().find_map(|(path, below, what)| {
+            let wanted: Vec<&str> = path.split('/').collect();
+            let matches = if *below {
+                rest.len() >= wanted.len() && rest.iter().zip(&wanted).all(|(a, b)| a == b)
+            } else {
+                rest.len() == wanted.len() && rest.iter().zip(&wanted).all(|(a, b)| a == b)
+            };
+            matches.then_some(*what)
         })
     }
 

@@ -706,3 +706,48 @@ fn an_unknown_hooks_folder_makes_every_write_ask() {
         assert!(format!("{d:?}").contains("permission denied"), "{d:?}");
     }
 }
+
+// proves: PERM-7 (integrations #7: with the session in the home folder, an
+// `edit **` rule wrote git's user configuration, Claude Code's user file
+// and the shells' start-up files; they ask whatever the project is)
+#[test]
+fn the_users_own_configuration_is_protected_from_any_project() {
+    let home_root = ProjectRoot::new("/home/dev")
+        .unwrap()
+        .with_ploy_folders(&folders());
+    let mut failures = Vec::new();
+    for (root, path) in [
+        (&home_root, ".gitconfig"),
+        (&home_root, ".config/git/config"),
+        (&home_root, "/home/dev/.config/git/config"),
+        (&home_root, ".claude.json"),
+        (&home_root, ".bashrc"),
+        (&home_root, ".zshrc"),
+        (&home_root, ".profile"),
+        (&home_root, ".ssh/authorized_keys"),
+        (&home_root, ".ssh/config"),
+        (&home_root, ".cargo/config.toml"),
+        (&home_root, ".npmrc"),
+        (&home_root, ".config/systemd/user/x.service"),
+        (&home_root, "./.GitConfig"),
+        (&root(), "~/.gitconfig"),
+        (&root(), "../.gitconfig"),
+        (&root(), "/home/dev/.claude.json"),
+        (&root(), "~/.bashrc"),
+    ] {
+        let action = Action::edit("Write", path, root);
+        failures.extend(check_protected(path, &action));
+    }
+    // Controls: other files in the home folder, and the same names in a
+    // project below it, are ordinary files.
+    for (root, path) in [
+        (&home_root, "notes.txt"),
+        (&home_root, ".config/other/settings.toml"),
+        (&root(), ".gitconfig"),
+        (&root(), ".bashrc"),
+    ] {
+        let action = Action::edit("Write", path, root);
+        failures.extend(check_allowed(path, &action));
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
