@@ -533,10 +533,14 @@ pub(crate) fn read_options(
         else {
             continue;
         };
-        let spelled = if written == name {
-            format!("`{written}`")
-        } else {
-            format!("`{written}` (read as `{name}`)")
+        // Built only for a refusal: most options are accepted, and these
+        // strings were a measurable share of validating a line.
+        let spelled = || {
+            if written == name {
+                format!("`{written}`")
+            } else {
+                format!("`{written}` (read as `{name}`)")
+            }
         };
         match rules.iter().find(|(r, _)| r == id).map(|(_, u)| *u) {
             None => {
@@ -546,14 +550,14 @@ pub(crate) fn read_options(
                     .unwrap_or_default();
                 ctx.refuse(
                     PROOF_2,
-                    format!("{spelled} is not an option a proof may use{hint}"),
+                    format!("{} is not an option a proof may use{hint}", spelled()),
                 );
                 if let Some(v) = value {
                     ctx.text(v, &format!("the value of {name}"));
                 }
             }
             Some(Use::No(rule, why)) => {
-                ctx.refuse(rule, format!("{spelled} {why}"));
+                ctx.refuse(rule, format!("{} {why}", spelled()));
                 if let Some(v) = value {
                     ctx.text(v, &format!("the value of {name}"));
                 }
