@@ -785,3 +785,102 @@ fn negation_of_a_checker_without_a_no_answer() {
         );
     }
 }
+
+// proves: PROOF-2, PROOF-3, PROOF-4, PROOF-5 (round four, written attacking
+// the validator after validate #19/#20 were fixed, lines not in the corpora
+// before, for each class of issue 12: bash/sh disagreements and hidden
+// input, abbreviated options with outside paths, option values naming
+// programs or folders, launchers, interpreters and inline code, build
+// tools' own configuration, lines that verify nothing. Each was refused
+// when written; the test keeps it so.)
+#[test]
+fn outside_attacker_round_four() {
+    let cases: &[(&str, &str)] = &[
+        ("grep -q $'x' f", "PROOF-3"),
+        ("grep -q x {f,g}", "PROOF-3"),
+        ("grep -q x f >|/dev/null", "PROOF-3"),
+        ("grep -q x f 2>&-", "PROOF-3"),
+        ("grep -q x f >/dev/nul", "PROOF-3"),
+        ("coproc grep x f", "PROOF-3"),
+        ("grep -q x f <<<y", "PROOF-3"),
+        ("grep --exclude-fr=/etc/passwd -rq x src", "PROOF-3"),
+        ("grep --fil=/etc/passwd x src", "PROOF-2"),
+        ("grep -q --exclude-from=../list -r x src", "PROOF-3"),
+        ("rg --pre=id x src", "PROOF-2"),
+        ("rg -q --pre id x src", "PROOF-2"),
+        ("rg -q -z x src", "PROOF-2"),
+        ("rg -q --search-zip x src", "PROOF-2"),
+        ("git diff --no-index README.md f", "PROOF-3"),
+        ("git --exec-path=. log -1", "PROOF-2"),
+        ("git log --output=x -1", "PROOF-2"),
+        ("git grep -O x", "PROOF-2"),
+        ("git grep --open-files-in-pager=id x", "PROOF-2"),
+        ("git -C .. diff --quiet", "PROOF-3"),
+        ("jq -e . --rawfile x ../x f.json", "PROOF-3"),
+        (r#"jq -L .. -e 'import "x" as y; 1' f.json"#, "PROOF-3"),
+        ("jq -e --slurpfile x ../x . f.json", "PROOF-3"),
+        ("find src -fprintf out x", "PROOF-2"),
+        ("find src -fls out", "PROOF-2"),
+        ("diff --to-file=../x f", "PROOF-2"),
+        ("diff -r --from-file=../x src", "PROOF-2"),
+        ("cat ./../x", "PROOF-3"),
+        ("wc --files0-from=list", "PROOF-3"),
+        ("head -n1 -- ../x", "PROOF-3"),
+        (
+            r#"cargo test --config 'target.x86_64-unknown-linux-gnu.runner="id"'"#,
+            "PROOF-2",
+        ),
+        ("cargo --config=build.rustc-wrapper=id test", "PROOF-2"),
+        ("cargo test -Zunstable-options", "PROOF-2"),
+        ("cargo test --manifest-path ../x/Cargo.toml", "PROOF-3"),
+        ("npm test --script-shell=id", "PROOF-2"),
+        ("npm run --script-shell id test", "PROOF-2"),
+        ("go test -exec id ./...", "PROOF-2"),
+        ("go test -toolexec=id ./...", "PROOF-2"),
+        ("go test -C .. ./...", "PROOF-3"),
+        ("pytest --rootdir=.. -q", "PROOF-3"),
+        ("pytest -p no:cacheprovider --basetemp=../x", "PROOF-2"),
+        ("python3 -m pytest --pyargs os", "PROOF-2"),
+        ("make -f ../Makefile check", "PROOF-2"),
+        ("make -E 'x:;id' x", "PROOF-4"),
+        ("make SHELL=/bin/sh check", "PROOF-2"),
+        ("make check SHELL=id", "PROOF-2"),
+        ("make -C.. check", "PROOF-2"),
+        ("nice grep -q x f", "PROOF-2"),
+        ("timeout 5 grep -q x f", "PROOF-2"),
+        ("env grep -q x f", "PROOF-2"),
+        ("busybox grep -q x f", "PROOF-2"),
+        ("flock f grep -q x f", "PROOF-2"),
+        ("nohup grep -q x f", "PROOF-2"),
+        ("ionice grep -q x f", "PROOF-2"),
+        ("taskset 1 grep -q x f", "PROOF-2"),
+        ("chrt 1 grep -q x f", "PROOF-2"),
+        ("perl -ne print f", "PROOF-2"),
+        (r#"awk 'BEGIN{system("id")}'"#, "PROOF-2"),
+        ("ruby -e 'puts 1'", "PROOF-2"),
+        (r#"php -r 'system("id");'"#, "PROOF-2"),
+        (r#"lua -e 'os.execute("id")'"#, "PROOF-2"),
+        ("node --input-type=module -e 'x'", "PROOF-2"),
+        ("deno eval 'Deno.exit(0)'", "PROOF-2"),
+        ("python3 -W ignore -c 'import os'", "PROOF-2"),
+        ("jq -n -e true", "PROOF-5"),
+        ("yq -n -e 1", "PROOF-2"),
+        ("test -d .", "PROOF-5"),
+        ("test -e ./", "PROOF-5"),
+        ("[ -n x ]", "PROOF-5"),
+        ("diff ./f f", "PROOF-5"),
+        ("test -e f || test ! -e f", "PROOF-5"),
+    ];
+    assert!(cases.len() >= 30);
+    support::all_refused(cases.iter().map(|(line, rule)| (*line, *rule, "")));
+    // Looked at and left accepted, because they are harmless: a count piped
+    // into a search depends on the file being there and readable (`grep
+    // -c` prints nothing when it is not: the same as `test -r f`).
+    for line in ["grep -c '' f | grep -q .", "grep -c x f | grep -qv 0"] {
+        assert!(validate(line).is_accepted(), "{line}");
+    }
+    // A toolchain name picks an installed toolchain; paths are refused.
+    for line in ["cargo +./x test", "cargo +../x test", "cargo +x/y test"] {
+        assert!(!validate(line).is_accepted(), "{line}");
+    }
+}
