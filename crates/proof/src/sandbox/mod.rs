@@ -466,7 +466,11 @@ fn accept(launched: Launched) -> Result<RunOutput, SandboxError> {
     let notes = report
         .limits
         .iter()
-        .map(|(which, detail)| format!("SBX-5: the {which} limit stopped the run: {detail}"))
+        .map(|(which, detail)| match which.as_str() {
+            // Says itself what happened (SBX-6).
+            "protected path" => detail.clone(),
+            _ => format!("SBX-5: the {which} limit stopped the run: {detail}"),
+        })
         .collect();
     Ok(RunOutput {
         termination,

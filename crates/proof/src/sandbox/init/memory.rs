@@ -29,6 +29,7 @@ pub(super) struct MemoryGuard {
     cow: Option<OwnedFd>,
     tripped: Option<u64>,
     cache: Option<CacheWatch>,
+    created: Option<super::created::CreationWatch>,
 }
 
 /// The build cache's disk (BEYOND-4, attack #12): the cache lives on the
@@ -62,7 +63,19 @@ impl MemoryGuard {
             cow,
             tripped: None,
             cache,
+            created: None,
         }
+    }
+
+    /// Also stops the run the moment a PERM-7 path appears in the project
+    /// (a writable run, SBX-6).
+    pub(super) fn watch_creations(&mut self, watch: super::created::CreationWatch) {
+        self.created = Some(watch);
+    }
+
+    /// True when a created PERM-7 path stopped the run.
+    pub(super) fn creation_tripped(&self) -> bool {
+        self.created.as_ref().is_some_and(|w| w.found().is_some())
     }
 
     /// True when the build cache's bound stopped the run (not memory).
@@ -127,6 +140,13 @@ impl Watch for MemoryGuard {
             self.tripped = Some(total);
             return Duration::from_millis(5);
         }
+        if let Some(watch) = &mut self.created
+            && watch.poll()
+        {
+            kill_everything_else();
+            self.tripped = Some(0);
+            return Duration::from_millis(5);
+        }
         if let Some(added) = self.cache_over() {
             kill_everything_else();
             self.tripped = Some(added);
@@ -136,6 +156,9 @@ impl Watch for MemoryGuard {
     }
 
     fn stopped(&self) -> Option<String> {
+        if let Some(found) = self.created.as_ref().and_then(|w| w.found()) {
+            return Some(found);
+        }
         if let Some(cache) = &self.cache
             && let Some(added) = cache.tripped
         {

@@ -12,6 +12,7 @@
 //! (SBX-5).
 
 mod confine;
+mod created;
 mod memory;
 mod root;
 mod runner;
@@ -196,6 +197,11 @@ fn set_up_and_run(request: &InitRequest) -> StepResult<i32> {
         built.cow,
         built.cache.map(|fd| (fd, request.limits.build_cache_bytes)),
     );
+    if !request.view.copy_on_write {
+        let watch = created::CreationWatch::start(&request.view.project, &request.view.protected)
+            .map_err(|err| (Layer::Filesystem, format!("SBX-6: {err}")))?;
+        guard.watch_creations(watch);
+    }
     run_work(request, &mut guard)
 }
 
@@ -239,7 +245,9 @@ fn run_work(request: &InitRequest, guard: &mut memory::MemoryGuard) -> StepResul
         Ok(PlanEnd::Signal(signal)) => Termination::Signaled(signal),
         Err(RunError::Limit(reason)) => {
             // Everything was killed: the run fails, whatever `||` followed.
-            let which = if guard.cache_tripped() {
+            let which = if guard.creation_tripped() {
+                "protected path"
+            } else if guard.cache_tripped() {
                 "build cache"
             } else {
                 "memory"
