@@ -261,6 +261,36 @@ pub(crate) fn one_string_schema(name: &str, max_length: usize) -> Value {
     })
 }
 
+/// Prepares a call whose only argument is the string `name` (the tools
+/// [`one_string_schema`] describes): `actions` turns its value into the
+/// actions to decide; the value is the target shown and the plan
+/// ([`cleared_string`] takes it back).
+pub(crate) fn prepare_one_string(
+    args: &Value,
+    name: &str,
+    actions: impl FnOnce(&str) -> Result<Vec<Action>, ToolError>,
+) -> Result<Prepared, ToolError> {
+    only_args(args, &[name])?;
+    let value = str_arg(args, name)?;
+    Ok(Prepared {
+        actions: actions(value)?,
+        target: value.to_string(),
+        plan: Box::new(value.to_string()),
+    })
+}
+
+/// The string plan of a call [`prepare_one_string`] prepared, or the
+/// error output of `tool`.
+pub(crate) fn cleared_string(
+    cleared: crate::dispatch::Cleared,
+    tool: &str,
+) -> Result<String, ToolOutput> {
+    cleared
+        .into_parts::<String>()
+        .map(|(value, _)| value)
+        .map_err(|err| ToolOutput::error(tool, &err))
+}
+
 /// Read a required string argument.
 pub(crate) fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
     args.get(name)

@@ -11,12 +11,15 @@ mod agent_world;
 mod rpc_kit;
 mod support;
 
+use agent_world::in_netns;
 use agent_world::live_taint::{
-    GUIDE, WEB_ALLOW, guide_site, lib_with, make_it_43, mark_label, read_the_guide, why_no_always,
+    GUIDE, lib_with, live_world, make_it_43, mark_label, read_the_guide, why_no_always,
 };
-use agent_world::{World, in_netns};
 use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
-use rpc_kit::{Rpc, approvals, edit, lib, sleeping, user_namespaces, wait_until, world};
+use rpc_kit::{
+    Rpc, approvals, edit, lib, long_sleep, saved_one_narrow_always, sleeping, user_namespaces,
+    wait_until, world,
+};
 use serde_json::{Value, json};
 use support::{TempDir, ploy_at_home};
 
@@ -158,15 +161,7 @@ fn rpc_drives_a_whole_conversation_with_approvals() {
     assert_eq!(rpc.until("tool_result")["ok"], true);
     assert_eq!(rpc.until("end")["exit_code"], 0);
     assert_eq!(lib(&dir), "pub fn k() {}\n");
-    let saved = approvals(&dir);
-    assert_eq!(saved.len(), 1, "{saved:?}");
-    assert_eq!(saved[0]["scope"], "always");
-    assert!(
-        saved[0]["description"]
-            .as_str()
-            .unwrap()
-            .contains("src/lib.rs")
-    );
+    saved_one_narrow_always(&dir);
 
     rpc.close_stdin();
     assert_eq!(rpc.wait_exit(), 0, "closing stdin ends the process cleanly");
@@ -199,13 +194,7 @@ fn rpc_a_page_read_live_takes_always_away_even_from_a_saved_approval() {
     in_netns(
         "rpc_a_page_read_live_takes_always_away_even_from_a_saved_approval",
         || {
-            let sites = guide_site();
-            let world = World::new("rpc-live", WEB_ALLOW);
-            let model = agent_world::model(
-                Script::obedient()
-                    .text("Made it 43.")
-                    .text("Understood, nothing changed."),
-            );
+            let (sites, world, model) = live_world("rpc-live");
             let mut command = world.ploy(&model);
             command.args(["--mode", "rpc"]);
             let mut rpc = Rpc::start(command);
@@ -355,14 +344,7 @@ fn closing_stdin_while_an_approval_waits_ends_cleanly() {
 #[test]
 fn abort_during_a_long_shell_kills_the_sandboxed_process() {
     ploy_testkit::require_part!("user namespaces", user_namespaces());
-    let dir = world("rpc-abort");
-    let seconds = format!("{}.25", 700 + std::process::id() % 1000);
-    let model = serve_in_thread(
-        Script::new()
-            .call("shell", json!({"command": format!("sleep {seconds}")}))
-            .text("Back after the abort."),
-    )
-    .unwrap();
+    let (dir, seconds, model) = long_sleep("rpc-abort", 700, "25", "Back after the abort.");
     let mut rpc = start(&dir, &model, &[]);
     rpc.send(json!({"type": "prompt", "message": "wait"}));
     let ask = rpc.until("approval_request");

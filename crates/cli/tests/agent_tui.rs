@@ -17,13 +17,15 @@ use std::time::Duration;
 
 use agent_world::World;
 use agent_world::live_taint::{
-    WEB_ALLOW, guide_site, lib_with, make_it_43, mark_label, read_the_guide, why_no_always,
+    WEB_ALLOW, guide_site, lib_with, live_world, make_it_43, mark_label, read_the_guide,
+    why_no_always,
 };
 use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
 use rexpect::reader::Options;
 use rexpect::session::{PtySession, spawn_with_options};
 use rpc_kit::{
-    approvals, edit, lib, marked_conversation, sleeping, user_namespaces, wait_until, world,
+    approvals, edit, lib, long_sleep, marked_conversation, saved_one_narrow_always, sleeping,
+    user_namespaces, wait_until, world,
 };
 use serde_json::{Value, json};
 use support::{PLOY, TempDir, code, ploy_at_home, run, stderr, stdout};
@@ -152,15 +154,7 @@ fn a_clean_edit_shows_the_diff_offers_always_and_saves_a_narrow_approval() {
     p.send_line("/approvals").unwrap();
     exp(&mut p, "always edit").unwrap();
     leave(p);
-    let saved = approvals(&dir);
-    assert_eq!(saved.len(), 1, "{saved:?}");
-    assert_eq!(saved[0]["scope"], "always");
-    assert!(
-        saved[0]["description"]
-            .as_str()
-            .unwrap()
-            .contains("src/lib.rs")
-    );
+    saved_one_narrow_always(&dir);
 }
 
 // proves: TAINT-1, PERM-3, PERM-4, PERM-5 (live, in a real terminal: a
@@ -175,13 +169,7 @@ fn a_page_read_live_takes_always_away_even_from_a_saved_approval() {
     agent_world::in_netns(
         "a_page_read_live_takes_always_away_even_from_a_saved_approval",
         || {
-            let sites = guide_site();
-            let world = World::new("tui-live", WEB_ALLOW);
-            let model = agent_world::model(
-                Script::obedient()
-                    .text("Made it 43.")
-                    .text("Understood, nothing changed."),
-            );
+            let (sites, world, model) = live_world("tui-live");
             let mut p = pty(in_terminal(world.ploy(&model)), true);
             exp(
                 &mut p,
@@ -258,14 +246,8 @@ fn conversation_of(world: &World) -> String {
 #[test]
 fn ctrl_c_during_a_long_shell_kills_the_sandboxed_process_and_the_session_goes_on() {
     ploy_testkit::require_part!("user namespaces", user_namespaces());
-    let dir = world("tui-ctrlc");
-    let seconds = format!("{}.5", 600 + std::process::id() % 1000);
-    let model = serve_in_thread(
-        Script::new()
-            .call("shell", json!({"command": format!("sleep {seconds}")}))
-            .text("Still here after the interrupt."),
-    )
-    .unwrap();
+    let (dir, seconds, model) =
+        long_sleep("tui-ctrlc", 600, "5", "Still here after the interrupt.");
     let mut p = pty(command(&dir, &model, &[]), true);
     exp(&mut p, "new conversation").unwrap();
     p.send_line("wait a long time").unwrap();

@@ -351,15 +351,12 @@ impl Fetcher {
         body: Vec<u8>,
         cancel: &CancellationToken,
     ) -> Result<FetchOutcome, Cancelled> {
-        if body.len() > MAX_POST_BODY_BYTES {
-            return Ok(FetchOutcome::Refused(Refusal::new(
-                "EGRESS-2",
-                Stage::Request,
-                format!(
-                    "the request body is {} bytes; at most {MAX_POST_BODY_BYTES} are sent (a search request is a phrase and a few options)",
-                    body.len()
-                ),
-            )));
+        if let Some(refused) = over_post_cap(
+            body.len(),
+            "the request body",
+            "(a search request is a phrase and a few options)",
+        ) {
+            return Ok(refused);
         }
         if !bearer_is_usable(credential.token()) {
             return Ok(FetchOutcome::Refused(Refusal::new(
@@ -401,15 +398,8 @@ impl Fetcher {
         body: Vec<u8>,
         cancel: &CancellationToken,
     ) -> Result<FetchOutcome, Cancelled> {
-        if body.len() > MAX_POST_BODY_BYTES {
-            return Ok(FetchOutcome::Refused(Refusal::new(
-                "EGRESS-2",
-                Stage::Request,
-                format!(
-                    "the form's body is {} bytes; at most {MAX_POST_BODY_BYTES} are sent; nothing was sent",
-                    body.len()
-                ),
-            )));
+        if let Some(refused) = over_post_cap(body.len(), "the form's body", "(nothing was sent)") {
+            return Ok(refused);
         }
         let body = Bytes::from(body);
         self.guarded(url, RequestKind::PostForm { body: &body }, cancel)
@@ -964,6 +954,18 @@ fn build_request(
             .header(http::header::CONNECTION, "close")
             .body(Either::Right(Full::new(body.clone()))),
     }
+}
+
+/// The refusal of a POST body of `len` bytes over [`MAX_POST_BODY_BYTES`]
+/// (EGRESS-2), or `None`.
+fn over_post_cap(len: usize, what: &str, why: &str) -> Option<FetchOutcome> {
+    (len > MAX_POST_BODY_BYTES).then(|| {
+        FetchOutcome::Refused(Refusal::new(
+            "EGRESS-2",
+            Stage::Request,
+            format!("{what} is {len} bytes; at most {MAX_POST_BODY_BYTES} are sent {why}"),
+        ))
+    })
 }
 
 /// A bearer token a header can carry: visible ASCII, bounded.

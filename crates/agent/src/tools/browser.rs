@@ -36,7 +36,7 @@ use serde_json::{Value, json};
 
 use crate::tool::{
     BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec,
-    one_string_schema, only_args, str_arg,
+    cleared_string, one_string_schema, only_args, str_arg,
 };
 use crate::tools::web::{WebEngine, navigation_gate, prepare_navigation};
 
@@ -433,9 +433,9 @@ impl Tool for BrowserOpen {
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            match cleared.into_parts::<String>() {
-                Ok((url, _)) => navigate(&self.0, "browser_open", Request::Get(url), ctx).await,
-                Err(err) => ToolOutput::error("browser_open", &err),
+            match cleared_string(cleared, "browser_open") {
+                Ok(url) => navigate(&self.0, "browser_open", Request::Get(url), ctx).await,
+                Err(output) => output,
             }
         })
     }
@@ -568,9 +568,9 @@ impl Tool for BrowserClick {
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            match cleared.into_parts::<String>() {
-                Ok((url, _)) => navigate(&self.0, "browser_click", Request::Get(url), ctx).await,
-                Err(err) => ToolOutput::error("browser_click", &err),
+            match cleared_string(cleared, "browser_click") {
+                Ok(url) => navigate(&self.0, "browser_click", Request::Get(url), ctx).await,
+                Err(output) => output,
             }
         })
     }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::tool::{
     BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec,
-    one_string_schema, only_args, str_arg,
+    cleared_string, one_string_schema, prepare_one_string,
 };
 
 /// Hits `memory_search` returns at most.
@@ -37,25 +37,21 @@ impl Tool for MemorySave {
     }
 
     fn prepare(&self, args: &Value, _ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        only_args(args, &["text"])?;
-        let text = str_arg(args, "text")?;
-        if text.chars().count() > MAX_ENTRY_CHARS {
-            return Err(ToolError::new(format!(
-                "a note is at most {MAX_ENTRY_CHARS} characters"
-            )));
-        }
-        Ok(Prepared {
-            actions: vec![Action::memory("memory_save")],
-            target: text.to_string(),
-            plan: Box::new(text.to_string()),
+        prepare_one_string(args, "text", |text| {
+            if text.chars().count() > MAX_ENTRY_CHARS {
+                return Err(ToolError::new(format!(
+                    "a note is at most {MAX_ENTRY_CHARS} characters"
+                )));
+            }
+            Ok(vec![Action::memory("memory_save")])
         })
     }
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let (text, _) = match cleared.into_parts::<String>() {
-                Ok(parts) => parts,
-                Err(err) => return ToolOutput::error("memory_save", &err),
+            let text = match cleared_string(cleared, "memory_save") {
+                Ok(text) => text,
+                Err(output) => return output,
             };
             match ctx.marker.save_memory(&ctx.conversation_id, &text) {
                 Ok(id) => ToolOutput::ok(json!({"saved": id}).to_string()),
@@ -82,20 +78,14 @@ impl Tool for MemorySearch {
     }
 
     fn prepare(&self, args: &Value, _ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        only_args(args, &["query"])?;
-        let query = str_arg(args, "query")?;
-        Ok(Prepared {
-            actions: vec![Action::memory("memory_search")],
-            target: query.to_string(),
-            plan: Box::new(query.to_string()),
-        })
+        prepare_one_string(args, "query", |_| Ok(vec![Action::memory("memory_search")]))
     }
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let (query, _) = match cleared.into_parts::<String>() {
-                Ok(parts) => parts,
-                Err(err) => return ToolOutput::error("memory_search", &err),
+            let query = match cleared_string(cleared, "memory_search") {
+                Ok(query) => query,
+                Err(output) => return output,
             };
             let project = ctx.project.to_string_lossy();
             let hits = match ctx.marker.search_memory(&project, &query, MAX_HITS) {

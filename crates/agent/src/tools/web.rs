@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::dispatch::Policy;
 use crate::tool::{
     BoxFuture, Cleared, Prepared, Tool, ToolContext, ToolError, ToolOutput, ToolSpec,
-    one_string_schema, only_args, str_arg,
+    cleared_string, one_string_schema, prepare_one_string,
 };
 
 /// The research engine as the web tools use it.
@@ -212,14 +212,8 @@ pub(crate) fn prepare_navigation(
     ctx: &ToolContext,
     engine: fn(&ToolContext) -> Result<&Arc<WebEngine>, ToolError>,
 ) -> Result<Prepared, ToolError> {
-    only_args(args, &["url"])?;
     engine(ctx)?;
-    let url = str_arg(args, "url")?;
-    Ok(Prepared {
-        actions: vec![Action::navigate(tool, url)],
-        target: url.to_string(),
-        plan: Box::new(url.to_string()),
-    })
+    prepare_one_string(args, "url", |url| Ok(vec![Action::navigate(tool, url)]))
 }
 
 /// `web_fetch{url}`.
@@ -241,9 +235,9 @@ impl Tool for WebFetch {
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let (url, _) = match cleared.into_parts::<String>() {
-                Ok(parts) => parts,
-                Err(err) => return ToolOutput::error("web_fetch", &err),
+            let url = match cleared_string(cleared, "web_fetch") {
+                Ok(url) => url,
+                Err(output) => return output,
             };
             let engine = match engine(ctx) {
                 Ok(engine) => engine,
@@ -286,21 +280,17 @@ impl Tool for WebSearch {
     }
 
     fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        only_args(args, &["query"])?;
         let engine = engine(ctx)?;
-        let query = str_arg(args, "query")?;
-        Ok(Prepared {
-            actions: search_actions("web_search", engine, query)?,
-            target: query.to_string(),
-            plan: Box::new(query.to_string()),
+        prepare_one_string(args, "query", |query| {
+            search_actions("web_search", engine, query)
         })
     }
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let (query, _) = match cleared.into_parts::<String>() {
-                Ok(parts) => parts,
-                Err(err) => return ToolOutput::error("web_search", &err),
+            let query = match cleared_string(cleared, "web_search") {
+                Ok(query) => query,
+                Err(output) => return output,
             };
             let engine = match engine(ctx) {
                 Ok(engine) => engine,
@@ -335,21 +325,17 @@ impl Tool for ResearchTool {
     }
 
     fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        only_args(args, &["question"])?;
         let engine = engine(ctx)?;
-        let question = str_arg(args, "question")?;
-        Ok(Prepared {
-            actions: search_actions("research", engine, question)?,
-            target: question.to_string(),
-            plan: Box::new(question.to_string()),
+        prepare_one_string(args, "question", |question| {
+            search_actions("research", engine, question)
         })
     }
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let (question, _) = match cleared.into_parts::<String>() {
-                Ok(parts) => parts,
-                Err(err) => return ToolOutput::error("research", &err),
+            let question = match cleared_string(cleared, "research") {
+                Ok(question) => question,
+                Err(output) => return output,
             };
             let engine = match engine(ctx) {
                 Ok(engine) => engine,

@@ -427,9 +427,24 @@ pub fn feed(child: &mut std::process::Child, text: &str) {
 /// page is read without asking; the edit must then ask with no `always`,
 /// the saved approval notwithstanding (PERM-3, PERM-4).
 pub mod live_taint {
+    use ploy_testkit::scripted_model::{Script, ScriptedModel};
     use serde_json::json;
 
-    use super::{Sites, hostile_page, order};
+    use super::{Sites, World, hostile_page, order};
+
+    /// The guide served, a world whose settings allow reading it, and the
+    /// obedient model that answers the two prompts' turns ("Made it 43.",
+    /// then "Understood, nothing changed."). Only inside [`super::in_netns`].
+    pub fn live_world(label: &str) -> (Sites, World, ScriptedModel) {
+        let sites = guide_site();
+        let world = World::new(label, WEB_ALLOW);
+        let model = super::model(
+            Script::obedient()
+                .text("Made it 43.")
+                .text("Understood, nothing changed."),
+        );
+        (sites, world, model)
+    }
 
     /// The page that marks the conversation.
     pub const GUIDE: &str = "http://docs.example.com/guide";

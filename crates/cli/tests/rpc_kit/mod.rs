@@ -237,6 +237,16 @@ pub fn approvals(dir: &TempDir) -> Vec<Value> {
     listed["approvals"].as_array().unwrap().clone()
 }
 
+/// The project holds exactly one saved approval: an `always` for
+/// `src/lib.rs` only (what answering `always` to its edit saves).
+pub fn saved_one_narrow_always(dir: &TempDir) {
+    let saved = approvals(dir);
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(saved[0]["scope"], "always");
+    let description = saved[0]["description"].as_str().unwrap();
+    assert!(description.contains("src/lib.rs"), "{description}");
+}
+
 /// A conversation of the project marked (in the real store) as having read `url`.
 pub fn marked_conversation(dir: &TempDir, url: &str) -> String {
     let mut store = ploy_store::Store::open(dir.state().join("ploy.db")).unwrap();
@@ -266,6 +276,30 @@ pub fn user_namespaces() -> Result<(), String> {
     } else {
         Err("user namespaces are disabled here (sysctl kernel.unprivileged_userns_clone)".into())
     }
+}
+
+/// The Ctrl-C / abort world: a model that orders one `shell` of `sleep
+/// SECONDS` (a length no other test process uses: `base` plus this
+/// process's id, and `fraction`) and then says `after`. Returns the world,
+/// SECONDS (for [`sleeping`]) and the model.
+pub fn long_sleep(
+    label: &str,
+    base: u32,
+    fraction: &str,
+    after: &str,
+) -> (TempDir, String, ploy_scripted_model::ScriptedModel) {
+    let dir = world(label);
+    let seconds = format!("{}.{fraction}", base + std::process::id() % 1000);
+    let model = ploy_scripted_model::serve_in_thread(
+        ploy_scripted_model::Script::new()
+            .call(
+                "shell",
+                serde_json::json!({"command": format!("sleep {seconds}")}),
+            )
+            .text(after),
+    )
+    .unwrap();
+    (dir, seconds, model)
 }
 
 /// True while a process whose argv is exactly `sleep SECONDS` exists, seen
