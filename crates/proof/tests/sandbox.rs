@@ -1591,6 +1591,40 @@ except OSError as e:
     }
 }
 
+// A socket a host program makes in the project while a writable run lasts
+// (sandbox attack #2: a dev server or language server restarting) leads to
+// that program: the run is stopped as soon as the init sees it, before the
+// program's next step (it may still reach it within that one check).
+// proves: SBX-6, SBX-1
+#[test]
+fn a_socket_made_in_the_project_during_a_run_stops_it() {
+    let world = World::new();
+    let project = world.project.clone();
+    let binder = std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        while !project.join("started").exists()
+            && started.elapsed() < std::time::Duration::from_secs(30)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let listener = std::os::unix::net::UnixListener::bind(project.join("late.sock")).unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(4));
+        drop(listener);
+    });
+    let result = world.sh(
+        &["--writable-project"],
+        "touch started; sleep 3; echo late > late.txt",
+    );
+    binder.join().unwrap();
+    let notes = result["notes"].to_string();
+    assert!(
+        notes.contains("socket file appeared") && notes.contains("late.sock"),
+        "{result}"
+    );
+    assert_ne!(exit_code(&result), 0, "{result}");
+    assert!(!world.project.join("late.txt").exists(), "{result}");
+}
+
 // A project file of a group the user namespace cannot map: the copy-on-write
 // layer cannot copy it up, and the run says why instead of a bare EOVERFLOW.
 // proves: BEYOND-4

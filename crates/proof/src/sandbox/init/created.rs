@@ -10,12 +10,21 @@
 //! ploy itself dies meanwhile. New folders are watched as they appear (and
 //! what was made in them before the watch, checked). Lost events (the
 //! queue overflowed) stop the run too: fail closed.
+//!
+//! A socket file that appears in the project stops the run the same way
+//! (left in place): a host program made it, or one inside did; either way
+//! the sandbox cannot cut it off once the run started (sockets present at
+//! the start are covered), and a program inside could reach the process
+//! listening on it.
 
 use std::{
     collections::HashMap,
     ffi::OsStr,
     mem::MaybeUninit,
-    os::{fd::OwnedFd, unix::ffi::OsStrExt},
+    os::{
+        fd::OwnedFd,
+        unix::{ffi::OsStrExt, fs::FileTypeExt},
+    },
     path::{Path, PathBuf},
 };
 
@@ -103,11 +112,30 @@ impl CreationWatch {
         Ok(())
     }
 
-    /// True (and moved aside) when `path` is a PERM-7 path.
+    /// True (and moved aside) when `path` is a PERM-7 path; true (and
+    /// left alone) when it is a socket file.
     fn check(&mut self, path: &Path) -> bool {
         let Ok(rel) = path.strip_prefix(&self.project) else {
             return false;
         };
+        if path
+            .symlink_metadata()
+            .is_ok_and(|meta| meta.file_type().is_socket())
+        {
+            // A socket a host program (a dev server, an editor's language
+            // server, git's fsmonitor daemon) made in the project during
+            // the run leads to that program outside the sandbox (sandbox
+            // attack #2): the sandbox cannot cover it once the run started,
+            // nor tell who made it, so the run stops. It is not moved: it
+            // may be the host service's own.
+            self.found.push(format!(
+                "SBX-6: a socket file appeared in the project during the run ({}); a program \
+                 inside could reach whatever listens on it, so every process in the sandbox was \
+                 stopped. Run again once it exists (sockets present at the start are cut off)",
+                super::super::shown_path(rel)
+            ));
+            return true;
+        }
         let Some(hit) = self.protected.protects(&rel.to_string_lossy()) else {
             return false;
         };
