@@ -299,6 +299,137 @@ fn text_of(word: &Word) -> &str {
     word.value.as_deref().unwrap_or(&word.raw)
 }
 
+/// Builtins that take a variable *name* (with an optional array subscript):
+/// bash evaluates the subscript of an indexed array as arithmetic, and
+/// arithmetic runs the `$(…)` it holds, quoted or not (`test -v
+/// 'a[$(rm x)]'`, `printf -v 'a[$(…)]' x`, `read 'a[$(…)]'`; found by an
+/// outside attacker, tui-rpc #3).
+const NAME_TAKERS: [&str; 7] = [
+    "read",
+    "mapfile",
+    "readarray",
+    "printf",
+    "unset",
+    "wait",
+    "getopts",
+];
+
+/// Builtins that declare variables: a subscript in a name, the integer
+/// attribute (`-i`: every later assignment is arithmetic) or a name reference
+/// (`-n`: the referenced name may carry a subscript) evaluate code.
+const DECLARERS: [&str; 5] = ["declare", "typeset", "local", "export", "readonly"];
+
+/// `[[ a -eq b ]]` evaluates both operands as arithmetic.
+const ARITHMETIC_TESTS: [&str; 6] = ["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
+
+/// Why the line may run code bash assembles at run time from text the
+/// summary holds as data (PERM-2: no allow rule may cover it), if it may.
+///
+/// Bash evaluates arithmetic in `((…))`, `$((…))`, `let`, `[[ … -eq … ]]`,
+/// indexed-array subscripts and variables with the integer attribute, and
+/// arithmetic follows variable values recursively and runs the command
+/// substitutions it meets (`x='a[$(id)]'; echo $((x))`); bash also expands
+/// some variables itself (`PS4='$(id)'; set -x`). So: any arithmetic
+/// context, any subscript that is not a number, a name-taking builtin given
+/// a subscript, and an assigned value holding a substitution are code.
+fn evaluation_hazard(summary: &CommandLine) -> Option<String> {
+    if summary.constructs.arithmetic_expansion {
+        return Some(
+            "the line evaluates arithmetic (`((…))`, `$((…))`), which runs commands hidden in \
+             the variables and array subscripts it reads"
+                .into(),
+        );
+    }
+    for command in &summary.commands {
+        for assignment in &command.assignments {
+            if let Some((_, subscript)) = assignment.name.split_once('[')
+                && !subscript
+                    .trim_end_matches(']')
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            {
+                return Some(format!(
+                    "the assignment to `{}` evaluates its subscript as arithmetic",
+                    assignment.name
+                ));
+            }
+            if holds_substitution(&assignment.value.raw) {
+                return Some(format!(
+                    "the value assigned to `{}` holds a command that bash may expand later \
+                     (`PS4` under `set -x`, `${{x@P}}`)",
+                    assignment.name
+                ));
+            }
+        }
+        let Some(name) = command.program_basename() else {
+            continue;
+        };
+        let args: Vec<&str> = command.args.iter().map(text_of).collect();
+        if name == "let" {
+            return Some("`let` evaluates arithmetic".into());
+        }
+        if name == "[[" {
+            // Every arithmetic comparison's operands must be plain numbers.
+            let arithmetic = args
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| ARITHMETIC_TESTS.contains(a));
+            for (pos, _) in arithmetic {
+                let operands = [pos.checked_sub(1), Some(pos + 1)];
+                let literal = operands.iter().all(|i| {
+                    i.and_then(|i| args.get(i)).is_some_and(|a| {
+                        let digits = a.strip_prefix('-').unwrap_or(a);
+                        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+                    })
+                });
+                if !literal {
+                    return Some("`[[ … -eq … ]]` evaluates its operands as arithmetic".into());
+                }
+            }
+        }
+        let names_subscript = args.iter().any(|a| a.contains('['));
+        // `printf '[%s]' x` and `wait %1` take no name unless `-v` / `-p`.
+        let takes_name = match name {
+            "printf" => args.iter().any(|a| a.starts_with("-v")),
+            "wait" => args.iter().any(|a| a.starts_with('-') && a.contains('p')),
+            "[" | "[[" => false,
+            _ => NAME_TAKERS.contains(&name),
+        };
+        if takes_name && names_subscript {
+            return Some(format!(
+                "`{name}` takes a variable name, and bash evaluates a subscript in it"
+            ));
+        }
+        if matches!(name, "test" | "[" | "[[")
+            && args.iter().any(|a| matches!(*a, "-v" | "-R"))
+            && args.iter().any(|a| a.contains('[') && *a != "[[")
+        {
+            return Some(format!(
+                "`{name} -v` takes a variable name, and bash evaluates a subscript in it"
+            ));
+        }
+        if DECLARERS.contains(&name)
+            && (names_subscript
+                || args.iter().any(|a| holds_substitution(a))
+                || args.iter().any(|a| {
+                    (a.starts_with('-') || a.starts_with('+'))
+                        && a.len() > 1
+                        && a[1..].contains(['i', 'n'])
+                }))
+        {
+            return Some(format!(
+                "`{name}` with a subscript, `-i` or `-n` makes bash evaluate later values as code"
+            ));
+        }
+    }
+    None
+}
+
+/// Text holding `$(` or a backquote: a command, once bash expands it.
+fn holds_substitution(text: &str) -> bool {
+    text.contains("$(") || text.contains('`')
+}
+
 /// True when a word runs another command when expanded.
 fn runs_commands(word: &Word) -> bool {
     word.flags.command_substitution || word.flags.backticks || word.flags.process_substitution
@@ -351,6 +482,21 @@ impl Builder<'_> {
             blocker.get_or_insert_with(|| {
                 "the line changes what command names run (alias, trap, …)".into()
             });
+        }
+        if let Some(why) = evaluation_hazard(&summary) {
+            // What runs depends on text bash evaluates as code at run time:
+            // the most restrictive reading, as for a line that does not parse.
+            self.notes.push(format!(
+                "{why}: classified as shell + edit + external_directory"
+            ));
+            for kind in [
+                ActionKind::Shell,
+                ActionKind::Edit,
+                ActionKind::ExternalDirectory,
+            ] {
+                self.blocked_unit(kind, line, &why);
+            }
+            blocker.get_or_insert(why);
         }
         for command in &summary.commands {
             self.note_folder_change(command);

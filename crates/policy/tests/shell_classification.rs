@@ -426,3 +426,80 @@ fn deny_rules_hold_through_global_options_aliases_and_option_spellings() {
         assert_eq!(verdict(&action, &rules), V::Allow, "{line}");
     }
 }
+
+// proves: PERM-2 (no allow rule covers code bash evaluates at run time)
+// proves: PERM-1 (such a line is shell + edit + external_directory)
+// Found by an outside attacker (tui-rpc #3): bash runs the `$(…)` in an
+// array subscript when a builtin takes a variable name, and arithmetic
+// follows variable values, so quoted text ran under `test *` / `printf *`.
+// Every line here ran its inner `touch` in bash 5.
+#[test]
+fn commands_hidden_in_subscripts_and_arithmetic_are_never_allowed() {
+    let allow_all = rules(&[
+        (ActionKind::Shell, Effect::Allow, "*"),
+        (ActionKind::Edit, Effect::Allow, "**"),
+    ]);
+    let hostile = [
+        "test -v 'a[$(rm -f lib.rs)]'",
+        "[ -v 'a[$(touch P)]' ]",
+        "[[ -v 'a[$(touch P)]' ]]",
+        "test -v \"x[`touch P`]\"",
+        "printf -v 'a[$(echo hacked > src_main.rs)]' x",
+        "read -r 'a[$(touch P)]' </dev/null",
+        "mapfile 'a[$(touch P)]' </dev/null",
+        "unset -v 'a[$(touch P)]'",
+        "declare 'a[$(touch P)]=1'",
+        "local 'a[$(touch P)]=1'",
+        "typeset -i y",
+        "declare -n r=x",
+        "let 'a[$(touch P)]=1'",
+        "let x=1",
+        "[[ 'a[$(touch P)]' -eq 1 ]]",
+        "[[ 1 -eq 1 && x -eq 1 ]]",
+        "read x < f; [[ x -eq 1 ]]",
+        "read x < f; ((x))",
+        "read x < f; echo $((x))",
+        "x='a[$(touch P)]'; echo $((x))",
+        "a['$(touch P)']=1",
+        "read x < f; a[x]=1",
+        "PS4='$(touch P)'; set -x; echo hi",
+        "export PS4='`touch P`'",
+        "for ((i=0; i<1; i++)); do echo; done",
+        "declare -i y; read y < f",
+    ];
+    for line in hostile {
+        let action = Action::shell("shell", line, &root());
+        assert_eq!(
+            verdict(&action, &allow_all),
+            V::Ask,
+            "an allow rule covered `{line}`"
+        );
+        assert!(
+            action.kinds().contains(ActionKind::Edit),
+            "`{line}` may edit: the ask must say so"
+        );
+    }
+    // Their benign twins stay coverable.
+    let benign = [
+        "test -v HOME",
+        "[ -f 'a[1].txt' ]",
+        "printf '[%s]\\n' x",
+        "read -r line < f",
+        "declare x=1",
+        "export FOO=bar",
+        "[[ 3 -eq 3 ]]",
+        "[[ 1 -lt 2 && 3 -eq 3 ]]",
+        "[[ x == y ]]",
+        "a[0]=1",
+        "wait %1",
+        "echo '$(not run)'",
+    ];
+    for line in benign {
+        let action = Action::shell("shell", line, &root());
+        assert_eq!(
+            verdict(&action, &allow_all),
+            V::Allow,
+            "`{line}` runs nothing hidden but was not allowed"
+        );
+    }
+}
