@@ -56,6 +56,20 @@ pub struct Policy {
     /// Policy approval id → store id (to delete a used `once` approval).
     store_ids: Mutex<HashMap<ApprovalId, i64>>,
     asserts: AtomicU64,
+    /// Where the conversation's state lives, re-read when another process
+    /// changed it (see [`Policy::reading_store`]).
+    stored: Option<StoredState>,
+}
+
+/// The store a [`Policy`] re-reads: another process (`ploy -p --continue`
+/// next to an editor's `--mode rpc`, `ploy approvals revoke`) may mark the
+/// conversation or change the saved approvals while this one runs.
+struct StoredState {
+    store: Arc<Mutex<Store>>,
+    conversation_id: String,
+    project_key: String,
+    /// The store's `data_version` when last read; `None`: never read.
+    seen: Mutex<Option<i64>>,
 }
 
 impl std::fmt::Debug for Policy {
@@ -89,7 +103,97 @@ impl Policy {
             approvals: Mutex::new(approvals),
             store_ids: Mutex::new(store_ids),
             asserts: AtomicU64::new(0),
+            stored: None,
         })
+    }
+
+    /// Re-read the conversation's marks and visited sites and the project's
+    /// saved approvals from `store` whenever another connection changed it
+    /// (TAINT-2: a conversation marked by any process is tainted in every
+    /// process; a revoked approval stops applying). Checked before every
+    /// decision and every read of the marks; the check is one `PRAGMA`
+    /// when nothing changed.
+    pub fn reading_store(
+        mut self,
+        store: Arc<Mutex<Store>>,
+        conversation_id: impl Into<String>,
+        project_key: impl Into<String>,
+    ) -> Self {
+        self.stored = Some(StoredState {
+            store,
+            conversation_id: conversation_id.into(),
+            project_key: project_key.into(),
+            seen: Mutex::new(None),
+        });
+        self
+    }
+
+    /// Bring the in-memory state up to the store's (see
+    /// [`Self::reading_store`]). Marks and sites only accumulate; the saved
+    /// approvals are replaced by the stored ones.
+    fn refresh(&self) -> Result<(), String> {
+        let Some(stored) = &self.stored else {
+            return Ok(());
+        };
+        let store = stored
+            .store
+            .lock()
+            .map_err(|_| "the store lock is poisoned".to_string())?;
+        let version = store.data_version().map_err(|e| e.to_string())?;
+        let mut seen = stored
+            .seen
+            .lock()
+            .map_err(|_| "a state lock is poisoned".to_string())?;
+        if *seen == Some(version) {
+            return Ok(());
+        }
+        let fresh = store
+            .conversation_rules(&stored.conversation_id)
+            .map_err(|e| e.to_string())?;
+        let saved = store
+            .approvals_in(&stored.project_key)
+            .map_err(|e| e.to_string())?;
+        drop(store);
+        {
+            let mut conversation = self
+                .conversation
+                .lock()
+                .map_err(|_| "the conversation lock is poisoned".to_string())?;
+            for mark in fresh.marks() {
+                conversation.mark_tainted(mark.reason.clone(), mark.source.clone());
+            }
+            for site in fresh.visited_sites() {
+                conversation.visit(site.clone());
+            }
+        }
+        let mut approvals = Approvals::new();
+        let mut store_ids = HashMap::new();
+        for entry in saved {
+            let id = approvals.grant(entry.approval).map_err(|e| e.to_string())?;
+            store_ids.insert(id, entry.id);
+        }
+        let (Ok(mut current), Ok(mut ids)) = (self.approvals.lock(), self.store_ids.lock()) else {
+            return Err("the approvals lock is poisoned".into());
+        };
+        *current = approvals;
+        *ids = store_ids;
+        *seen = Some(version);
+        Ok(())
+    }
+
+    /// [`Self::refresh`], failing closed: when the stored state cannot be
+    /// read, the conversation counts as tainted from now on.
+    fn refresh_or_mark(&self) -> Result<(), String> {
+        let result = self.refresh();
+        if let Err(err) = &result
+            && let Ok(mut conversation) = self.conversation.lock()
+        {
+            conversation.mark_tainted(
+                format!("the conversation's stored marks could not be re-read ({err})"),
+                ploy_policy::TaintSource::Tool("ploy".into()),
+            );
+        }
+        result
     }
 
     /// The project root.
@@ -102,6 +206,18 @@ impl Policy {
     /// decision that cannot be made is a no).
     pub fn assert(&self, action: &Action) -> Decision {
         self.asserts.fetch_add(1, Ordering::Relaxed);
+        if let Err(err) = self.refresh_or_mark() {
+            return Decision {
+                verdict: Verdict::Deny,
+                basis: ploy_policy::Basis::Default,
+                reason: format!(
+                    "the conversation's marks and approvals could not be re-read from the \
+                     store ({err}); nothing runs"
+                ),
+                requirement: "TAINT-2",
+                asked_kinds: ploy_policy::KindSet::EMPTY,
+            };
+        }
         let (Ok(conversation), Ok(approvals)) = (self.conversation.lock(), self.approvals.lock())
         else {
             return Decision {
@@ -133,6 +249,7 @@ impl Policy {
 
     /// The conversation's first mark, if it is tainted.
     pub fn first_mark(&self) -> Option<ploy_policy::TaintMark> {
+        let _ = self.refresh_or_mark();
         self.conversation
             .lock()
             .ok()
@@ -141,6 +258,7 @@ impl Policy {
 
     /// Every mark of the conversation, oldest first.
     pub fn marks(&self) -> Vec<ploy_policy::TaintMark> {
+        let _ = self.refresh_or_mark();
         self.conversation
             .lock()
             .map(|c| c.marks().to_vec())
@@ -149,6 +267,7 @@ impl Policy {
 
     /// True when the conversation is tainted (or its state is unusable).
     pub fn is_tainted(&self) -> bool {
+        let _ = self.refresh_or_mark();
         self.conversation
             .lock()
             .map(|c| c.is_tainted())

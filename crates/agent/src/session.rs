@@ -247,12 +247,13 @@ impl Session {
         let tainted = conversation_rules.is_tainted();
         let conversation_rules = Arc::new(Mutex::new(conversation_rules));
         let store = Arc::new(Mutex::new(store));
-        let policy = Arc::new(Policy::new(
-            root.clone(),
-            rules,
-            conversation_rules.clone(),
-            saved,
-        )?);
+        let policy = Arc::new(
+            Policy::new(root.clone(), rules, conversation_rules.clone(), saved)?.reading_store(
+                store.clone(),
+                conversation_id.clone(),
+                project_key.clone(),
+            ),
+        );
         let web = match web {
             Some(setup) => {
                 let (engine, notes) = WebEngine::build(&setup, &redactor, policy.clone())?;

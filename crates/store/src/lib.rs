@@ -1167,6 +1167,16 @@ impl Store {
         Ok(removed > 0)
     }
 
+    /// SQLite's `data_version` of this connection: it changes exactly when
+    /// another connection (another ploy process, or another handle in this
+    /// one) committed since the last call, so a long-lived holder of state
+    /// read from the store knows when to read it again (TAINT-2).
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |row| row.get(0))
+            .map_err(|e| classify(&self.path, e, false))
+    }
+
     /// Every saved approval, oldest first.
     pub fn approvals(&self) -> Result<Vec<SavedApproval>, StoreError> {
         self.approval_rows(
