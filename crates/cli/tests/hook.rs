@@ -763,3 +763,45 @@ fn project_env_values_and_every_input_field_are_checked_for_secrets() {
         "{text}"
     );
 }
+
+// proves: PERM-2 (integrations #4: a Grep whose glob or folder reaches a
+// `.env` reads it: the default `read ask **/.env` asks), PERM-1 (#5: a
+// Glob pattern absolute through braces or a class starts outside the
+// project: external_directory asks)
+#[test]
+fn grep_globs_reaching_guarded_files_and_unbounded_glob_patterns_ask() {
+    let world = World::with("");
+    world
+        .dir
+        .write("home/proj/.env", "DB_PASSWORD=Hunter2Hunter2Zebra\n");
+    world.dir.write("home/proj/sub/.env", "PASSWORD=x\n");
+    world.dir.write("home/proj/sub/lib.rs", "\n");
+    for input in [
+        json!({"pattern": "PASS", "glob": ".env", "output_mode": "content"}),
+        json!({"pattern": "PASS", "glob": "**/.env*"}),
+        json!({"pattern": "PASS", "path": "sub"}),
+        json!({"pattern": "PASS", "path": "./sub/", "glob": ".ENV"}),
+        json!({"pattern": "PASS"}),
+    ] {
+        let answer = world.pre("g", "Grep", input.clone());
+        assert_eq!(decision(&answer), Some("ask"), "{input}: {answer:?}");
+        assert!(reason(&answer).contains(".env"), "{input}: {answer:?}");
+    }
+    // Controls: a glob that selects no guarded file, a folder without one.
+    for input in [
+        json!({"pattern": "fn", "glob": "*.rs"}),
+        json!({"pattern": "fn", "path": "src"}),
+    ] {
+        assert_eq!(world.pre("g", "Grep", input.clone()), None, "{input}");
+    }
+    for pattern in ["{/root/.ssh,/etc}/*", "[/]root/*", "{src,../..}/*"] {
+        let answer = world.pre("g", "Glob", json!({"pattern": pattern}));
+        assert_eq!(decision(&answer), Some("ask"), "{pattern}: {answer:?}");
+    }
+    let answer = world.pre("g", "Glob", json!({"pattern": "*", "path": "{/root,x}"}));
+    assert_eq!(decision(&answer), Some("ask"), "{answer:?}");
+    assert_eq!(
+        world.pre("g", "Glob", json!({"pattern": "src/**/*.rs"})),
+        None
+    );
+}

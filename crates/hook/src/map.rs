@@ -6,7 +6,9 @@
 //! |---|---|
 //! | `Bash` | `shell`, judged per simple command; redirect targets and writing arguments are `edit`s (PERM-7 included); paths outside the folder `external_directory` |
 //! | `Edit`, `MultiEdit`, `Write`, `NotebookEdit` | `edit` of `file_path` / `notebook_path` |
-//! | `Read`, `NotebookRead`, `Grep`, `Glob`, `LS` | `read` of the path (the folder when none); outside the folder also `external_directory` |
+//! | `Read`, `NotebookRead`, `LS` | `read` of the path; outside the folder also `external_directory` |
+//! | `Grep` | `read` of the path and of the guarded files below it its `glob` selects (`grep_call`) |
+//! | `Glob` | `read` of every folder the pattern can start from ([`glob_folders`]) |
 //! | `WebFetch` | `web` of `url`; marks the session first |
 //! | `WebSearch` | `web` of Anthropic's search service (`https://api.anthropic.com/`), the phrase in the notes; marks first |
 //! | `mcp__*__sandbox_run`, `mcp__*__proof_run` (ploy's own, any server name) | `shell` of `command` / `line`; cannot be remapped |
@@ -101,31 +103,19 @@ pub fn claude_code_call(
             field("notebook_path")?,
         )),
         "LS" => Ok(path_call(ctx, ActionKind::Read, tool, field("path")?)),
-        "Grep" => Ok(path_call(
-            ctx,
-            ActionKind::Read,
-            tool,
-            optional("path").unwrap_or("."),
-        )),
+        "Grep" => grep_call(ctx, tool, input),
         "Glob" => {
-            let mut call = path_call(ctx, ActionKind::Read, tool, optional("path").unwrap_or("."));
-            // A pattern may climb or start at `/`: its literal folder is read too.
-            let pattern = field("pattern")?;
-            if pattern.starts_with('/') || pattern.split('/').any(|part| part == "..") {
-                let literal: Vec<&str> = pattern
-                    .split('/')
-                    .take_while(|part| !part.contains(['*', '?', '[', '{']))
-                    .collect();
-                let literal = if literal.join("/").is_empty() {
-                    "/".to_string()
-                } else {
-                    literal.join("/")
-                };
-                if let Call::Actions { actions, .. } = &mut call {
-                    actions.push(read_action(ctx, tool, &literal));
-                }
+            // Every folder the pattern can start from is read: braces are
+            // expanded, and a pattern ploy cannot bound reads `/`
+            // (integrations #5: `{/root/.ssh,/etc}/*`, `[/]root/*`).
+            let mut actions = Vec::new();
+            for folder in glob_folders(optional("path").unwrap_or("."), field("pattern")?) {
+                actions.push(read_action(ctx, tool, &folder));
             }
-            Ok(call)
+            Ok(Call::Actions {
+                actions,
+                native: kinds(&[ActionKind::Read]),
+            })
         }
         "WebFetch" => Ok(web_call(tool, field("url")?, input)),
         "WebSearch" => {
@@ -238,25 +228,259 @@ fn configured_call(
     }
 }
 
+/// The project's files the read rules guard (`.env`, keys, …), for reads a
+/// call makes without naming them; `None` when the project cannot be
+/// listed (the caller fails closed).
+fn guarded_files(ctx: &Context, tool: &str) -> Option<Vec<ploy_policy::GuardedFile>> {
+    let no_marks = ploy_policy::ConversationRules::new();
+    let none = ploy_policy::Approvals::new();
+    let files = ploy_dirs::guarded_files(&ctx.cwd, ploy_dirs::MAX_PROJECT_ENTRIES, &|p| {
+        let read = Action::read(tool, p, &ctx.root);
+        !ploy_policy::Permission::assert(&read, &no_marks, &ctx.rules, &none).is_allow()
+    })?;
+    Some(
+        files
+            .into_iter()
+            .map(|(location, judged)| ploy_policy::GuardedFile { location, judged })
+            .collect(),
+    )
+}
+
+/// `Grep` runs ripgrep over a folder: it reads every file there that its
+/// `glob` (or `type`) selects, and ripgrep searches a hidden file an
+/// explicit glob names. So each guarded file (`.env`, …) below the path
+/// that the glob can select is a read too (integrations #4: `{"glob":
+/// ".env"}` read `.env` under `read allow **`). Without a glob ploy cannot
+/// tell whether hidden and ignored files are searched: every guarded file
+/// below the path counts (fail closed).
+fn grep_call(ctx: &Context, tool: &str, input: &Map<String, Value>) -> Result<Call, Refused> {
+    let text = |name: &str| input.get(name).and_then(Value::as_str);
+    let path = text("path").unwrap_or(".");
+    let mut actions = vec![read_action(ctx, tool, path)];
+    let Some(files) = guarded_files(ctx, tool) else {
+        return Err(Refused::new(
+            "PERM-2",
+            "Grep: ploy could not list the project's files a read rule guards, so it cannot \
+             tell what this search reads",
+        ));
+    };
+    let below = below_folder(ctx, path);
+    let selects = glob_selector(text("glob"));
+    for file in files {
+        let Some(relative) = below.as_ref().and_then(|folder| {
+            if folder.is_empty() {
+                Some(file.location.as_str())
+            } else {
+                file.location
+                    .strip_prefix(folder.as_str())
+                    .and_then(|rest| rest.strip_prefix('/'))
+            }
+        }) else {
+            continue;
+        };
+        if selects(relative) {
+            actions.push(read_action(ctx, tool, &file.judged));
+        }
+    }
+    Ok(Call::Actions {
+        actions,
+        native: kinds(&[ActionKind::Read]),
+    })
+}
+
+/// The project-relative folder a search path names (`""`: the project),
+/// `None` when it is outside the project (its read already asks).
+fn below_folder(ctx: &Context, path: &str) -> Option<String> {
+    let joined = ctx.cwd.join(path);
+    let real = ctx
+        .resolve(path)
+        .map(std::path::PathBuf::from)
+        .unwrap_or(joined);
+    let mut parts: Vec<String> = Vec::new();
+    for part in real.strip_prefix(&ctx.cwd).ok()?.components() {
+        match part {
+            std::path::Component::Normal(name) => parts.push(name.to_string_lossy().into_owned()),
+            std::path::Component::ParentDir => {
+                parts.pop()?;
+            }
+            _ => {}
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// Which files a Grep `glob` selects, as ripgrep reads it: a glob without
+/// `/` matches the file name at any depth, one with `/` the path below the
+/// search folder; case is ignored (stricter). No glob, a negated one or one
+/// that does not compile: every file.
+fn glob_selector(glob: Option<&str>) -> Box<dyn Fn(&str) -> bool> {
+    let Some(glob) = glob.filter(|g| !g.is_empty() && !g.starts_with('!')) else {
+        return Box::new(|_| true);
+    };
+    let anchored = glob.contains('/');
+    let pattern = glob.trim_start_matches("./").trim_start_matches('/');
+    match globset::GlobBuilder::new(pattern)
+        .case_insensitive(true)
+        .literal_separator(anchored)
+        .build()
+    {
+        Ok(compiled) => {
+            let matcher = compiled.compile_matcher();
+            Box::new(move |relative: &str| {
+                let name = relative.rsplit('/').next().unwrap_or(relative);
+                if anchored {
+                    matcher.is_match(relative)
+                } else {
+                    matcher.is_match(name)
+                }
+            })
+        }
+        Err(_) => Box::new(|_| true),
+    }
+}
+
+/// The most brace alternatives ploy expands before giving up.
+const MAX_ALTERNATIVES: usize = 256;
+
+/// The folders a `Glob` call can start listing from: the literal part of
+/// every brace alternative of `path`/`pattern` (before the first name with
+/// a wildcard). A pattern ploy cannot bound (a character class that may
+/// match `/` or `.`, too many alternatives, an unclosed brace) gives `/`.
+pub fn glob_folders(path: &str, pattern: &str) -> Vec<String> {
+    let (Some(paths), Some(patterns)) = (expand_braces(path), expand_braces(pattern)) else {
+        return vec!["/".to_string()];
+    };
+    let mut folders: Vec<String> = Vec::new();
+    for base in &paths {
+        for pattern in &patterns {
+            let joined = if pattern.starts_with('/') || pattern.starts_with('~') {
+                pattern.clone()
+            } else {
+                format!("{}/{pattern}", base.trim_end_matches('/'))
+            };
+            let folder = match literal_folder(&joined) {
+                Some(folder) => folder,
+                None => "/".to_string(),
+            };
+            if !folders.contains(&folder) {
+                folders.push(folder);
+            }
+        }
+    }
+    folders
+}
+
+/// The names before the first one with a wildcard; `None` when a
+/// character class may match `/` or `.` (it could spell `/` or `..`).
+fn literal_folder(path: &str) -> Option<String> {
+    let mut literal: Vec<&str> = Vec::new();
+    let mut parts = path.split('/').peekable();
+    let mut wild = false;
+    for part in parts.by_ref() {
+        if part.contains(['*', '?', '[']) {
+            wild = true;
+            if class_may_escape(part) {
+                return None;
+            }
+            break;
+        }
+        literal.push(part);
+    }
+    if wild && parts.any(class_may_escape) {
+        return None;
+    }
+    let joined = literal.join("/");
+    Some(if joined.is_empty() {
+        if path.starts_with('/') {
+            "/".to_string()
+        } else {
+            ".".to_string()
+        }
+    } else {
+        joined
+    })
+}
+
+/// A `[…]` class that may match `/` or `.`, or an unclosed one.
+fn class_may_escape(part: &str) -> bool {
+    let mut rest = part;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.get(1..).and_then(|a| a.find(']')).map(|c| c + 1) else {
+            return true;
+        };
+        let class: Vec<char> = after[..close].chars().collect();
+        let negated = matches!(class.first(), Some('!' | '^'));
+        if negated || class.iter().any(|c| matches!(c, '/' | '.' | '[' | '\\')) {
+            return true;
+        }
+        // A range whose ends enclose `.` or `/` (`[!-0]`, `[ -~]`).
+        for (i, c) in class.iter().enumerate() {
+            if *c == '-'
+                && let (Some(from), Some(to)) = (
+                    i.checked_sub(1).and_then(|j| class.get(j)),
+                    class.get(i + 1),
+                )
+                && *from <= '/'
+                && *to >= '.'
+            {
+                return true;
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    false
+}
+
+/// Brace expansion (`{a,b}`, nested), as a shell or a glob library does;
+/// `None` when unbalanced or more than [`MAX_ALTERNATIVES`].
+fn expand_braces(text: &str) -> Option<Vec<String>> {
+    let Some(open) = text.find('{') else {
+        return (!text.contains('}')).then(|| vec![text.to_string()]);
+    };
+    let mut depth = 0usize;
+    let mut close = None;
+    let mut commas = Vec::new();
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            ',' if depth == 1 => commas.push(open + i),
+            _ => {}
+        }
+    }
+    let close = close?;
+    let mut bounds = vec![open];
+    bounds.extend(commas);
+    bounds.push(close);
+    let head = &text[..open];
+    let tails = expand_braces(&text[close + 1..])?;
+    let mut out = Vec::new();
+    for pair in bounds.windows(2) {
+        for middle in expand_braces(&text[pair[0] + 1..pair[1]])? {
+            for tail in &tails {
+                out.push(format!("{head}{middle}{tail}"));
+                if out.len() > MAX_ALTERNATIVES {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
 fn shell_call(ctx: &Context, tool: &str, line: &str) -> Call {
     let resolve = |p: &str| ctx.resolve(p);
     // What the line may read without naming it (a recursive grep, a glob,
     // a program ploy does not know) is judged against the project's files
     // the read rules guard: `cat .env` asks like `Read .env` (PERM-2).
-    let guarded = || {
-        let no_marks = ploy_policy::ConversationRules::new();
-        let none = ploy_policy::Approvals::new();
-        let files = ploy_dirs::guarded_files(&ctx.cwd, ploy_dirs::MAX_PROJECT_ENTRIES, &|p| {
-            let read = Action::read(tool, p, &ctx.root);
-            !ploy_policy::Permission::assert(&read, &no_marks, &ctx.rules, &none).is_allow()
-        })?;
-        Some(
-            files
-                .into_iter()
-                .map(|(location, judged)| ploy_policy::GuardedFile { location, judged })
-                .collect(),
-        )
-    };
+    let guarded = || guarded_files(ctx, tool);
     let facts = ploy_policy::ShellFacts {
         resolve: Some(&resolve),
         guarded: &guarded,
@@ -333,4 +557,45 @@ fn input_text(input: &Map<String, Value>) -> String {
         walk(value, &mut out);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // proves: PERM-1, PERM-3 (integrations #5: a Glob pattern that is
+    // absolute through braces or a class starts outside the project)
+    #[test]
+    fn glob_folders_see_through_braces_and_refuse_unbounded_classes() {
+        for (path, pattern, want) in [
+            (".", "src/**/*.rs", vec!["./src"]),
+            (".", "{/root/.ssh,/etc}/*", vec!["/root/.ssh", "/etc"]),
+            (".", "{src,../x}/*", vec!["./src", "./../x"]),
+            (".", "[/]root/*", vec!["/"]),
+            (".", "[.][.]/x/*", vec!["/"]),
+            (".", "[!a]etc/*", vec!["/"]),
+            (".", "[+-0]/*", vec!["/"]),
+            (".", "src/[a-z]*.rs", vec!["./src"]),
+            ("{/root,x}", "*", vec!["/root", "x"]),
+            (".", "{a,{b,/c}}/*", vec!["./a", "./b", "/c"]),
+            (".", "{unclosed/*", vec!["/"]),
+            (".", "/etc/*", vec!["/etc"]),
+        ] {
+            assert_eq!(glob_folders(path, pattern), want, "{path} {pattern}");
+        }
+        let many = "{a,b}".repeat(9);
+        assert_eq!(glob_folders(".", &many), vec!["/"]);
+    }
+
+    #[test]
+    fn a_grep_glob_selects_as_ripgrep_does() {
+        let dotenv = glob_selector(Some(".env"));
+        assert!(dotenv(".env") && dotenv("sub/.env") && dotenv("sub/.ENV"));
+        assert!(!dotenv("src/main.rs"));
+        let anchored = glob_selector(Some("sub/*.env"));
+        assert!(anchored("sub/x.env") && !anchored("x.env"));
+        assert!(glob_selector(None)("sub/.env"));
+        assert!(glob_selector(Some("!*.rs"))(".env"));
+        assert!(glob_selector(Some("**/.env*"))("a/b/.env.local"));
+    }
 }
