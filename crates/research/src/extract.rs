@@ -269,17 +269,12 @@ pub fn strip_hidden(text: &str) -> String {
         .collect()
 }
 
-/// Characters that are not visible text: controls, bidi embeddings and
-/// overrides, zero-width characters, the BOM.
+/// Characters that are not visible text: controls, the shared list of
+/// invisible and reordering characters (bidi embeddings and overrides,
+/// zero-width characters, the BOM, tags: `ploy_text::is_invisible`), and
+/// the replacement character.
 fn is_hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{FEFF}'
-            | '\u{FFFD}')
+    c.is_control() || ploy_text::is_invisible(c) || c == '\u{FFFD}'
 }
 
 #[cfg(test)]

@@ -261,7 +261,7 @@ fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
     }
     // Invisible and direction-changing characters make the line read one
     // way to a person and another to a program.
-    if let Some(c) = line.chars().find(|c| invisible(*c)) {
+    if let Some(c) = line.chars().find(|c| ploy_text::is_invisible(*c)) {
         refusals.push(Refusal::new(
             PROOF_1,
             format!(
@@ -618,31 +618,6 @@ fn project_code_decides(plan: &ProofPlan, refusals: &mut Refusals) {
             ));
         }
     }
-}
-
-/// Format characters (Unicode category Cf) and other characters that are
-/// invisible or reorder text on screen.
-fn invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{034F}'
-            | '\u{061C}'
-            | '\u{115F}'
-            | '\u{1160}'
-            | '\u{17B4}'
-            | '\u{17B5}'
-            | '\u{180B}'..='\u{180F}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{206F}'
-            | '\u{3164}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{FEFF}'
-            | '\u{FFA0}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E007F}'
-    )
 }
 
 fn fixed_reason(passes: bool) -> String {

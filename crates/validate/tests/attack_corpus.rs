@@ -884,3 +884,34 @@ fn outside_attacker_round_four() {
         assert!(!validate(line).is_accepted(), "{line}");
     }
 }
+
+// proves: PROOF-4 (a project script named like an interpreter, launcher or
+// tool runs the code its arguments carry; the script check now uses the
+// grammar's own interpreter and launcher lists instead of a shorter copy,
+// which let these through)
+#[test]
+fn project_scripts_named_like_a_launcher_or_interpreter() {
+    all_refused(&[
+        ("./stdbuf -oL x", "PROOF-4", "a launcher"),
+        ("bin/setarch x86_64 x", "PROOF-4", "the same"),
+        ("./m4 x", "PROOF-4", "an interpreter"),
+        ("tools/guile x", "PROOF-4", "the same"),
+        ("./xvfb-run x", "PROOF-4", "a launcher"),
+        ("scripts/sqlite3 x", "PROOF-4", "an interpreter"),
+    ]);
+}
+
+// proves: PROOF-1 (characters the validator's own, shorter copy of the
+// invisible list missed; the shared `ploy_text::is_invisible` has them)
+#[test]
+fn invisible_characters_of_the_shared_list() {
+    for c in ['\u{FFF0}', '\u{1BCA0}', '\u{1D173}', '\u{E0100}'] {
+        let line = format!("grep -q 'a{c}b' README.md");
+        let verdict = validate(&line);
+        assert!(
+            !verdict.is_accepted() && verdict.rules().contains(&"PROOF-1"),
+            "U+{:04X}: {verdict:?}",
+            u32::from(c)
+        );
+    }
+}

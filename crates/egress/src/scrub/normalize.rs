@@ -21,6 +21,7 @@
 //!
 //! For a phrase with none of these, the text is returned unchanged (borrowed).
 
+use ploy_text::is_invisible;
 use std::borrow::Cow;
 
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
@@ -113,33 +114,6 @@ fn confusable(c: char) -> Option<char> {
     CONFUSABLES
         .iter()
         .find_map(|&(from, to)| (from == c).then_some(to))
-}
-
-/// Zero-width, bidi and other default-ignorable format characters that
-/// change nothing a reader sees.
-fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{034F}'
-            | '\u{061C}'
-            | '\u{115F}'
-            | '\u{1160}'
-            | '\u{17B4}'
-            | '\u{17B5}'
-            | '\u{180B}'..='\u{180F}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{206F}'
-            | '\u{3164}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{FEFF}'
-            | '\u{FFA0}'
-            | '\u{FFF0}'..='\u{FFF8}'
-            | '\u{1BCA0}'..='\u{1BCA3}'
-            | '\u{1D173}'..='\u{1D17A}'
-            | '\u{E0000}'..='\u{E0FFF}'
-    )
 }
 
 /// The phrase as the rules should see it (module docs).

@@ -7,63 +7,12 @@ use super::{At, Ctx, Facts};
 use crate::PROOF_2;
 use crate::vacuity::{Cond, PathTest};
 
-/// Names (without a version suffix) of interpreters, shells and program
-/// launchers a project folder may hold a copy of.
-const INTERPRETERS: &[&str] = &[
-    "python",
-    "pypy",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "ruby",
-    "irb",
-    "perl",
-    "php",
-    "lua",
-    "luajit",
-    "tclsh",
-    "wish",
-    "Rscript",
-    "R",
-    "julia",
-    "java",
-    "jshell",
-    "sh",
-    "bash",
-    "dash",
-    "zsh",
-    "ksh",
-    "mksh",
-    "fish",
-    "csh",
-    "tcsh",
-    "busybox",
-    "env",
-    "pip",
-    "pytest",
-    "npx",
-    "npm",
-    "pnpm",
-    "yarn",
-    "cargo",
-    "go",
-    "make",
-    "git",
-    "awk",
-    "gawk",
-    "mawk",
-    "sed",
-    "xargs",
-    "find",
-    "timeout",
-    "nohup",
-    "nice",
-    "sudo",
-    "su",
-    "osascript",
-    "pwsh",
-    "powershell",
+/// Names (without a version suffix) of the tools a project folder may hold
+/// a copy of that run code their arguments name, beyond the grammar's own
+/// interpreters and launchers ([`super::INTERPRETERS`],
+/// [`super::LAUNCHERS`], one list each for both uses).
+const TOOLS: &[&str] = &[
+    "pip", "pytest", "npm", "pnpm", "yarn", "cargo", "go", "make", "git", "find",
 ];
 
 pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Option<Facts> {
@@ -108,7 +57,10 @@ pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Opt
     }
     if let Some(name) = parts.last() {
         let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if INTERPRETERS.contains(&stem) {
+        if [super::INTERPRETERS, super::LAUNCHERS, TOOLS]
+            .iter()
+            .any(|names| names.contains(name) || names.contains(&stem))
+        {
             ctx.refuse(
                 crate::PROOF_4,
                 format!("`{name}` is an interpreter or a shell, which runs code given in its arguments or on standard input; run the project's test runner or a project script"),
