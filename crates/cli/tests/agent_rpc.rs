@@ -364,6 +364,7 @@ fn abort_during_a_long_shell_kills_the_sandboxed_process() {
     assert_eq!(rpc.wait_exit(), 0);
 }
 
+// proves: issue 17 (docs/rpc.md documents exactly the protocol)
 #[test]
 fn every_documented_schema_compiles_and_names_every_command() {
     let schemas = rpc_kit::Schemas::load();
@@ -372,6 +373,14 @@ fn every_documented_schema_compiles_and_names_every_command() {
         assert!(
             titles.iter().any(|t| t == name),
             "docs/rpc.md lacks `{name}`"
+        );
+    }
+    // And nothing more: every schema documents a command or an event ploy
+    // has (docs/rpc.md is true).
+    for title in &titles {
+        assert!(
+            ploy_agent_names().contains(&title.as_str()),
+            "docs/rpc.md documents `{title}`, which ploy does not have"
         );
     }
 }

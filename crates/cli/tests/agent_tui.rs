@@ -603,3 +603,132 @@ fn the_terminal_screen_shows_the_mark_the_diff_and_no_always() {
         },
     );
 }
+
+fn repo_file(relative: &str) -> String {
+    std::fs::read_to_string(format!("{}/../../{relative}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// The `/commands` named in backticks in `text`.
+fn slash_commands_in(text: &str) -> std::collections::BTreeSet<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|s| s.starts_with('/') && s[1..].chars().all(|c| c.is_ascii_lowercase()))
+        .map(str::to_string)
+        .collect()
+}
+
+// proves: issue 17 (the docs are true: the slash commands `/help` lists,
+// docs/interactive.md's table and README's row are the same set, and each
+// is one the interactive terminal knows; an unknown one is said to be)
+#[test]
+fn every_documented_slash_command_is_one_ploy_knows() {
+    let docs = repo_file("docs/interactive.md");
+    let table = docs
+        .split("## Keys and commands")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/interactive.md has a `Keys and commands` section");
+    let documented = slash_commands_in(table);
+    let readme = repo_file("README.md");
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| `ploy [--continue"))
+        .expect("README's row for the interactive terminal");
+    assert_eq!(
+        slash_commands_in(row),
+        documented,
+        "README vs docs/interactive.md"
+    );
+
+    let dir = world("tui-slash");
+    let model = serve_in_thread(Script::new()).unwrap();
+    let mut p = pty(command(&dir, &model, &[]), true);
+    exp(&mut p, "new conversation").unwrap();
+    p.send_line("/help").unwrap();
+    exp(&mut p, "Commands:").unwrap();
+    let help = exp(&mut p, "Ctrl-D leaves.").unwrap();
+    let listed: std::collections::BTreeSet<String> = help
+        .lines()
+        .filter_map(|l| l.trim().split_whitespace().next())
+        .filter(|w| w.starts_with('/'))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(listed, documented, "/help vs docs/interactive.md");
+    // Each answers, and the status line comes back, without the
+    // unknown-command line.
+    let status = "clean · sandbox=workspace-write approval=ask";
+    for command in &documented {
+        p.send_line(command).unwrap();
+        let answered = exp(&mut p, status).unwrap();
+        assert!(
+            !answered.contains("unknown command"),
+            "{command}: {answered}"
+        );
+    }
+    p.send_line("/nosuchcommand").unwrap();
+    exp(&mut p, "unknown command /nosuchcommand; /help lists them").unwrap();
+    leave(p);
+}
+
+// proves: issue 17, TRUST-7 (the docs are true: every agent flag `ploy
+// --help` lists appears in README's rows for `ploy -p`, `ploy` and `ploy
+// --mode rpc`, and every `--mode` value has its row)
+#[test]
+fn every_agent_flag_is_in_the_readme() {
+    let out = run(Command::new(PLOY).arg("--help"));
+    assert_eq!(code(&out), 0);
+    let help = stdout(&out);
+    let options = help.split("Options:").nth(1).unwrap();
+    let readme = repo_file("README.md");
+    let rows: String = readme
+        .lines()
+        .filter(|l| {
+            l.starts_with("| `ploy -p ")
+                || l.starts_with("| `ploy [--continue")
+                || l.starts_with("| `ploy --mode rpc ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(rows.lines().count(), 3, "README's three agent rows");
+    let mut flags = 0;
+    for line in options.lines() {
+        let line = line.trim();
+        // Option lines; not the `- value:` lines of `--mode`.
+        if !line.starts_with('-') || line.starts_with("- ") {
+            continue;
+        }
+        let spec = line.split_whitespace().collect::<Vec<_>>();
+        let long = spec
+            .iter()
+            .find(|w| w.starts_with("--"))
+            .map(|w| w.trim_end_matches(','));
+        let short = spec
+            .iter()
+            .find(|w| !w.starts_with("--"))
+            .map(|w| w.trim_end_matches(','));
+        if matches!(long, Some("--help" | "--version")) {
+            continue;
+        }
+        flags += 1;
+        let long = long.unwrap();
+        // `-na` is `--no-approve`'s documented short form (TRUST-7).
+        let forms = [
+            Some(long.to_string()),
+            short.map(str::to_string),
+            (long == "--no-approve").then(|| "-na".to_string()),
+        ];
+        assert!(
+            forms.iter().flatten().any(|f| rows.contains(f.as_str())),
+            "{long} is not in README's agent rows"
+        );
+    }
+    assert!(flags >= 9, "{options}");
+    for mode in ["text", "json", "rpc"] {
+        assert!(
+            options.contains(&format!("- {mode}:")),
+            "--mode {mode} in --help"
+        );
+        assert!(rows.contains(mode), "--mode {mode} in README");
+    }
+}

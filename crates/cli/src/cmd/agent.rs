@@ -51,8 +51,9 @@ pub struct AgentArgs {
     /// before it; nobody is asked anything: an ask is a refusal).
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     pub print: Option<String>,
-    /// Output of a run: `text` (the answer on stdout) or `json` (one JSON
-    /// event per line on stdout, see docs/rpc.md).
+    /// How the agent talks: `text` (the answer on stdout), `json` (one JSON
+    /// event per line on stdout) or `rpc` (JSON commands on stdin, events
+    /// and responses on stdout); see docs/rpc.md.
     #[arg(long, value_enum, value_name = "MODE")]
     pub mode: Option<Mode>,
     /// Continue the newest conversation of this project (its marks too).
