@@ -650,7 +650,7 @@ fn every_documented_slash_command_is_one_ploy_knows() {
     let help = exp(&mut p, "Ctrl-D leaves.").unwrap();
     let listed: std::collections::BTreeSet<String> = help
         .lines()
-        .filter_map(|l| l.trim().split_whitespace().next())
+        .filter_map(|l| l.split_whitespace().next())
         .filter(|w| w.starts_with('/'))
         .map(str::to_string)
         .collect();
