@@ -23,7 +23,7 @@ use crate::history::{Entry, ToolCall};
 use crate::limits::{LimitHit, Limits};
 use crate::marker::ConversationMarker;
 use crate::tool::{Registry, ShellSetup, ToolContext};
-use crate::tools::web::{WebEngine, WebSetup};
+use crate::tools::web::{LazyWeb, WebSetup};
 use crate::window::History;
 
 /// Which conversation a run uses.
@@ -102,9 +102,6 @@ pub enum SessionError {
     /// A stored message cannot be read back.
     #[error(transparent)]
     Stored(#[from] crate::history::StoredEntryError),
-    /// The web tools could not be set up (research.json, the resolver).
-    #[error("the web tools: {0}")]
-    Web(#[from] ploy_research::command::CommandError),
 }
 
 /// How a prompt ended.
@@ -254,16 +251,8 @@ impl Session {
                 project_key.clone(),
             ),
         );
-        let web = match web {
-            Some(setup) => {
-                let (engine, notes) = WebEngine::build(&setup, &redactor, policy.clone())?;
-                for note in notes {
-                    tracing::warn!("{note}");
-                }
-                Some(Arc::new(engine))
-            }
-            None => None,
-        };
+        // Built at the first web tool call (see `LazyWeb`).
+        let web = web.map(|setup| Arc::new(LazyWeb::new(setup, redactor.clone(), policy.clone())));
         let marker = Arc::new(ConversationMarker::new(
             store.clone(),
             conversation_rules,

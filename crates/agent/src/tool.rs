@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 pub use crate::dispatch::{Cleared, ReadGate};
-use crate::tools::web::WebEngine;
+use crate::tools::web::LazyWeb;
 
 /// A boxed, sendable future (tools are called through trait objects).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -159,9 +159,9 @@ pub struct ToolContext {
     /// returned (TAINT-1, TAINT-3), and records the sites it visits
     /// (BROWSER-2).
     pub marker: Arc<ConversationMarker>,
-    /// The research engine for the web tools (`None`: they report that the
-    /// web is not set up).
-    pub web: Option<Arc<WebEngine>>,
+    /// The research engine for the web tools, built at their first call
+    /// (`None`: they report that the web is not set up).
+    pub web: Option<Arc<LazyWeb>>,
     /// How `shell` runs.
     pub shell: ShellSetup,
     /// The user's home folder (for `~` in paths).

@@ -232,7 +232,7 @@ async fn dispatch_all(world: &World, rule_list: Vec<Rule>) -> (Vec<(String, usiz
             conversation_rules,
             events.clone(),
         )),
-        web: Some(Arc::new(web)),
+        web: Some(Arc::new(ploy_agent::tools::web::LazyWeb::ready(web))),
         shell: ShellSetup {
             // plan_check always uses the sandbox; with no launcher it fails
             // closed (SBX-5) after `run` was called, which is all this needs.

@@ -36,6 +36,9 @@ use ploy_policy::{Approval, ConversationRules, Rule, Site, TaintMark};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
+/// The most memory SQLite's page cache of one store may hold, in KiB.
+pub const PAGE_CACHE_KIB: i64 = 512;
+
 /// How long a write waits for another process holding the database lock
 /// before it reports [`StoreError::Locked`].
 const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
@@ -421,8 +424,15 @@ impl Store {
         }
         // NORMAL for ordinary writes; durable ones switch to FULL (each such
         // commit fsyncs the WAL before returning, TAINT-2): see the crate docs.
+        // The page cache is capped at PAGE_CACHE_KIB: SQLite's default (2 MiB)
+        // filled as a long conversation grew the file, which was most of the
+        // agent's memory growth over 1,000 turns (issue 11: flat within ±10%).
+        // The store appends and reads the newest rows; the kernel's page cache
+        // keeps the file warm.
         self.conn
-            .execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+            .execute_batch(&format!(
+                "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-{PAGE_CACHE_KIB};"
+            ))
             .map_err(|e| classify(&path, e, false))?;
         let check: String = self
             .conn
@@ -1614,6 +1624,41 @@ mod tests {
             .execute("UPDATE taint_marks SET mark = '{}'", []);
         assert!(update.unwrap_err().to_string().contains("TAINT-2"));
         assert_eq!(store.marks(&conv.id).unwrap(), vec![mark(1)]);
+    }
+
+    /// SQLite's page cache of the connection, in bytes.
+    fn cache_used(store: &Store) -> i64 {
+        let (mut current, mut highest) = (0, 0);
+        // SAFETY: the handle is the live connection of `store`, used on
+        // this thread only; the call only reads counters.
+        let rc = unsafe {
+            rusqlite::ffi::sqlite3_db_status(
+                store.raw().handle(),
+                rusqlite::ffi::SQLITE_DBSTATUS_CACHE_USED,
+                &mut current,
+                &mut highest,
+                0,
+            )
+        };
+        assert_eq!(rc, 0);
+        i64::from(current)
+    }
+
+    // proves: issue 11 (memory flat over a long conversation): the page
+    // cache stays under its cap however large the file grows
+    #[test]
+    fn the_page_cache_is_capped_as_the_file_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path().join("ploy.db")).unwrap();
+        let conv = store.create_conversation("c").unwrap();
+        let text = "x".repeat(4096);
+        for _ in 0..1500 {
+            store.append_message(&conv.id, Role::Tool, &text).unwrap();
+        }
+        assert_eq!(store.messages(&conv.id).unwrap().len(), 1500);
+        let used = cache_used(&store);
+        // The cap plus SQLite's per-page bookkeeping.
+        assert!(used <= PAGE_CACHE_KIB * 1024 * 5 / 4, "{used} bytes");
     }
 
     static TRACED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());

@@ -324,9 +324,12 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
 }
 
 fn engine(ctx: &ToolContext) -> Result<&Arc<WebEngine>, ToolError> {
-    ctx.web.as_ref().ok_or_else(|| {
-        ToolError::new("the browser tools are not set up in this run (no web engine)")
-    })
+    ctx.web
+        .as_ref()
+        .ok_or_else(|| {
+            ToolError::new("the browser tools are not set up in this run (no web engine)")
+        })?
+        .get()
 }
 
 /// Fetch (or POST) `request` as the navigation of `tool`, mark the

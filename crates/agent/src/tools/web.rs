@@ -12,7 +12,7 @@
 //! reads come from search results, not the model: they are not held by it.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ploy_egress::{HopGate, Stage, scrub};
 use ploy_policy::Action;
@@ -131,6 +131,67 @@ pub fn navigation_gate(policy: Arc<Policy>, tool: &'static str, cleared_url: &st
     })
 }
 
+/// How a [`LazyWeb`] builds its engine (once).
+type BuildWeb = Box<dyn FnOnce() -> Result<WebEngine, String> + Send>;
+
+/// The web engine of a session, built at the first web or browser tool
+/// call rather than when the session opens: the fetcher's secret door (an
+/// automaton over every known secret), the TLS roots, the resolver and
+/// research.json cost more than everything else `ploy -p` does before its
+/// first request to the model (issue 11: start to first byte < 30 ms), and
+/// most runs never touch the web. A build that fails (a bad research.json)
+/// is reported by every web tool call, with the reason.
+pub struct LazyWeb {
+    build: Mutex<Option<BuildWeb>>,
+    engine: OnceLock<Result<Arc<WebEngine>, String>>,
+}
+
+impl std::fmt::Debug for LazyWeb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyWeb")
+            .field("built", &self.engine.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LazyWeb {
+    /// An engine built from `setup` when first used ([`WebEngine::build`];
+    /// its notes go to the log then).
+    pub fn new(setup: WebSetup, redactor: Redactor, policy: Arc<Policy>) -> Self {
+        Self {
+            build: Mutex::new(Some(Box::new(move || {
+                let (engine, notes) = WebEngine::build(&setup, &redactor, policy)
+                    .map_err(|e| format!("the web tools could not be set up: {e}"))?;
+                for note in notes {
+                    tracing::warn!("{note}");
+                }
+                Ok(engine)
+            }))),
+            engine: OnceLock::new(),
+        }
+    }
+
+    /// An engine already built (embedders and tests).
+    pub fn ready(engine: WebEngine) -> Self {
+        Self {
+            build: Mutex::new(None),
+            engine: OnceLock::from(Ok(Arc::new(engine))),
+        }
+    }
+
+    /// The engine, built on first use.
+    pub fn get(&self) -> Result<&Arc<WebEngine>, ToolError> {
+        let built = self.engine.get_or_init(|| {
+            let build = self.build.lock().ok().and_then(|mut slot| slot.take());
+            match build {
+                Some(build) => build().map(Arc::new),
+                None => Err("the web engine's build was lost (a panic while building it)".into()),
+            }
+        });
+        built.as_ref().map_err(|e| ToolError::new(e.clone()))
+    }
+}
+
 impl WebEngine {
     /// The engine of `setup` (research.json, the backends, the fetcher
     /// with the secret door, BEYOND-6, and [`policy_gate`]). Returns notes
@@ -168,9 +229,12 @@ impl WebEngine {
 }
 
 fn engine(ctx: &ToolContext) -> Result<&Arc<WebEngine>, ToolError> {
-    ctx.web.as_ref().ok_or_else(|| {
-        ToolError::new("the web tools are not set up in this run (no research engine)")
-    })
+    ctx.web
+        .as_ref()
+        .ok_or_else(|| {
+            ToolError::new("the web tools are not set up in this run (no research engine)")
+        })?
+        .get()
 }
 
 fn output_text(result: Result<ResearchOutput, ploy_egress::Cancelled>, tool: &str) -> ToolOutput {

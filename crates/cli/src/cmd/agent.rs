@@ -450,7 +450,6 @@ impl Wiring {
                 e.to_string(),
                 "`ploy conversations` lists this project's conversations",
             ),
-            SessionError::Web(err) => usage(err.to_string(), err.hint()),
             other => runtime(other.to_string()),
         })
     }
