@@ -26,6 +26,7 @@ async fn the_web_engine_is_built_at_the_first_web_call() {
         hosts: None,
         answer_model: None,
         research: None,
+        secrets: ploy_secrets::SecretSet::new(),
     });
     let prompt = orders(&[
         ("read", json!({"path": "src/lib.rs"})),
