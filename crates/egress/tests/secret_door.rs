@@ -260,3 +260,44 @@ async fn a_url_encoded_past_what_the_door_decodes_is_refused() {
     let outcome = get(&s.fetcher, "http://api.example.com/?q=%25252541").await;
     assert!(matches!(outcome, FetchOutcome::Page(_)), "{outcome:?}");
 }
+
+// proves: BEYOND-6, REDACT-1 (outside attacks agent #3 / panel-secrets #2:
+// the hex of a 14-character piece of a secret shorter than 24 characters
+// left through the door; now a 14-character fragment of a 16..23-character
+// secret is refused in every form a fragment is known in)
+#[tokio::test]
+async fn a_fragment_of_a_shorter_secret_is_refused_in_hex_base64_and_plain() {
+    let s = setup().await;
+    assert!(SECRET.len() < ploy_secrets::FRAGMENT_MIN_SECRET_CHARS);
+    let size = ploy_secrets::SHORT_FRAGMENT_CHARS;
+    for start in [0, 3, SECRET.len() - size] {
+        let piece = &SECRET[start..start + size];
+        let hex: String = piece.bytes().map(|b| format!("{b:02x}")).collect();
+        let spaced: Vec<String> = piece.bytes().map(|b| format!("{b:02X}")).collect();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(piece);
+        for url in [
+            format!("http://api.example.com/?f={hex}"),
+            format!("http://api.example.com/?f={}", spaced.join("%20")),
+            format!("http://api.example.com/?f={b64}"),
+            format!("http://api.example.com/x/{piece}/y"),
+        ] {
+            let outcome = get(&s.fetcher, &url).await;
+            assert_eq!(
+                refusal_rule(&outcome),
+                Some("BEYOND-6"),
+                "{url}: {outcome:?}"
+            );
+        }
+    }
+    // A piece one character shorter is not a fragment: it goes through.
+    let short = &SECRET[..size - 1];
+    let hex: String = short.bytes().map(|b| format!("{b:02x}")).collect();
+    let fine = get(&s.fetcher, &format!("http://api.example.com/?f={hex}")).await;
+    assert!(matches!(fine, FetchOutcome::Page(_)), "{fine:?}");
+    assert_eq!(
+        s.server.requests().len(),
+        1,
+        "only the short piece was sent"
+    );
+    assert!(!carries(&s.server.requests(), SECRET));
+}

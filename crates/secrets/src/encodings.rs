@@ -83,6 +83,29 @@ pub const FRAGMENT_MIN_SECRET_CHARS: usize = 24;
 /// [`FRAGMENT_MIN_SECRET_CHARS`]).
 pub const FRAGMENT_CHARS: usize = 12;
 
+/// Shorter secrets, from this many characters, are searched for by longer
+/// fragments, [`SHORT_FRAGMENT_CHARS`]: 14 of a 16- to 23-character secret
+/// leave at most 9 characters to guess (outside attack agent #3: the hex of
+/// a 14-character piece left through the door). Longer pieces keep ordinary
+/// words that share a short secret's start from matching.
+pub const SHORT_FRAGMENT_MIN_SECRET_CHARS: usize = 16;
+
+/// Length in characters of the fragments of a secret shorter than
+/// [`FRAGMENT_MIN_SECRET_CHARS`] (see [`SHORT_FRAGMENT_MIN_SECRET_CHARS`]).
+pub const SHORT_FRAGMENT_CHARS: usize = 14;
+
+/// The fragment length for a secret of `chars` characters, if it has
+/// fragments at all.
+fn fragment_chars(chars: usize) -> Option<usize> {
+    if chars >= FRAGMENT_MIN_SECRET_CHARS {
+        Some(FRAGMENT_CHARS)
+    } else if chars >= SHORT_FRAGMENT_MIN_SECRET_CHARS {
+        Some(SHORT_FRAGMENT_CHARS)
+    } else {
+        None
+    }
+}
+
 /// Every listed pattern (with its widening) for one secret value. May hold
 /// duplicates; the caller deduplicates across all secrets. Free-form escapes
 /// (percent, `\uXXXX`, HTML references) are not listed: the decoded views
@@ -149,13 +172,11 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
     }
 
     let chars: Vec<(usize, char)> = secret.char_indices().collect();
-    if chars.len() >= FRAGMENT_MIN_SECRET_CHARS {
+    if let Some(size) = fragment_chars(chars.len()) {
         let fragment = PatternInfo::of(SecretForm::Fragment);
-        for first in 0..=chars.len() - FRAGMENT_CHARS {
+        for first in 0..=chars.len() - size {
             let start = chars[first].0;
-            let end = chars
-                .get(first + FRAGMENT_CHARS)
-                .map_or(secret.len(), |&(at, _)| at);
+            let end = chars.get(first + size).map_or(secret.len(), |&(at, _)| at);
             let piece = &secret[start..end];
             out.push((piece.to_owned(), fragment));
             // A piece of the secret base64-encoded on its own starts at a

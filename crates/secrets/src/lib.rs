@@ -52,7 +52,9 @@
 //!   holding secret bits stays. Lines wrapped at any width (MIME's 76
 //!   columns, `base64`'s default, PEM) are joined first (`runs.rs`);
 //! * a fragment: any [`FRAGMENT_CHARS`] (12) consecutive characters of a
-//!   secret of at least [`FRAGMENT_MIN_SECRET_CHARS`] (24), plain, escaped,
+//!   secret of at least [`FRAGMENT_MIN_SECRET_CHARS`] (24), or any
+//!   [`SHORT_FRAGMENT_CHARS`] (14) of a secret of
+//!   [`SHORT_FRAGMENT_MIN_SECRET_CHARS`] (16) to 23 characters, plain, escaped,
 //!   in hex (decoded runs) or base64-encoded on its own (a piece of the
 //!   secret given to `base64`);
 //! * the password of a `user:password` value or of a URL's user info, on
@@ -64,8 +66,9 @@
 //!
 //! Not caught (known limits, not claimed): values shorter than
 //! [`MIN_SECRET_BYTES`] (refused); a secret cut into pieces shorter than a
-//! fragment (12 characters), or any piece of a secret shorter than 24
-//! characters (no fragment rule), in any encoding; characters reordered or
+//! fragment (12 characters; 14 for a secret of 16 to 23), or any piece of
+//! a secret shorter than 16 characters (no fragment rule), in any
+//! encoding; characters reordered or
 //! substituted (reversed, ROT13, Caesar shifts, every other character);
 //! separators or markup *between characters* of the plain value (`s k - …`,
 //! `<b></b>`, ANSI codes, zero-width characters: the scrubber takes white
@@ -118,7 +121,10 @@ mod views;
 
 pub use views::unescape;
 
-pub use encodings::{FRAGMENT_CHARS, FRAGMENT_MIN_SECRET_CHARS, SecretForm};
+pub use encodings::{
+    FRAGMENT_CHARS, FRAGMENT_MIN_SECRET_CHARS, SHORT_FRAGMENT_CHARS,
+    SHORT_FRAGMENT_MIN_SECRET_CHARS, SecretForm,
+};
 pub use env::{
     EnvSecretReason, PATH_VALUED_NAMES, env_secret_reason, is_secret_env, is_secret_env_name,
     secret_values_from_env,

@@ -8,7 +8,8 @@
 
 use base64::Engine as _;
 use ploy_secrets::{
-    FRAGMENT_CHARS, FRAGMENT_MIN_SECRET_CHARS, REDACTED, Redactor, SecretForm, mask,
+    FRAGMENT_CHARS, FRAGMENT_MIN_SECRET_CHARS, REDACTED, Redactor, SHORT_FRAGMENT_CHARS,
+    SHORT_FRAGMENT_MIN_SECRET_CHARS, SecretForm, mask,
 };
 use proptest::prelude::*;
 
@@ -119,10 +120,19 @@ fn long_fragments_of_long_secrets_are_caught() {
     // Shorter than a fragment: not matched (ordinary words must survive).
     let short = &secret[..FRAGMENT_CHARS - 1];
     assert!(redactor.find_secret(short.as_bytes()).is_none());
-    // A short secret has no fragments.
-    let short_secret = "Tr0ub4dor-and-3-horses";
+    // A secret of 16 to 23 characters has longer fragments (14; agent #3):
+    // 14 characters are caught, 13 are not.
+    let shorter_secret = "Tr0ub4dor-and-3-horses";
+    let redactor = self::redactor(&[shorter_secret]);
+    assert_eq!(SHORT_FRAGMENT_CHARS, 14);
+    assert!(redactor.find_secret(b"Tr0ub4dor-and-").is_some());
+    assert!(redactor.find_secret(b"r0ub4dor-and-3").is_some());
+    assert!(redactor.find_secret(b"Tr0ub4dor-and").is_none());
+    // A secret shorter than 16 characters has no fragments.
+    let short_secret = "Tr0ub4dor-and-3";
+    assert!(short_secret.chars().count() < SHORT_FRAGMENT_MIN_SECRET_CHARS);
     let redactor = self::redactor(&[short_secret]);
-    assert!(redactor.find_secret(b"Tr0ub4dor-and-3").is_none());
+    assert!(redactor.find_secret(b"Tr0ub4dor-and-").is_none());
 }
 
 // proves: BEYOND-6 (the form is named, never the value)
