@@ -30,6 +30,10 @@ const OWN: &str = "11.22.33.1";
 const REMOTE: &str = "11.22.33.2";
 const LATER: &str = "11.22.33.7";
 const SERVICE_PORT: u16 = 8081;
+/// A prefix this machine routes to itself (`ip route add local …`), and an
+/// address inside it.
+const ANYIP: &str = "11.44.0.0";
+const ANYIP_HOST: &str = "11.44.5.6";
 
 fn tool(name: &str) -> Result<(), String> {
     let found = std::env::var_os("PATH")
@@ -56,7 +60,8 @@ fn network_namespaces() -> Result<(), String> {
 
 // proves: URL-2 (this machine's own addresses are refused whatever their
 // range, read fresh: a redirect to an interface address, the address itself,
-// a name for it, and an address added after the fetcher was built)
+// a name for it, an address added after the fetcher was built, and an
+// address of a `local` route, outside attack sandbox #6)
 #[test]
 fn a_redirect_to_this_machines_own_address_is_refused_in_a_test_network() {
     for name in ["unshare", "ip"] {
@@ -238,6 +243,26 @@ fn inside_the_test_network() {
             "{:?}",
             dialled.as_ref().err()
         );
+        // Outside attack sandbox #6: a `local` route makes a whole prefix
+        // this machine (AnyIP) though no interface holds its addresses.
+        ip(&["route", "add", "local", &format!("{ANYIP}/16"), "dev", "lo"]);
+        let anyip = SocketAddr::new(ANYIP_HOST.parse().unwrap(), SERVICE_PORT);
+        assert!(check_ip(anyip.ip()).is_ok(), "a public-range address");
+        let probe = TcpStream::connect_timeout(&anyip, Duration::from_secs(2));
+        assert!(probe.is_ok(), "the local route does not deliver: {probe:?}");
+        drop(probe);
+        std::thread::sleep(Duration::from_millis(50));
+        while service.accept().is_ok() {}
+        match fetch("http://11.44.5.6:8081/admin").await {
+            FetchOutcome::Refused(refusal) => {
+                assert_eq!(refusal.rule, "URL-2", "{refusal:?}");
+                assert!(
+                    refusal.reason.contains("`local` route for 11.44.0.0/16"),
+                    "{refusal:?}"
+                );
+            }
+            other => panic!("an address of a local route must be refused: {other:?}"),
+        }
     });
     // What the service received: nothing.
     std::thread::sleep(Duration::from_millis(100));
