@@ -171,13 +171,17 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
         }
     }
 
-    let chars: Vec<(usize, char)> = secret.char_indices().collect();
+    // Fragments of the value as typed, without the white space around it:
+    // a fragment starting with a space would take the space before a
+    // match with it.
+    let core = secret.trim();
+    let chars: Vec<(usize, char)> = core.char_indices().collect();
     if let Some(size) = fragment_chars(chars.len()) {
         let fragment = PatternInfo::of(SecretForm::Fragment);
         for first in 0..=chars.len() - size {
             let start = chars[first].0;
-            let end = chars.get(first + size).map_or(secret.len(), |&(at, _)| at);
-            let piece = &secret[start..end];
+            let end = chars.get(first + size).map_or(core.len(), |&(at, _)| at);
+            let piece = &core[start..end];
             out.push((piece.to_owned(), fragment));
             // A piece of the secret base64-encoded on its own starts at a
             // 3-byte boundary, so its first fragment's base64 at alignment 0

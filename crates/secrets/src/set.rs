@@ -204,15 +204,7 @@ impl SecretSet {
     /// is not dotenv (base64 padding: `c2VjcmV0==` is one secret). `label`
     /// names the file in messages.
     pub fn add_file_text(&mut self, label: &str, text: &str) {
-        for (index, line) in text.lines().enumerate() {
-            let trimmed = line.trim();
-            if trimmed.is_empty() || trimmed.starts_with('#') {
-                continue;
-            }
-            let origin = SecretOrigin::File {
-                path: label.to_owned(),
-                line: index + 1,
-            };
+        for (trimmed, origin) in file_lines(label, text) {
             match dotenv_value(trimmed) {
                 Some(value) if value.trim().len() >= MIN_SECRET_BYTES => {
                     self.insert(value.to_owned(), origin);
@@ -240,15 +232,7 @@ impl SecretSet {
         text: &str,
         path_exists: &dyn Fn(&Path) -> bool,
     ) {
-        for (index, line) in text.lines().enumerate() {
-            let trimmed = line.trim();
-            if trimmed.is_empty() || trimmed.starts_with('#') {
-                continue;
-            }
-            let origin = SecretOrigin::File {
-                path: label.to_owned(),
-                line: index + 1,
-            };
+        for (trimmed, origin) in file_lines(label, text) {
             match dotenv_pair(trimmed) {
                 Some((name, value)) => {
                     let value = value.trim();
@@ -324,6 +308,26 @@ impl SecretSet {
     pub fn redactor(&self) -> Redactor {
         Redactor::new(self.values()).0
     }
+}
+
+/// The non-blank, non-comment lines of a secret file, trimmed, each with
+/// its origin (`label` and 1-based line number).
+fn file_lines<'a>(
+    label: &'a str,
+    text: &'a str,
+) -> impl Iterator<Item = (&'a str, SecretOrigin)> + 'a {
+    text.lines().enumerate().filter_map(move |(index, line)| {
+        let trimmed = line.trim();
+        (!trimmed.is_empty() && !trimmed.starts_with('#')).then(|| {
+            (
+                trimmed,
+                SecretOrigin::File {
+                    path: label.to_owned(),
+                    line: index + 1,
+                },
+            )
+        })
+    })
 }
 
 /// `VALUE` of a dotenv line `[export] NAME=VALUE`, without one pair of
