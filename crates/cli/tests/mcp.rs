@@ -265,8 +265,8 @@ async fn a_protected_folder_is_not_a_project() {
     session.client.cancel().await.unwrap();
 }
 
-// proves: URL-1, FAIL-1, TAINT-1, PERM-3, PERM-5 (a refused fetch is a structured error; the
-// session is marked first, and commands are refused after)
+// proves: URL-1, FAIL-1, TAINT-1, PERM-3, PERM-5, BEYOND-7 (a refused fetch is a structured error; the
+// session is marked first, and commands and fetches to new sites are refused after)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web_fetch_to_a_private_address_is_a_structured_error_and_marks_the_session() {
     let session = start().await;
@@ -283,6 +283,11 @@ async fn web_fetch_to_a_private_address_is_a_structured_error_and_marks_the_sess
         assert!(is_error(&result), "{url}: {:?}", result.structured_content);
         let out = structured(&result);
         assert_eq!(out["status"], "refused", "{out}");
+        // The first marks the session; after it, another site is refused
+        // before it is even resolved (BEYOND-7), or as an address (URL-1).
+        if out["requirement"] == "BEYOND-7" {
+            continue;
+        }
         assert_eq!(out["requirement"], "URL-1", "{out}");
         assert!(
             out["result"]["notice"]
@@ -313,6 +318,21 @@ async fn web_fetch_to_a_private_address_is_a_structured_error_and_marks_the_sess
     );
     let proof = call(&session, "proof_run", json!({"line": "grep -c a data.txt"})).await;
     assert_eq!(structured(&proof)["requirement"], "PERM-3");
+    // A site not yet visited in the marked session: refused before anything
+    // is resolved or dialled, nobody being there to answer (BEYOND-7).
+    let new_site = call(
+        &session,
+        "web_fetch",
+        json!({"url": "https://example.org/"}),
+    )
+    .await;
+    assert!(is_error(&new_site), "{:?}", new_site.structured_content);
+    assert_eq!(
+        structured(&new_site)["requirement"],
+        "BEYOND-7",
+        "{}",
+        structured(&new_site)
+    );
     // Checking a proof runs nothing: still answered.
     let check = call(&session, "proof_check", json!({"line": "cargo test"})).await;
     assert!(!is_error(&check));

@@ -320,7 +320,11 @@ impl Context {
                 }
                 let mut native = KindSet::EMPTY;
                 native.insert(ploy_policy::ActionKind::Web);
-                self.answer(action, &decision, native)
+                let answer = self.answer(action, &decision, native);
+                if !matches!(answer, Answer::Ask { .. } | Answer::Deny { .. }) {
+                    self.record_visit(sessions, session, action);
+                }
+                answer
             }
         }
     }
@@ -333,10 +337,20 @@ impl Context {
         session: &str,
         call: &Call,
     ) -> Result<(), String> {
-        if let Call::Web { mark, .. } = call {
+        if let Call::Web { mark, action, .. } = call {
             sessions.mark(session, mark)?;
+            // The page was read (a person may have said yes to it).
+            self.record_visit(sessions, session, action);
         }
         Ok(())
+    }
+
+    /// The site of a web action's URL is visited (BEYOND-7); a failure
+    /// only makes the next fetch there ask.
+    fn record_visit(&self, sessions: &Sessions, session: &str, action: &Action) {
+        if let ploy_policy::Target::Url(url) = action.target() {
+            let _ = sessions.visit(session, url);
+        }
     }
 
     /// ploy's decision as an answer to the host (see the crate docs).

@@ -170,7 +170,8 @@ pub fn generic_call(ctx: &Context, kind: &str, target: &str) -> Result<Call, Ref
         "edit" => Ok(path_call(ctx, ActionKind::Edit, "check", target)),
         "shell" => Ok(shell_call(ctx, "check", target)),
         "web" => Ok(Call::Web {
-            action: Action::web("check", target),
+            // A navigation, as WebFetch is (BEYOND-7).
+            action: Action::navigate("check", target),
             outgoing: target.to_string(),
             mark: web_mark("check", TaintSource::Url(target.to_string())),
         }),
@@ -519,7 +520,9 @@ fn read_action(ctx: &Context, tool: &str, path: &str) -> Action {
 /// WebFetch its `prompt` with the page (BEYOND-6, integrations #2).
 fn web_call(tool: &str, url: &str, input: &Map<String, Value>) -> Call {
     Call::Web {
-        action: Action::web(tool, url),
+        // A navigation: in a marked session a site not yet visited asks
+        // (BEYOND-7, the one site rule in `Permission::assert`).
+        action: Action::navigate(tool, url),
         outgoing: input_text(input),
         mark: web_mark(tool, TaintSource::Url(url.to_string())),
     }

@@ -164,6 +164,23 @@ impl Sessions {
             .map_err(|e| e.to_string())
     }
 
+    /// Record that the session read a page of `url`'s site (BEYOND-7: later
+    /// fetches there do not ask). A URL with no site is not recorded; an
+    /// error only means the site asks next time (fail closed).
+    pub fn visit(&self, session: &str, url: &str) -> Result<(), String> {
+        let Ok(site) = ploy_policy::site_of(url) else {
+            return Ok(());
+        };
+        let mut store = Store::open(&self.path).map_err(|e| e.to_string())?;
+        let Some(id) = store
+            .session_conversation(self.agent, session)
+            .map_err(|e| e.to_string())?
+        else {
+            return Ok(());
+        };
+        store.visit_site(&id, &site).map_err(|e| e.to_string())
+    }
+
     /// Mark the session (TAINT-1) and return its conversation id. `Ok` only
     /// once the mark is durable; on `Err` the web tool must not run (TAINT-3).
     pub fn mark(&self, session: &str, mark: &TaintMark) -> Result<String, String> {
