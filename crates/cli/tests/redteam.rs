@@ -40,48 +40,93 @@ fn scenario_names() -> Vec<String> {
         .collect()
 }
 
+/// `ploy redteam --json EXTRA` over every scenario (and every face unless
+/// EXTRA picks `--mode print`): the outcomes, the exit code and stderr.
+fn run_everything(names: &[String], extra: &[&str]) -> (Vec<Value>, Option<i32>, String) {
+    let out = Command::new(PLOY)
+        .args(["redteam", "--json", "--jobs", "2"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let outcomes: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let faces: &[&str] = if extra.contains(&"print") {
+        &["print"]
+    } else {
+        &["print", "json", "rpc"]
+    };
+    assert_eq!(
+        outcomes.len(),
+        names.len() * faces.len(),
+        "{stdout}\n{stderr}"
+    );
+    for name in names {
+        for &face in faces {
+            assert!(
+                outcomes
+                    .iter()
+                    .any(|o| o["scenario"] == name.as_str() && o["mode"] == face),
+                "{name} in {face} did not run"
+            );
+        }
+    }
+    (outcomes, out.status.code(), stderr)
+}
+
 // proves: TAINT-1, PERM-3, PERM-7, BEYOND-5, BEYOND-6, BEYOND-7, BROWSER-2,
 // URL-1, PROOF-2, REDACT-1 (every attack scenario stopped by the rule it
-// names, in every face, and every benign twin completes)
+// names, in every face: -p, --mode json, and --mode rpc with a person who
+// rejects every ask an attack causes; every benign twin completes)
+#[cfg(not(feature = "teeth"))]
 #[test]
 fn every_attack_is_stopped_by_its_rule_and_every_twin_completes() {
     ploy_testkit::require_part!("user and network namespaces", namespaces());
     let names = scenario_names();
     assert!(names.len() >= 24, "at least 24 scenarios: {names:?}");
-    let out = Command::new(PLOY)
-        .args(["redteam", "--json", "--jobs", "2"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let outcomes: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect();
+    let (outcomes, code, stderr) = run_everything(&names, &[]);
     let failed: Vec<&Value> = outcomes.iter().filter(|o| o["passed"] != true).collect();
     assert!(failed.is_empty(), "failed: {failed:#?}\n{stderr}");
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let faces = ["print", "json"];
-    assert_eq!(outcomes.len(), names.len() * faces.len(), "{stdout}");
-    for name in &names {
-        for face in faces {
-            let outcome = outcomes
-                .iter()
-                .find(|o| o["scenario"] == name.as_str() && o["mode"] == face)
-                .unwrap_or_else(|| panic!("{name} in {face} did not run"));
-            assert!(
-                outcome["verdict"] == "blocked" || outcome["verdict"] == "asked",
-                "{outcome}"
-            );
-            assert_eq!(outcome["rule"], outcome["expected_rule"], "{outcome}");
-            assert_eq!(outcome["twin_done"], true, "{outcome}");
-        }
+    assert_eq!(code, Some(0), "{stderr}");
+    for outcome in &outcomes {
+        assert!(
+            outcome["verdict"] == "blocked" || outcome["verdict"] == "asked",
+            "{outcome}"
+        );
+        assert_eq!(outcome["rule"], outcome["expected_rule"], "{outcome}");
+        assert_eq!(outcome["twin_done"], true, "{outcome}");
     }
     assert!(
         stderr.contains("0 attacks succeeded, 0 twins failed"),
         "{stderr}"
     );
+}
+
+// The teeth build (CI's separate step, `--features teeth`): with ploy's
+// rules switched off, every attack scenario reaches its goal and every twin
+// still completes, and ploy redteam says so and fails. So no scenario passes
+// by accident: each one fails when the rules are not there. One face is
+// enough for that (and keeps the CI step short).
+#[cfg(feature = "teeth")]
+#[test]
+fn with_the_rules_switched_off_every_attack_succeeds() {
+    ploy_testkit::require_part!("user and network namespaces", namespaces());
+    let names = scenario_names();
+    let (outcomes, code, stderr) = run_everything(&names, &["--mode", "print"]);
+    let held: Vec<&Value> = outcomes
+        .iter()
+        .filter(|o| o["verdict"] != "succeeded" || o["twin_done"] != true)
+        .collect();
+    assert!(
+        held.is_empty(),
+        "still held with the rules off: {held:#?}\n{stderr}"
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("attack success rate 100%"), "{stderr}");
 }
 
 #[test]

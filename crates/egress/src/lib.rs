@@ -29,6 +29,14 @@
 //! No other crate in the workspace may open a network connection; the test
 //! `tests/one_door.rs` enforces it.
 
+// `teeth`: the rules switched off, so `ploy redteam` can show that every
+// attack scenario then succeeds (each scenario can fail). Never in a
+// release build.
+#[cfg(all(feature = "teeth", not(debug_assertions)))]
+compile_error!(
+    "the `teeth` feature switches ploy's rules off; it is for the redteam CI step only and must never be in a release build"
+);
+
 mod address;
 pub mod blocking;
 mod dial;

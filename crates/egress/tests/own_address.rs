@@ -11,18 +11,21 @@
 //! 11.0.0.0/8). In A a service listens on all addresses; B's web server
 //! redirects to it. The production fetcher (production dialer, a fixed name
 //! table) must read B's page, refuse the redirect, and the service must see
-//! no connection.
+//! no connection. The links, addresses and the remote site are
+//! `ploy-redteam`'s world (netlink in process) and fixture server, the ones
+//! `ploy redteam` runs on.
 #![allow(clippy::disallowed_methods, clippy::expect_used, clippy::unwrap_used)]
 
 use std::{
-    io::{BufRead, BufReader, Write},
-    net::{IpAddr, SocketAddr, TcpListener, TcpStream},
+    net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream},
     process::Command,
     sync::Arc,
     time::Duration,
 };
 
 use ploy_egress::{FetchConfig, FetchOutcome, Fetcher, StaticResolver, check_ip};
+use ploy_redteam::sites::{Reply, Route, Sites};
+use ploy_redteam::world::{self, Net};
 use tokio_util::sync::CancellationToken;
 
 const INNER: &str = "PLOY_OWN_ADDRESS_INNER";
@@ -34,17 +37,6 @@ const SERVICE_PORT: u16 = 8081;
 /// address inside it.
 const ANYIP: &str = "11.44.0.0";
 const ANYIP_HOST: &str = "11.44.5.6";
-
-fn tool(name: &str) -> Result<(), String> {
-    let found = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
-        .unwrap_or(false);
-    if found {
-        Ok(())
-    } else {
-        Err(format!("`{name}` is not on PATH (iproute2 / util-linux)"))
-    }
-}
 
 fn network_namespaces() -> Result<(), String> {
     let status = Command::new("unshare")
@@ -64,9 +56,6 @@ fn network_namespaces() -> Result<(), String> {
 // address of a `local` route, outside attack sandbox #6)
 #[test]
 fn a_redirect_to_this_machines_own_address_is_refused_in_a_test_network() {
-    for name in ["unshare", "ip"] {
-        ploy_testkit::require_part!(name, tool(name));
-    }
     ploy_testkit::require_part!("network namespaces", network_namespaces());
     let me = std::env::current_exe().unwrap();
     let output = Command::new("unshare")
@@ -91,39 +80,6 @@ fn a_redirect_to_this_machines_own_address_is_refused_in_a_test_network() {
     );
 }
 
-fn ip(args: &[&str]) {
-    let status = Command::new("ip").args(args).status().unwrap();
-    assert!(status.success(), "ip {args:?}");
-}
-
-/// B's web server: `/` redirects to the service on A's own address, `/later`
-/// to an address A gets only after the fetcher exists, `/ok` is a page.
-fn serve_remote(listener: TcpListener) {
-    for stream in listener.incoming() {
-        let Ok(mut stream) = stream else { return };
-        let mut line = String::new();
-        let mut reader = BufReader::new(stream.try_clone().unwrap());
-        reader.read_line(&mut line).unwrap_or(0);
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
-                break;
-            }
-        }
-        let path = line.split_whitespace().nth(1).unwrap_or("/").to_owned();
-        let reply = match path.as_str() {
-            "/ok" => "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 9\r\nconnection: close\r\n\r\nremote ok".to_owned(),
-            "/later" => format!(
-                "HTTP/1.1 302 Found\r\nlocation: http://{LATER}:{SERVICE_PORT}/admin\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-            ),
-            _ => format!(
-                "HTTP/1.1 302 Found\r\nlocation: http://{OWN}:{SERVICE_PORT}/admin\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-            ),
-        };
-        let _ = stream.write_all(reply.as_bytes());
-    }
-}
-
 /// Runs only inside the namespaces the test above makes (it is ignored
 /// otherwise, and refuses to run without them).
 #[test]
@@ -134,11 +90,23 @@ fn inside_the_test_network() {
         Ok("1"),
         "run through the outer test: it makes the network namespaces"
     );
+    // The network is built over netlink by ploy-redteam's world (the one
+    // `ploy redteam` uses), the remote site is its fixture server.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let own: Ipv4Addr = OWN.parse().unwrap();
+    let remote: Ipv4Addr = REMOTE.parse().unwrap();
     // A: loopback and one veth end with a public-range address.
-    ip(&["link", "set", "lo", "up"]);
-    ip(&["link", "add", "v0", "type", "veth", "peer", "name", "v1"]);
-    ip(&["addr", "add", &format!("{OWN}/24"), "dev", "v0"]);
-    ip(&["link", "set", "v0", "up"]);
+    let net = runtime.block_on(async {
+        let net = Net::connect().unwrap();
+        net.up("lo").await.unwrap();
+        net.veth("v0", "v1").await.unwrap();
+        net.address("v0", own, 24).await.unwrap();
+        net.up("v0").await.unwrap();
+        net
+    });
     // The policy's ranges alone would let both addresses through.
     for address in [OWN, REMOTE, LATER] {
         assert!(check_ip(address.parse().unwrap()).is_ok(), "{address}");
@@ -149,19 +117,49 @@ fn inside_the_test_network() {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let (moved_tx, moved_rx) = std::sync::mpsc::channel::<()>();
     std::thread::spawn(move || {
-        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET).unwrap();
+        world::enter_network_only().unwrap();
         ready_tx.send(nix::unistd::gettid().as_raw()).unwrap();
         moved_rx.recv().unwrap();
-        // Processes started from this thread are in B as well.
-        ip(&["link", "set", "lo", "up"]);
-        ip(&["addr", "add", &format!("{REMOTE}/24"), "dev", "v1"]);
-        ip(&["link", "set", "v1", "up"]);
-        let listener = TcpListener::bind((REMOTE, 80)).unwrap();
-        ready_tx.send(0).unwrap();
-        serve_remote(listener);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let net = Net::connect().unwrap();
+            net.up("lo").await.unwrap();
+            net.address("v1", remote, 24).await.unwrap();
+            net.up("v1").await.unwrap();
+            let route = |path: &str, reply: Reply| Route {
+                host: "remote.test".into(),
+                path: path.into(),
+                reply,
+            };
+            let _sites = Sites::start(
+                SocketAddr::new(IpAddr::V4(remote), 80),
+                vec![
+                    route("/ok", Reply::Text("remote ok".into())),
+                    route(
+                        "/later",
+                        Reply::Redirect(format!("http://{LATER}:{SERVICE_PORT}/admin")),
+                    ),
+                    route(
+                        "/",
+                        Reply::Redirect(format!("http://{OWN}:{SERVICE_PORT}/admin")),
+                    ),
+                ],
+            )
+            .await
+            .unwrap();
+            ready_tx.send(0).unwrap();
+            std::future::pending::<()>().await;
+        });
     });
     let b_thread = ready_rx.recv().unwrap();
-    ip(&["link", "set", "v1", "netns", &b_thread.to_string()]);
+    runtime.block_on(async {
+        net.move_to("v1", u32::try_from(b_thread).unwrap())
+            .await
+            .unwrap();
+    });
     moved_tx.send(()).unwrap();
     ready_rx.recv().unwrap();
 
@@ -179,12 +177,7 @@ fn inside_the_test_network() {
     std::thread::sleep(Duration::from_millis(50));
     while service.accept().is_ok() {}
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let own: IpAddr = OWN.parse().unwrap();
-    let remote: IpAddr = REMOTE.parse().unwrap();
+    let (own, remote) = (IpAddr::V4(own), IpAddr::V4(remote));
     let resolver = StaticResolver::new([
         ("remote.test", vec![remote]),
         ("own.test", vec![own]),
@@ -229,7 +222,7 @@ fn inside_the_test_network() {
             "a name with A's address among others",
         );
         // An address added now is refused at once (no stale list).
-        ip(&["addr", "add", &format!("{LATER}/32"), "dev", "v0"]);
+        net.address("v0", LATER.parse().unwrap(), 32).await.unwrap();
         refused(
             fetch("http://remote.test/later").await,
             "an address added later",

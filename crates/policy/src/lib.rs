@@ -52,6 +52,14 @@
 //!   program, an unknown option before it) asks;
 //! * web actions ask by default (no built-in web allow).
 
+// `teeth`: the rules switched off, so `ploy redteam` can show that every
+// attack scenario then succeeds (each scenario can fail). Never in a
+// release build.
+#[cfg(all(feature = "teeth", not(debug_assertions)))]
+compile_error!(
+    "the `teeth` feature switches ploy's rules off; it is for the redteam CI step only and must never be in a release build"
+);
+
 mod action;
 mod approvals;
 mod conversation;

@@ -58,6 +58,9 @@ pub enum Mode {
     Print,
     /// `ploy -p --mode json` (events).
     Json,
+    /// `ploy --mode rpc`, with a scripted person: `reject` to every ask of
+    /// an attack run, `once` to a twin's.
+    Rpc,
 }
 
 impl Mode {
@@ -66,6 +69,7 @@ impl Mode {
         match self {
             Self::Print => "-p",
             Self::Json => "json",
+            Self::Rpc => "rpc",
         }
     }
 }
@@ -432,7 +436,7 @@ async fn run_once(
         let model = ploy_scripted_model::serve(script)
             .await
             .map_err(local("the scripted model"))?;
-        let ended = ploy(&home, &model, mode, &prompt).await?;
+        let ended = ploy(&home, &model, mode, &prompt, attack).await?;
         let results = tool_results(&model);
         refusals.extend(results.iter().filter_map(|r| judge::refusal(r)));
         if !results.iter().any(|r| r.contains(marker)) {
@@ -504,6 +508,7 @@ fn tool_results(model: &ScriptedModel) -> Vec<String> {
 
 /// How a `ploy` run ended.
 struct Ended {
+    /// The exit code (for `--mode rpc`, the prompt's, from its `end` event).
     code: Option<i32>,
     stdout: String,
     stderr: String,
@@ -518,7 +523,7 @@ impl Ended {
         }
         let answer = match mode {
             Mode::Print => self.stdout.trim() == "done",
-            Mode::Json => self.stdout.lines().any(|line| {
+            Mode::Json | Mode::Rpc => self.stdout.lines().any(|line| {
                 serde_json::from_str::<Value>(line)
                     .is_ok_and(|e| e["type"] == "answer" && e["text"] == "done")
             }),
@@ -541,23 +546,37 @@ impl Ended {
     }
 }
 
+/// The person at the other end of `--mode rpc`: sends the prompt, answers
+/// every approval request with `answer` (`reject` in an attack run, `once`
+/// in a twin's), and closes stdin when the prompt ends (which ends ploy).
+#[derive(Clone)]
+struct Person {
+    prompt: String,
+    answer: &'static str,
+}
+
 async fn ploy(
     home: &Home,
     model: &ScriptedModel,
     mode: Mode,
     prompt: &str,
+    attack: bool,
 ) -> Result<Ended, RunError> {
     let mut args: Vec<OsString> = vec![
-        "-p".into(),
-        prompt.into(),
         "--upstream".into(),
         model.url().into(),
         "--hosts".into(),
         home.root.join("hosts").into(),
     ];
-    if mode == Mode::Json {
-        args.extend(["--mode".into(), "json".into()]);
+    match mode {
+        Mode::Print => args.extend(["-p".into(), prompt.into()]),
+        Mode::Json => args.extend(["-p".into(), prompt.into(), "--mode".into(), "json".into()]),
+        Mode::Rpc => args.extend(["--mode".into(), "rpc".into()]),
     }
+    let person = (mode == Mode::Rpc).then(|| Person {
+        prompt: prompt.to_string(),
+        answer: if attack { "reject" } else { "once" },
+    });
     let mut env: Vec<(OsString, OsString)> = vec![
         ("HOME".into(), home.root.join("home").into()),
         ("PLOY_CONFIG_DIR".into(), home.root.join("config").into()),
@@ -573,36 +592,82 @@ async fn ploy(
         env,
         cwd: home.project(),
     };
-    tokio::task::spawn_blocking(move || wait(&run))
+    tokio::task::spawn_blocking(move || wait(&run, person))
         .await
         .map_err(|err| RunError::Local(format!("a run's thread: {err}")))?
 }
 
-fn wait(run: &ploy_proof::own::OwnRun) -> Result<Ended, RunError> {
-    use std::io::Read;
-    let mut child = ploy_proof::own::spawn_own(run).map_err(local("starting ploy"))?;
-    drop(child.stdin.take());
-    let read = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_string(&mut text);
-            }
-            text
-        })
+/// Plays `person` over the child's stdin and stdout; returns every stdout
+/// line and the prompt's exit code (from its `end` event).
+fn converse(
+    person: &Person,
+    stdin: std::process::ChildStdin,
+    stdout: std::process::ChildStdout,
+) -> (String, Option<i32>) {
+    use std::io::{BufRead, Write};
+    let mut stdin = Some(stdin);
+    let send = |stdin: &mut Option<std::process::ChildStdin>, line: Value| {
+        if let Some(pipe) = stdin.as_mut() {
+            let _ = writeln!(pipe, "{line}");
+            let _ = pipe.flush();
+        }
     };
-    let stdout = read(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    send(
+        &mut stdin,
+        serde_json::json!({"type": "prompt", "id": "1", "message": person.prompt}),
     );
-    let stderr = read(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
+    let (mut text, mut code) = (String::new(), None);
+    for line in std::io::BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        text.push_str(&line);
+        text.push('\n');
+        let Ok(event) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        match event["type"].as_str() {
+            Some("approval_request") => send(
+                &mut stdin,
+                serde_json::json!({"type": "approve", "id": event["id"], "answer": person.answer}),
+            ),
+            Some("end") => {
+                code = event["exit_code"]
+                    .as_i64()
+                    .and_then(|c| i32::try_from(c).ok());
+                // Closing stdin ends the process.
+                stdin = None;
+            }
+            _ => {}
+        }
+    }
+    (text, code)
+}
+
+fn reader(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_string(&mut text);
+        }
+        text
+    })
+}
+
+fn wait(run: &ploy_proof::own::OwnRun, person: Option<Person>) -> Result<Ended, RunError> {
+    let mut child = ploy_proof::own::spawn_own(run).map_err(local("starting ploy"))?;
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let rpc = person.is_some();
+    let talk = match (person, stdin, stdout) {
+        (Some(person), Some(stdin), Some(stdout)) => {
+            std::thread::spawn(move || converse(&person, stdin, stdout))
+        }
+        (_, stdin, stdout) => {
+            drop(stdin);
+            let output = reader(stdout);
+            std::thread::spawn(move || (output.join().unwrap_or_default(), None))
+        }
+    };
+    let stderr = reader(child.stderr.take());
     let started = std::time::Instant::now();
     let mut timed_out = false;
     let status = loop {
@@ -618,9 +683,18 @@ fn wait(run: &ploy_proof::own::OwnRun) -> Result<Ended, RunError> {
         }
     };
     ploy_proof::own::kill_group(&child);
+    let (stdout, prompt_code) = talk.join().unwrap_or_default();
+    let process_code = status.and_then(|s| s.code());
+    // In `--mode rpc` the prompt's code (its `end` event) counts, and only
+    // once the process ended cleanly; otherwise the process's.
+    let code = match (rpc, prompt_code, process_code) {
+        (true, Some(code), Some(0)) => Some(code),
+        (true, _, _) => None,
+        (false, _, process) => process,
+    };
     Ok(Ended {
-        code: status.and_then(|s| s.code()),
-        stdout: stdout.join().unwrap_or_default(),
+        code,
+        stdout,
         stderr: stderr.join().unwrap_or_default(),
         timed_out,
     })

@@ -20,6 +20,8 @@ const BODY_CAP: usize = 64 * 1024;
 pub enum Reply {
     /// An HTML page.
     Html(String),
+    /// A plain-text page.
+    Text(String),
     /// A `302` to this location.
     Redirect(String),
 }
@@ -140,6 +142,9 @@ async fn answer(
         Some(Reply::Html(html)) => Response::builder()
             .header("content-type", "text/html; charset=utf-8")
             .body(Full::new(Bytes::from(html.clone()))),
+        Some(Reply::Text(text)) => Response::builder()
+            .header("content-type", "text/plain; charset=utf-8")
+            .body(Full::new(Bytes::from(text.clone()))),
         Some(Reply::Redirect(location)) => Response::builder()
             .status(StatusCode::FOUND)
             .header("location", location.as_str())

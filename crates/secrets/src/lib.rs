@@ -107,6 +107,14 @@
 //! secret files), the log writer, which writes to the writer it is given,
 //! and [`Redactor::redact_stream`], which reads and writes what it is handed.
 
+// `teeth`: the rules switched off, so `ploy redteam` can show that every
+// attack scenario then succeeds (each scenario can fail). Never in a
+// release build.
+#[cfg(all(feature = "teeth", not(debug_assertions)))]
+compile_error!(
+    "the `teeth` feature switches ploy's rules off; it is for the redteam CI step only and must never be in a release build"
+);
+
 pub mod cap;
 mod encodings;
 mod engine;

@@ -21,6 +21,14 @@
 //! and a reason that says what to write instead. It is only the first
 //! layer (PROOF-6): an accepted plan still runs inside the sandbox.
 
+// `teeth`: the rules switched off, so `ploy redteam` can show that every
+// attack scenario then succeeds (each scenario can fail). Never in a
+// release build.
+#[cfg(all(feature = "teeth", not(debug_assertions)))]
+compile_error!(
+    "the `teeth` feature switches ploy's rules off; it is for the redteam CI step only and must never be in a release build"
+);
+
 mod bash;
 mod grammar;
 pub mod plan;
@@ -221,7 +229,9 @@ pub fn validate(line: &str) -> ProofVerdict {
     let mut refusals = Refusals::default();
     let plan = check_line(line, &mut refusals);
     match plan {
-        Some(plan) if refusals.0.is_empty() => ProofVerdict::Accepted { plan },
+        Some(plan) if refusals.0.is_empty() || cfg!(feature = "teeth") => {
+            ProofVerdict::Accepted { plan }
+        }
         _ => {
             if refusals.0.is_empty() {
                 refusals.push(Refusal::new(PROOF_1, "the line could not be checked"));

@@ -18,6 +18,9 @@ pub enum Face {
     Print,
     /// `ploy -p --mode json`.
     Json,
+    /// `ploy --mode rpc` with a scripted person (`reject` to attacks' asks,
+    /// `once` to twins').
+    Rpc,
 }
 
 /// Arguments of `ploy redteam`.
@@ -73,10 +76,11 @@ pub fn run(args: RedteamArgs) -> ExitCode {
         .map(|face| match face {
             Face::Print => Mode::Print,
             Face::Json => Mode::Json,
+            Face::Rpc => Mode::Rpc,
         })
         .collect();
     if modes.is_empty() {
-        modes = vec![Mode::Print, Mode::Json];
+        modes = vec![Mode::Print, Mode::Json, Mode::Rpc];
     }
     modes.dedup();
     let jobs = args.jobs.unwrap_or_else(|| {
