@@ -216,17 +216,7 @@ where
                 return Err(std::io::Error::last_os_error());
             }
             // ...and dies with this process, so nothing outlives `ploy exec`.
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) == -1
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
+            crate::own::die_with_parent()
         });
     }
     let mut child = child

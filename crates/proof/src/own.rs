@@ -42,23 +42,31 @@ pub fn spawn_own(run: &OwnRun) -> std::io::Result<Child> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    // SAFETY: prctl with plain integer arguments is async-signal-safe.
+    // SAFETY: die_with_parent only calls prctl (async-signal-safe).
     unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) == -1
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
+        command.pre_exec(die_with_parent);
     }
     command.spawn()
+}
+
+/// In a child between fork and exec: be killed when the parent dies, so
+/// nothing outlives the `ploy` that started it. Async-signal-safe (one
+/// `prctl`).
+pub(crate) fn die_with_parent() -> std::io::Result<()> {
+    // SAFETY: prctl with plain integer arguments.
+    let set = unsafe {
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    };
+    if set == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Kill `child`'s whole process group (the child and what it started).
