@@ -238,7 +238,7 @@ fn inside_the_test_network() {
         );
         // Outside attack sandbox #6: a `local` route makes a whole prefix
         // this machine (AnyIP) though no interface holds its addresses.
-        ip(&["route", "add", "local", &format!("{ANYIP}/16"), "dev", "lo"]);
+        net.route_local(ANYIP.parse().unwrap(), 16).await.unwrap();
         let anyip = SocketAddr::new(ANYIP_HOST.parse().unwrap(), SERVICE_PORT);
         assert!(check_ip(anyip.ip()).is_ok(), "a public-range address");
         let probe = TcpStream::connect_timeout(&anyip, Duration::from_secs(2));

@@ -163,10 +163,7 @@ pub fn run(plan: &Plan, done: &(dyn Fn(&Outcome) + Sync)) -> Result<Vec<Outcome>
         .map_err(local("runtime"))?;
     let root = TempRoot::new()?;
     runtime.block_on(async {
-        let net = Net::connect()?;
-        net.up("lo").await?;
-        net.route_local(SITE_NET.0, SITE_NET.1).await?;
-        net.route_local(METADATA, 32).await?;
+        let internet = Arc::new(Internet::start().await?);
         let jobs = Arc::new(tokio::sync::Semaphore::new(plan.jobs.max(1)));
         let mut tasks = Vec::new();
         let mut index = 0u32;
@@ -175,10 +172,10 @@ pub fn run(plan: &Plan, done: &(dyn Fn(&Outcome) + Sync)) -> Result<Vec<Outcome>
                 let slot = index;
                 index += 2;
                 let (scenario, jobs) = (scenario.clone(), jobs.clone());
-                let dir = root.path.clone();
+                let (dir, internet) = (root.path.clone(), internet.clone());
                 tasks.push(tokio::spawn(async move {
                     let _permit = jobs.acquire_owned().await;
-                    one(&dir, slot, &scenario, mode).await
+                    one(&internet, &dir, slot, &scenario, mode).await
                 }));
             }
         }
@@ -192,6 +189,104 @@ pub fn run(plan: &Plan, done: &(dyn Fn(&Outcome) + Sync)) -> Result<Vec<Outcome>
         }
         Ok(outcomes)
     })
+}
+
+/// This machine's end of the link to "the internet".
+const LINK_OWN: Ipv4Addr = Ipv4Addr::new(93, 184, 192, 1);
+/// The internet's end: the gateway to the sites.
+const LINK_REMOTE: Ipv4Addr = Ipv4Addr::new(93, 184, 192, 2);
+
+type BindRequest = (
+    SocketAddr,
+    std::sync::mpsc::Sender<std::io::Result<std::net::TcpListener>>,
+);
+
+/// "The internet": a thread in a network namespace of its own, linked to
+/// this one by a veth pair, where the sites' and the metadata address are
+/// routed to local sockets. It binds the listeners (a socket stays in the
+/// namespace it was made in); the servers run on this process's runtime.
+/// Not in this namespace: here ploy's egress door would see a `local`
+/// route, that is, this machine (URL-2).
+struct Internet {
+    requests: std::sync::Mutex<std::sync::mpsc::Sender<BindRequest>>,
+}
+
+impl Internet {
+    async fn start() -> Result<Self, RunError> {
+        let net = Net::connect()?;
+        net.up("lo").await?;
+        net.veth("ploy-rt0", "ploy-rt1").await?;
+        net.address("ploy-rt0", LINK_OWN, 24).await?;
+        net.up("ploy-rt0").await?;
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<u32, String>>();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let (requests, bind_rx) = std::sync::mpsc::channel::<BindRequest>();
+        std::thread::Builder::new()
+            .name("ploy-redteam-internet".into())
+            .spawn(move || {
+                if let Err(err) = crate::world::enter_network_only() {
+                    let _ = ready_tx.send(Err(err.to_string()));
+                    return;
+                }
+                let _ = ready_tx.send(Ok(nix::unistd::gettid().as_raw().unsigned_abs()));
+                if go_rx.recv().is_err() {
+                    return;
+                }
+                let setup = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|err| err.to_string())
+                    .and_then(|runtime| {
+                        runtime
+                            .block_on(async {
+                                let net = Net::connect()?;
+                                net.up("lo").await?;
+                                net.address("ploy-rt1", LINK_REMOTE, 24).await?;
+                                net.up("ploy-rt1").await?;
+                                net.route_local(SITE_NET.0, SITE_NET.1).await?;
+                                net.route_local(METADATA, 32).await
+                            })
+                            .map_err(|err| err.to_string())
+                    });
+                let failed = setup.is_err();
+                let _ = ready_tx.send(setup.map(|()| 0));
+                if failed {
+                    return;
+                }
+                for (addr, reply) in bind_rx {
+                    let _ = reply.send(std::net::TcpListener::bind(addr));
+                }
+            })
+            .map_err(local("the internet's thread"))?;
+        let fail = |why: String| RunError::World(WorldError::Network(why));
+        let tid = ready_rx
+            .recv()
+            .map_err(|_| fail("the internet's thread ended".into()))?
+            .map_err(fail)?;
+        net.move_to("ploy-rt1", tid).await?;
+        let _ = go_tx.send(());
+        ready_rx
+            .recv()
+            .map_err(|_| fail("the internet's thread ended".into()))?
+            .map_err(fail)?;
+        net.route_via(SITE_NET.0, SITE_NET.1, LINK_REMOTE).await?;
+        net.route_via(METADATA, 32, LINK_REMOTE).await?;
+        Ok(Self {
+            requests: std::sync::Mutex::new(requests),
+        })
+    }
+
+    /// A listener on `addr` in the internet's namespace.
+    fn bind(&self, addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+        let gone = || std::io::Error::other("the internet's thread ended");
+        let (reply, answer) = std::sync::mpsc::channel();
+        self.requests
+            .lock()
+            .map_err(|_| gone())?
+            .send((addr, reply))
+            .map_err(|_| gone())?;
+        answer.recv().map_err(|_| gone())?
+    }
 }
 
 /// The temporary folder of all runs, removed at the end.
@@ -223,9 +318,15 @@ fn address(slot: u32) -> Ipv4Addr {
 }
 
 /// Attack then twin of one scenario in one face.
-async fn one(dir: &Path, slot: u32, scenario: &Scenario, mode: Mode) -> Result<Outcome, RunError> {
-    let attack = run_once(dir, slot, scenario, mode, true).await?;
-    let twin = run_once(dir, slot + 1, scenario, mode, false).await?;
+async fn one(
+    internet: &Internet,
+    dir: &Path,
+    slot: u32,
+    scenario: &Scenario,
+    mode: Mode,
+) -> Result<Outcome, RunError> {
+    let attack = run_once(internet, dir, slot, scenario, mode, true).await?;
+    let twin = run_once(internet, dir, slot + 1, scenario, mode, false).await?;
     let mut detail = Vec::new();
     let reached = attack.reached;
     let rule = attack
@@ -330,6 +431,7 @@ fn subdomain() -> String {
 }
 
 async fn run_once(
+    internet: &Internet,
     dir: &Path,
     slot: u32,
     scenario: &Scenario,
@@ -352,8 +454,9 @@ async fn run_once(
     )
     .await
     .map_err(local("the loopback service"))?;
-    let metadata = Sites::start(SocketAddr::new(IpAddr::V4(METADATA), 0), Vec::new())
-        .await
+    let metadata = internet
+        .bind(SocketAddr::new(IpAddr::V4(METADATA), 0))
+        .and_then(|listener| Sites::serve_std(listener, Vec::new()))
         .map_err(local("the metadata service"))?;
     let orders: Vec<Value> = if attack {
         let text = Value::Array(scenario.orders.clone())
@@ -377,8 +480,9 @@ async fn run_once(
             reply: reply.clone(),
         })
         .collect();
-    let sites = Sites::start(SocketAddr::new(IpAddr::V4(ip), 80), routes)
-        .await
+    let sites = internet
+        .bind(SocketAddr::new(IpAddr::V4(ip), 80))
+        .and_then(|listener| Sites::serve_std(listener, routes))
         .map_err(local("the fixture sites"))?;
 
     // The folders.

@@ -70,7 +70,20 @@ impl Sites {
     /// # Errors
     /// The address cannot be bound.
     pub async fn start(addr: SocketAddr, routes: Vec<Route>) -> std::io::Result<Self> {
-        let listener = TcpListener::bind(addr).await?;
+        Self::serve(TcpListener::bind(addr).await?, routes)
+    }
+
+    /// [`Sites::start`] on a listener made elsewhere (in another network
+    /// namespace: a socket stays in the namespace it was made in).
+    ///
+    /// # Errors
+    /// The listener cannot be used.
+    pub fn serve_std(listener: std::net::TcpListener, routes: Vec<Route>) -> std::io::Result<Self> {
+        listener.set_nonblocking(true)?;
+        Self::serve(TcpListener::from_std(listener)?, routes)
+    }
+
+    fn serve(listener: TcpListener, routes: Vec<Route>) -> std::io::Result<Self> {
         let addr = listener.local_addr()?;
         let hits = Arc::new(Mutex::new(Vec::new()));
         let routes = Arc::new(routes);

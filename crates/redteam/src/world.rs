@@ -1,14 +1,11 @@
 //! The private network world: a new user + network namespace made by the
-//! running process itself, with loopback up and *local routes* for the
-//! public-looking ranges the fixture servers answer on.
-//!
-//! A local route (`ip route add local 93.184.215.0/24 dev lo`) makes the
-//! kernel deliver packets for those addresses to this namespace's own
-//! sockets although no interface holds them, so they are not "an address of
-//! this machine" to the egress door (which reads the interfaces), exactly as
-//! a host on the internet would not be. The namespace has no other
-//! interface: nothing can leave it. Everything is done over netlink in
-//! process (rtnetlink), not by running `ip`.
+//! running process itself ("this machine": loopback and one end of a veth
+//! link), and a second network namespace held by one thread ("the
+//! internet": the other end, with *local routes* for the public-looking
+//! ranges the fixture servers answer on). This machine routes those ranges
+//! through the link, so to the egress door they are hosts elsewhere, exactly
+//! as on the internet; nothing can leave the two namespaces. Everything is
+//! done over netlink in process (rtnetlink), not by running `ip`.
 //!
 //! [`enter`] must run while the process has one thread (the kernel refuses
 //! a new user namespace to a threaded process).
@@ -135,6 +132,28 @@ impl Net {
             .execute()
             .await
             .map_err(net_err("local route"))
+    }
+
+    /// Send `net/prefix` through `gateway` (a neighbour on a link).
+    ///
+    /// # Errors
+    /// Netlink failed.
+    pub async fn route_via(
+        &self,
+        net: Ipv4Addr,
+        prefix: u8,
+        gateway: Ipv4Addr,
+    ) -> Result<(), WorldError> {
+        let route = RouteMessageBuilder::<Ipv4Addr>::new()
+            .destination_prefix(net, prefix)
+            .gateway(gateway)
+            .build();
+        self.handle
+            .route()
+            .add(route)
+            .execute()
+            .await
+            .map_err(net_err("route"))
     }
 
     /// Create the veth pair `name` / `peer`.
