@@ -345,6 +345,28 @@ async fn navigate(
         Ok(engine) => engine,
         Err(err) => return ToolOutput::error(tool, &err),
     };
+    // TAINT-1 / TAINT-3: marked durably BEFORE anything of the response
+    // reaches the model. A failed navigation's error carries text the
+    // server chose (a redirect's Location or host name, a media type), so
+    // marking only once a page was read let that text into a clean
+    // conversation (outside attacker tui-rpc #6). No mark, no fetch.
+    // An address the text check refuses is refused before anyone is
+    // contacted, so nothing of a server's can come back: no mark needed.
+    if let Err(refusal) = ploy_egress::check_url_text(url) {
+        return ToolOutput::error(
+            tool,
+            &ToolError::rule(
+                refusal.rule,
+                format!(
+                    "{}; nothing was read",
+                    engine.redactor.redact(&refusal.reason)
+                ),
+            ),
+        );
+    }
+    if let Err(refused) = mark(engine, tool, url, ctx) {
+        return refused;
+    }
     // Every hop, redirects included, passes the site rule (BROWSER-2).
     let fetcher =
         engine
@@ -385,28 +407,40 @@ async fn navigate(
             );
         }
     };
-    // TAINT-1 / TAINT-3: marked durably before any of the page's text is
-    // returned; no mark, no text.
-    let mark = TaintMark {
-        reason: format!("the {tool} tool read web text into this conversation"),
-        source: TaintSource::Url(engine.redactor.redact(&page.final_url).into_owned()),
-    };
-    if let Err(err) = ctx.marker.mark_tainted(&ctx.conversation_id, &mark) {
-        return ToolOutput::error(
-            tool,
-            &ToolError::rule(
-                "TAINT-3",
-                format!(
-                    "the conversation could not be marked ({err}); the page's text is withheld"
-                ),
-            ),
-        );
+    // A redirect ended elsewhere: the mark also names where the text came
+    // from (the person's prompt says which page took `always` away).
+    if page.final_url != url
+        && let Err(refused) = mark(engine, tool, &page.final_url, ctx)
+    {
+        return refused;
     }
     ctx.marker.visit_url(&ctx.conversation_id, &page.final_url);
     let parsed = parse_page(&page.final_url, &page.content_type, &page.text);
     let text = render(&parsed);
     browser.set(parsed);
     ToolOutput::ok(text)
+}
+
+/// Mark the conversation tainted by `tool` reading `url`; the refusal
+/// to return when the mark cannot be written (TAINT-3: nothing is read).
+fn mark(engine: &WebEngine, tool: &str, url: &str, ctx: &ToolContext) -> Result<(), ToolOutput> {
+    let mark = TaintMark {
+        reason: format!("the {tool} tool read web text into this conversation"),
+        source: TaintSource::Url(engine.redactor.redact(url).into_owned()),
+    };
+    ctx.marker
+        .mark_tainted(&ctx.conversation_id, &mark)
+        .map_err(|err| {
+            ToolOutput::error(
+                tool,
+                &ToolError::rule(
+                    "TAINT-3",
+                    format!(
+                        "the conversation could not be marked ({err}); nothing was fetched or read"
+                    ),
+                ),
+            )
+        })
 }
 
 fn number_arg(args: &Value, name: &str) -> Result<usize, ToolError> {
