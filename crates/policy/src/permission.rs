@@ -62,7 +62,8 @@ impl Permission {
     ///    allowed → allow.
     /// 5. **Saved approvals**: an exact grant for the whole action, or pattern
     ///    grants covering every unit the rules did not allow, turn an ask
-    ///    into an allow.
+    ///    into an allow. In a tainted conversation only `once` grants do:
+    ///    a standing `always` never applies there, whatever the kind.
     /// 6. **Default**: ask, offering once / always / reject (once / reject
     ///    when the conversation is tainted: PERM-5 never offers "always" there).
     ///
@@ -273,21 +274,30 @@ impl Permission {
             }
         }
 
-        // 5. Saved approvals.
-        if let Some((id, scope)) = approvals.exact_for(action) {
+        // 5. Saved approvals. In a tainted conversation a standing `always`
+        // no longer turns an ask into an allow, whatever the kind: it was
+        // given before web text could steer the model (a saved `always read
+        // .env` let a page's orders read the secrets; outside attacker
+        // tui-rpc #11). A `once` answer was given for the call in hand.
+        let tainted = conversation.is_tainted();
+        let usable = |hit: Option<(ApprovalId, ApprovalScope)>| {
+            hit.filter(|(_, scope)| !(tainted && *scope == ApprovalScope::Always))
+        };
+        if let Some((id, scope)) = usable(approvals.exact_for(action)) {
             return approval_decision(id, scope, "this exact call");
         }
         if !uncovered.is_empty() {
             let mut found: Option<(ApprovalId, ApprovalScope)> = None;
-            let all_covered = uncovered
-                .iter()
-                .all(|unit| match approvals.pattern_for(unit) {
-                    Some(hit) => {
-                        found.get_or_insert(hit);
-                        true
-                    }
-                    None => false,
-                });
+            let all_covered =
+                uncovered
+                    .iter()
+                    .all(|unit| match usable(approvals.pattern_for(unit)) {
+                        Some(hit) => {
+                            found.get_or_insert(hit);
+                            true
+                        }
+                        None => false,
+                    });
             if all_covered && let Some((id, scope)) = found {
                 return approval_decision(id, scope, "a saved pattern");
             }

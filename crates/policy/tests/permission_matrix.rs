@@ -113,7 +113,11 @@ fn expected(kind: ActionKind, rule: RuleCase, approval: ApprovalCase, is_tainted
         RuleCase::None if kind == ActionKind::Read => Verdict::Allow,
         RuleCase::None | RuleCase::Ask => match approval {
             ApprovalCase::None => full,
-            ApprovalCase::Once | ApprovalCase::Always => Verdict::Allow,
+            ApprovalCase::Once => Verdict::Allow,
+            // A standing `always` never applies in a tainted conversation,
+            // whatever the kind (tui-rpc #11: `always read .env`).
+            ApprovalCase::Always if is_tainted => full,
+            ApprovalCase::Always => Verdict::Allow,
         },
         RuleCase::Deny => Verdict::Deny,
     }
