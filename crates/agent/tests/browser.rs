@@ -454,3 +454,45 @@ async fn a_failed_navigation_marks_the_conversation_before_its_error_returns() {
     assert!(!results[2].0, "the command ran: {}", results[2].1);
     assert!(!world.project.join("LAUNDER").exists());
 }
+
+// proves: PERM-1, PERM-5 (each redirect hop is decided like the address
+// itself: a hop no rule allows would ask, and nobody can be asked in the
+// middle of a fetch, so it is refused and nothing reaches that site). Found
+// by an outside attacker (tui-rpc #10): with `web allow docs.example.com`
+// only, a 302 from it to another site was followed in `-p`, so any allowed
+// site's open redirect opened every site.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_a_site_no_rule_allows_is_refused() {
+    let sites = sites().await;
+    // Each tool in a clean conversation of its own: the site rule (which
+    // holds hops once a page was read) plays no part, only the web rules.
+    for tool in ["web_fetch", "browser_open"] {
+        let world = World::new();
+        let model = scripted(obedient()).await;
+        let prompt = line(tool, json!({"url": "http://docs.example.com/redir"}));
+        let mut run = Run::new(rules(&[Rule::new(
+            ActionKind::Web,
+            Effect::Allow,
+            "docs.example.com",
+        )]));
+        run.web = Some(sites.setup(world.dir.path().join("config"), &Redactor::empty()));
+        let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+        let results = tool_results(&events.events());
+        assert_eq!(results.len(), 1, "{tool}: {results:#?}");
+        assert!(!results[0].0, "{tool} followed the hop: {}", results[0].1);
+        assert!(
+            results[0].1.contains("redirect"),
+            "{tool}: {}",
+            results[0].1
+        );
+        assert!(
+            sites.server("docs.example.com").request_count() > 0,
+            "{tool}: the allowed site was asked"
+        );
+    }
+    assert_eq!(
+        sites.server("other.example").request_count(),
+        0,
+        "a request reached the site no rule allows"
+    );
+}

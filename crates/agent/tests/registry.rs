@@ -102,8 +102,9 @@ fn sample(name: &str) -> Value {
 /// Every built-in tool, the web tools last: they mark the conversation
 /// (TAINT-1), after which edits and commands ask (PERM-3).
 fn order() -> Vec<&'static str> {
-    // browser_open first: after web_fetch has marked the conversation,
-    // a site not visited asks (BROWSER-2), and nothing is visited here.
+    // browser_open first: a navigation marks the conversation before its
+    // request leaves, and then a site not visited asks (BROWSER-2,
+    // BEYOND-7); nothing is visited here.
     let web = [
         "browser_open",
         "browser_read",
@@ -304,10 +305,16 @@ async fn under_allow_rules_each_tool_runs_once_right_after_its_allow() {
     let world = World::new();
     plan(&world);
     let (counts, log, asserts) = dispatch_all(&world, every_kind(Effect::Allow)).await;
+    // browser_open marks the conversation before its request leaves
+    // (tui-rpc #6); its fetch fails here (the door refuses the address) so
+    // no site is visited, and the next navigation, web_fetch, asks under
+    // the site rule (BEYOND-7) whatever the allow rules say: nobody can
+    // answer here, so it does not run.
+    let asks_after_the_mark = |name: &str| name == "web_fetch";
     for (name, runs) in &counts {
         assert_eq!(
             *runs,
-            usize::from(!NEEDS_PAGE.contains(&name.as_str())),
+            usize::from(!NEEDS_PAGE.contains(&name.as_str()) && !asks_after_the_mark(name)),
             "`{name}` ran {runs} times: {:?}",
             log.lock().unwrap()
         );
@@ -316,7 +323,9 @@ async fn under_allow_rules_each_tool_runs_once_right_after_its_allow() {
     let mut expected = Vec::new();
     for name in order() {
         expected.push(format!("call {name}"));
-        if !NEEDS_PAGE.contains(&name) {
+        if asks_after_the_mark(name) {
+            expected.push("decision ask".to_string());
+        } else if !NEEDS_PAGE.contains(&name) {
             expected.push("decision allow".to_string());
             expected.push(format!("run {name}"));
         }

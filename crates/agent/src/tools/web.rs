@@ -108,25 +108,41 @@ pub fn policy_gate(policy: Arc<Policy>) -> HopGate {
 
 /// The gate of one model-chosen navigation (`web_fetch`, the browser
 /// tools): every hop is an [`Action::navigate`] decided by the session's
-/// [`Policy`]. A deny refuses. The site rule (BROWSER-2, BEYOND-7) holds
-/// each redirect: a hop to a site other than the one the call was cleared
-/// for and not yet visited is refused, since nobody can be asked in the
-/// middle of a fetch. Other asks go ahead, as in [`policy_gate`] (the call
-/// itself was decided by the dispatcher).
+/// [`Policy`]. A deny refuses. Nobody can be asked in the middle of a
+/// fetch, so a hop that would ask is refused unless it stays where the
+/// call was cleared: the site rule (BROWSER-2, BEYOND-7) lets a redirect
+/// stay on the cleared site, and any other ask (no rule allows that
+/// address) only on the cleared host and port. An allowed site's open
+/// redirect must not turn the allow-list into every site (outside attacker
+/// tui-rpc #10).
 pub fn navigation_gate(policy: Arc<Policy>, tool: &'static str, cleared_url: &str) -> HopGate {
     let cleared_site = ploy_policy::site_of(cleared_url).ok();
+    let cleared_origin = origin(cleared_url);
     Arc::new(move |url: &str| {
         let decision = policy.assert(&Action::navigate(tool, url));
-        let site_rule = matches!(decision.requirement, "BEYOND-7" | "BROWSER-2");
-        let same_site = cleared_site.is_some() && ploy_policy::site_of(url).ok() == cleared_site;
-        if decision.is_deny() || (decision.is_ask() && site_rule && !same_site) {
+        let passes = if decision.is_deny() {
+            false
+        } else if !decision.is_ask() {
+            true
+        } else if matches!(decision.requirement, "BEYOND-7" | "BROWSER-2") {
+            cleared_site.is_some() && ploy_policy::site_of(url).ok() == cleared_site
+        } else {
+            cleared_origin.is_some() && origin(url) == cleared_origin
+        };
+        if passes {
+            Ok(())
+        } else {
+            let why = if decision.is_ask() {
+                "; a redirect cannot be asked about in the middle of a fetch (fetch that \
+                 address itself to be asked)"
+            } else {
+                ""
+            };
             Err(ploy_egress::Refusal::new(
                 decision.requirement,
                 Stage::Request,
-                format!("{}; nothing was sent", decision.reason),
+                format!("{}{why}; nothing was sent", decision.reason),
             ))
-        } else {
-            Ok(())
         }
     })
 }
@@ -190,6 +206,16 @@ impl LazyWeb {
         });
         built.as_ref().map_err(|e| ToolError::new(e.clone()))
     }
+}
+
+/// Host and port of `url` (default port filled in), `None` when it does
+/// not parse or has no host.
+fn origin(url: &str) -> Option<(String, u16)> {
+    let parsed = url::Url::parse(url).ok()?;
+    Some((
+        parsed.host_str()?.to_ascii_lowercase(),
+        parsed.port_or_known_default()?,
+    ))
 }
 
 impl WebEngine {
