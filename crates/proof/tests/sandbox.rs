@@ -1740,12 +1740,16 @@ fn a_folder_made_unlistable_never_unlocks_the_protected_paths() {
          mkdir -p sub/.git && chmod 311 sub; echo '{}' > .mcp.json; chmod 311 .",
     );
     let notes = result["notes"].to_string();
+    // A folder made unlistable cannot be watched for new PERM-7 paths, so
+    // the run may be stopped before the later commands made theirs
+    // (7196d03, fail closed): what was made is moved aside and named.
+    let stopped = notes.contains("every process in the sandbox was stopped");
     for planted in ["src/deep/.mcp.json", "sub/.git", ".mcp.json"] {
         assert!(
             !world.project.join(planted).exists(),
             "{planted} stayed: {result}"
         );
-        assert!(notes.contains(planted), "{planted}: {result}");
+        assert!(notes.contains(planted) || stopped, "{planted}: {result}");
     }
     assert!(
         notes.contains("took away your permission to list"),

@@ -202,17 +202,23 @@ type BindRequest = (
 );
 
 /// "The internet": a thread in a network namespace of its own, linked to
-/// this one by a veth pair, where the sites' and the metadata address are
-/// routed to local sockets. It binds the listeners (a socket stays in the
-/// namespace it was made in); the servers run on this process's runtime.
-/// Not in this namespace: here ploy's egress door would see a `local`
-/// route, that is, this machine (URL-2).
-struct Internet {
+/// this one by a veth pair, where the sites' range ([`SITE_NET`]) and the
+/// metadata address are routed to local sockets. It binds the listeners (a
+/// socket stays in the namespace it was made in); the servers run on this
+/// process's runtime. Not in this namespace: here ploy's egress door would
+/// see a `local` route, that is, this machine (URL-2). The agent's
+/// end-to-end tests use it too (one world, issue 10).
+pub struct Internet {
     requests: std::sync::Mutex<std::sync::mpsc::Sender<BindRequest>>,
 }
 
 impl Internet {
-    async fn start() -> Result<Self, RunError> {
+    /// Link this network namespace (which the caller owns, e.g. after
+    /// [`crate::world::enter`]) to a new one playing the internet.
+    ///
+    /// # Errors
+    /// [`RunError`] when a namespace, the link or a route cannot be made.
+    pub async fn start() -> Result<Self, RunError> {
         let net = Net::connect()?;
         net.up("lo").await?;
         net.veth("ploy-rt0", "ploy-rt1").await?;
@@ -277,7 +283,10 @@ impl Internet {
     }
 
     /// A listener on `addr` in the internet's namespace.
-    fn bind(&self, addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    ///
+    /// # Errors
+    /// The bind's error, or one saying the internet's thread ended.
+    pub fn bind(&self, addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
         let gone = || std::io::Error::other("the internet's thread ended");
         let (reply, answer) = std::sync::mpsc::channel();
         self.requests

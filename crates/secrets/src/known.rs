@@ -325,11 +325,10 @@ mod tests {
             assert!(!text.contains("Hunter2"), "{text}");
         }
         std::fs::remove_file(&file).unwrap();
-        let status = std::process::Command::new("mkfifo")
-            .arg(&file)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let c_path = std::ffi::CString::new(file.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        let made = unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) };
+        assert_eq!(made, 0, "mkfifo {}", file.display());
         let err = sources_secrets(&sources(&dir), &none, &|_| false).unwrap_err();
         assert!(
             matches!(&err, KnownSecretsError::Unreadable { path, .. } if path.ends_with("/.env")),

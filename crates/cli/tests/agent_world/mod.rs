@@ -3,17 +3,16 @@
 //! public-looking address, a temporary project, home, config and state.
 //!
 //! **Where the web is.** The production egress door refuses loopback,
-//! private addresses and every address of the machine's own interfaces, and
-//! no test seam is compiled into `ploy`. So a test that reads a page runs
-//! *inside* a user + network namespace it creates ([`in_netns`]): the test
-//! binary re-executes itself under `unshare`. The namespace has only a
-//! loopback interface, plus a `local` route for [`SITE_NET`] (a public
-//! range) through it: packets to [`SITE_IP`] are delivered to this
-//! namespace's own sockets, although no interface holds the address (as a
-//! host on the internet would be to ploy). `--hosts` maps the sites' names
-//! to it; a forwarder on `SITE_IP:80` passes each connection to the test
-//! kit's fixture server on 127.0.0.1. Nothing can leave the namespace: it
-//! has no other interface.
+//! private addresses and every address of the machine's own interfaces and
+//! local routes, and no test seam is compiled into `ploy`. So a test that
+//! reads a page runs *inside* a user + network namespace it creates
+//! ([`in_netns`]): the test binary re-executes itself under `unshare`. There,
+//! `ploy redteam`'s world ([`ploy_redteam::run::Internet`]) links it by a
+//! veth pair to a second namespace, "the internet", where [`SITE_IP`] is
+//! delivered to local sockets; `--hosts` maps the sites' names to it and a
+//! forwarder listening there passes each connection to the test kit's
+//! fixture server on 127.0.0.1. Nothing can leave: neither namespace has
+//! another interface.
 //!
 //! **Events.** Every `--mode json` line is validated against its JSON
 //! Schema, read from docs/rpc.md (the RPC tests' loader,
@@ -27,7 +26,7 @@
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -40,11 +39,9 @@ use crate::rpc_kit::Schemas;
 use crate::support::{PLOY, TempDir, point_at};
 
 /// The public-looking address the fixture sites answer on, inside the
-/// namespace only.
-pub const SITE_IP: &str = "93.184.215.14";
-
-/// The range routed locally inside the namespace.
-pub const SITE_NET: &str = "93.184.215.0/24";
+/// namespace only (in [`ploy_redteam::run::SITE_NET`], past the addresses
+/// `ploy redteam` gives its runs).
+pub const SITE_IP: &str = "93.184.207.14";
 
 /// The names `--hosts` maps to [`SITE_IP`].
 pub const SITES: [&str; 3] = [
@@ -60,15 +57,11 @@ pub const KEY_CANARY: &str = "PRIVATE-KEY-CANARY-0f9e8d7c6b5a";
 const INSIDE: &str = "PLOY_E2E_NETNS";
 
 fn probe_netns() -> Result<(), String> {
-    for tool in ["unshare", "ip"] {
-        let found = std::env::var_os("PATH")
-            .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
-            .unwrap_or(false);
-        if !found {
-            return Err(format!(
-                "`{tool}` is not on PATH (Debian: apt-get install -y util-linux iproute2)"
-            ));
-        }
+    let on_path = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join("unshare").is_file()))
+        .unwrap_or(false);
+    if !on_path {
+        return Err("`unshare` is not on PATH (Debian: apt-get install -y util-linux)".into());
     }
     let probe = Command::new("unshare")
         .args(["--user", "--map-root-user", "--net", "true"])
@@ -95,8 +88,7 @@ pub fn in_netns(name: &str, body: impl FnOnce()) {
     }
     ploy_testkit::require_part!("user and network namespaces", probe_netns());
     let exe = std::env::current_exe().unwrap();
-    let setup =
-        format!("ip link set lo up && ip route add local {SITE_NET} dev lo && exec \"$0\" \"$@\"");
+    let setup = "ip link set lo up && exec \"$0\" \"$@\"";
     let out = Command::new("unshare")
         .args([
             "--user",
@@ -105,7 +97,7 @@ pub fn in_netns(name: &str, body: impl FnOnce()) {
             "--",
             "sh",
             "-c",
-            &setup,
+            setup,
         ])
         .arg(exe)
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
@@ -124,11 +116,27 @@ pub fn in_netns(name: &str, body: impl FnOnce()) {
     );
 }
 
-/// Passes every connection to `SITE_IP:80` on to `to` (a fixture server on
-/// 127.0.0.1), byte for byte, both ways.
+/// "The internet" of this test process, made once (inside [`in_netns`]).
+fn internet() -> &'static ploy_redteam::run::Internet {
+    static INTERNET: std::sync::OnceLock<ploy_redteam::run::Internet> = std::sync::OnceLock::new();
+    INTERNET.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime
+            .block_on(ploy_redteam::run::Internet::start())
+            .expect("link this namespace to a second one (the internet)")
+    })
+}
+
+/// Passes every connection to `SITE_IP:80` (a listener in the internet's
+/// namespace) on to `to` (a fixture server on 127.0.0.1 here), byte for
+/// byte, both ways.
 fn forward(to: std::net::SocketAddr) {
-    let listener =
-        TcpListener::bind((SITE_IP, 80)).expect("bind the site address (inside the namespace)");
+    let listener = internet()
+        .bind(std::net::SocketAddr::new(SITE_IP.parse().unwrap(), 80))
+        .expect("bind the site address in the internet's namespace");
     std::thread::spawn(move || {
         for client in listener.incoming() {
             let Ok(client) = client else { return };
