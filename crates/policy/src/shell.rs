@@ -442,6 +442,22 @@ impl Builder<'_> {
             .push(MatchUnit::blocked(kind, vec![text.to_string()], why));
     }
 
+    /// A line whose effect cannot be known (it does not parse, or bash
+    /// assembles code from it at run time): the most restrictive reading,
+    /// shell + edit + external_directory, none coverable by an allow rule.
+    fn unknowable(&mut self, line: &str, why: &str) {
+        self.notes.push(format!(
+            "{why}: classified as shell + edit + external_directory"
+        ));
+        for kind in [
+            ActionKind::Shell,
+            ActionKind::Edit,
+            ActionKind::ExternalDirectory,
+        ] {
+            self.blocked_unit(kind, line, why);
+        }
+    }
+
     fn line(&mut self, line: &str, depth: usize, outer_blocker: Option<&str>) {
         if depth > MAX_DEPTH {
             self.blocked_unit(
@@ -455,16 +471,7 @@ impl Builder<'_> {
         let mut blocker = outer_blocker.map(str::to_string);
         if let Some(err) = &summary.parse_error {
             let why = format!("the line does not parse ({err})");
-            self.notes.push(format!(
-                "{why}: classified as shell + edit + external_directory"
-            ));
-            for kind in [
-                ActionKind::Shell,
-                ActionKind::Edit,
-                ActionKind::ExternalDirectory,
-            ] {
-                self.blocked_unit(kind, line, &why);
-            }
+            self.unknowable(line, &why);
             blocker.get_or_insert(why);
         }
         if summary.constructs.function_definition {
@@ -486,16 +493,7 @@ impl Builder<'_> {
         if let Some(why) = evaluation_hazard(&summary) {
             // What runs depends on text bash evaluates as code at run time:
             // the most restrictive reading, as for a line that does not parse.
-            self.notes.push(format!(
-                "{why}: classified as shell + edit + external_directory"
-            ));
-            for kind in [
-                ActionKind::Shell,
-                ActionKind::Edit,
-                ActionKind::ExternalDirectory,
-            ] {
-                self.blocked_unit(kind, line, &why);
-            }
+            self.unknowable(line, &why);
             blocker.get_or_insert(why);
         }
         for command in &summary.commands {

@@ -353,16 +353,7 @@ async fn navigate(
     // An address the text check refuses is refused before anyone is
     // contacted, so nothing of a server's can come back: no mark needed.
     if let Err(refusal) = ploy_egress::check_url_text(url) {
-        return ToolOutput::error(
-            tool,
-            &ToolError::rule(
-                refusal.rule,
-                format!(
-                    "{}; nothing was read",
-                    engine.redactor.redact(&refusal.reason)
-                ),
-            ),
-        );
+        return refused(engine, tool, &refusal);
     }
     if let Err(refused) = mark(engine, tool, url, ctx) {
         return refused;
@@ -387,18 +378,7 @@ async fn navigate(
     };
     let page: Page = match outcome {
         FetchOutcome::Page(page) => page,
-        FetchOutcome::Refused(refusal) => {
-            return ToolOutput::error(
-                tool,
-                &ToolError::rule(
-                    refusal.rule,
-                    format!(
-                        "{}; nothing was read",
-                        engine.redactor.redact(&refusal.reason)
-                    ),
-                ),
-            );
-        }
+        FetchOutcome::Refused(refusal) => return refused(engine, tool, &refusal),
         other => {
             let text = serde_json::to_string(&other).unwrap_or_else(|_| "failed".into());
             return ToolOutput::error(
@@ -419,6 +399,20 @@ async fn navigate(
     let text = render(&parsed);
     browser.set(parsed);
     ToolOutput::ok(text)
+}
+
+/// The door's refusal as the tool's error (its reason redacted).
+fn refused(engine: &WebEngine, tool: &str, refusal: &ploy_egress::Refusal) -> ToolOutput {
+    ToolOutput::error(
+        tool,
+        &ToolError::rule(
+            refusal.rule,
+            format!(
+                "{}; nothing was read",
+                engine.redactor.redact(&refusal.reason)
+            ),
+        ),
+    )
 }
 
 /// Mark the conversation tainted by `tool` reading `url`; the refusal
