@@ -112,7 +112,7 @@ pub fn policy_gate(policy: Arc<Policy>) -> HopGate {
 /// fetch, so a hop that would ask is refused unless it stays where the
 /// call was cleared: the site rule (BROWSER-2, BEYOND-7) lets a redirect
 /// stay on the cleared site, and any other ask (no rule allows that
-/// address) only on the cleared host and port. An allowed site's open
+/// address) only on the cleared host. An allowed site's open
 /// redirect must not turn the allow-list into every site (outside attacker
 /// tui-rpc #10).
 pub fn navigation_gate(policy: Arc<Policy>, tool: &'static str, cleared_url: &str) -> HopGate {
@@ -208,14 +208,12 @@ impl LazyWeb {
     }
 }
 
-/// Host and port of `url` (default port filled in), `None` when it does
-/// not parse or has no host.
-fn origin(url: &str) -> Option<(String, u16)> {
+/// The host of `url` (lower case), `None` when it does not parse or has
+/// none. Scheme and port are left out: an `http://` → `https://` upgrade
+/// of the same host is the commonest redirect of all.
+fn origin(url: &str) -> Option<String> {
     let parsed = url::Url::parse(url).ok()?;
-    Some((
-        parsed.host_str()?.to_ascii_lowercase(),
-        parsed.port_or_known_default()?,
-    ))
+    Some(parsed.host_str()?.to_ascii_lowercase())
 }
 
 impl WebEngine {
