@@ -161,23 +161,9 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     fn reorders(c: char) -> bool {
         matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     }
-    let shown = |c: char| (!c.is_control() || matches!(c, '\n' | '\t')) && !reorders(c);
-    if text.chars().all(shown) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            c if shown(c) => out.push(c),
-            '\u{7f}' => out.push_str("^?"),
-            c if (c as u32) < 0x20 => {
-                out.push('^');
-                out.push(char::from(b'@' + c as u8));
-            }
-            c => out.extend(c.escape_unicode()),
-        }
-    }
-    std::borrow::Cow::Owned(out)
+    ploy_text::escape_for_screen(text, |c| {
+        (!c.is_control() || matches!(c, '\n' | '\t')) && !reorders(c)
+    })
 }
 
 /// Terminal styling of the prompt.

@@ -4,6 +4,7 @@
 //! validator (a proof line holding one is refused, PROOF-1), the egress
 //! scrub's phrase normalisation (a disguised phrase is matched as written
 //! plainly) and the research engine's page text (never passed to the model).
+//! Also the one escaper of text shown on a terminal ([`escape_for_screen`]).
 
 /// Format characters (Unicode category Cf) and the other default-ignorable
 /// characters that show nothing or change the order text is shown in: soft
@@ -39,6 +40,31 @@ pub fn is_invisible(c: char) -> bool {
     )
 }
 
+/// `text` with every character that `shown` rejects written as visible
+/// text: C0 controls in caret notation (`ESC` → `^[`), DEL as `^?`, any
+/// other as its `\u{…}` escape. Borrowed when nothing needed escaping.
+/// The one escaper for text a person reads on a terminal (the agent's
+/// approval prompt, `ploy sandbox run` on a terminal), each face choosing
+/// what it shows as is.
+pub fn escape_for_screen(text: &str, shown: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if text.chars().all(&shown) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            c if shown(c) => out.push(c),
+            '\u{7f}' => out.push_str("^?"),
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            c => out.extend(c.escape_unicode()),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +95,20 @@ mod tests {
         ] {
             assert!(!is_invisible(c), "U+{:04X}", u32::from(c));
         }
+    }
+
+    // proves: PERM-3 (what a person reads is what the text holds: controls
+    // shown as carets, nothing else changed)
+    #[test]
+    fn screen_escape_shows_controls_and_borrows_plain_text() {
+        let plain = |c: char| !c.is_control() || c == '\n';
+        assert!(matches!(
+            escape_for_screen("plain\ntext", plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            escape_for_screen("a\u{1b}]0;t\u{7}\u{7f}\u{9b}b", plain),
+            "a^[]0;t^G^?\\u{9b}b"
+        );
     }
 }

@@ -276,23 +276,10 @@ pub fn sandbox_run(args: SandboxRunArgs) -> ExitCode {
 /// verdict line (`ESC[8m`), and OSC 52 could write the user's clipboard.
 /// Output into a pipe or file is left as the program wrote it.
 fn on_screen(text: &str, terminal: bool) -> std::borrow::Cow<'_, str> {
-    let shown = |c: char| !c.is_control() || matches!(c, '\n' | '\t' | '\r');
-    if !terminal || text.chars().all(shown) {
+    if !terminal {
         return std::borrow::Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            c if shown(c) => out.push(c),
-            '\u{7f}' => out.push_str("^?"),
-            c if (c as u32) < 0x20 => {
-                out.push('^');
-                out.push(char::from(b'@' + c as u8));
-            }
-            c => out.extend(c.escape_unicode()),
-        }
-    }
-    std::borrow::Cow::Owned(out)
+    ploy_text::escape_for_screen(text, |c| !c.is_control() || matches!(c, '\n' | '\t' | '\r'))
 }
 
 /// Says which limit stopped a run, if one did.
