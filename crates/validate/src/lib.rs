@@ -422,6 +422,8 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
         }
     }
     project_code_decides(plan, refusals);
+    looks_like_an_option(plan, refusals);
+    compares_its_own_input(plan, refusals);
     negated_searches_select_everything(plan, refusals);
     negated_without_a_no(plan, refusals);
     if !complete || !refusals.0.is_empty() {
@@ -487,6 +489,89 @@ fn negated_without_a_no(plan: &ProofPlan, refusals: &mut Refusals) {
                 PROOF_5,
                 format!("`! {program} …` can never pass: {program} has no \"no\" answer, only errors, and `!` passes only on a program's \"no\" (a usage error is not one); check positively or with a program that answers no (`! grep -q x f`, `test ! -e x`, `! cmp -s a b`)"),
             ));
+        }
+    }
+}
+
+/// Characters drawn like `-` that no program reads as one (hyphens, dashes,
+/// minus signs, their full-width and small forms).
+fn is_dash_lookalike(c: char) -> bool {
+    matches!(
+        c,
+        '\u{02D7}' | '\u{1806}' | '\u{2010}'
+            ..='\u{2015}'
+                | '\u{2043}'
+                | '\u{2212}'
+                | '\u{2796}'
+                | '\u{2E3A}'
+                | '\u{2E3B}'
+                | '\u{FE58}'
+                | '\u{FE63}'
+                | '\u{FF0D}'
+    )
+}
+
+/// PROOF-1: an argument that starts with a character drawn like `-` reads
+/// as an option to a person and as an operand to the program: `cargo test
+/// '‐‐release'` (U+2010) is a test-name filter that matches no test, so
+/// the line passes without running any. Quoted or not, it is refused.
+fn looks_like_an_option(plan: &ProofPlan, refusals: &mut Refusals) {
+    for (_, pipeline) in plan.pipelines() {
+        for command in &pipeline.commands {
+            if let Some(arg) = command
+                .argv
+                .iter()
+                .find(|a| a.chars().next().is_some_and(is_dash_lookalike))
+            {
+                let c = arg.chars().next().map_or(0, u32::from);
+                refusals.push(Refusal::new(
+                    PROOF_1,
+                    format!(
+                        "`{arg}` starts with U+{c:04X}, which looks like `-` but is not one: a person reads an option, the program an operand; write `-` for an option (a pattern that starts with it: `--regexp={arg}`)"
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// PROOF-5: `cat f | diff - f` (or `cmp`) compares `f` with itself through
+/// the pipe, which verifies only that `f` is readable (outside attacker's
+/// validate #3, the pipe form). Plain `cat` stages in between pass the
+/// file on unchanged.
+fn compares_its_own_input(plan: &ProofPlan, refusals: &mut Refusals) {
+    for (_, pipeline) in plan.pipelines() {
+        for (index, command) in pipeline.commands.iter().enumerate().skip(1) {
+            let Some((program, args)) = command.argv.split_first() else {
+                continue;
+            };
+            if !matches!(program.as_str(), "diff" | "cmp") || !args.iter().any(|a| a == "-") {
+                continue;
+            }
+            let source = pipeline.commands[..index]
+                .iter()
+                .rev()
+                .find(|c| c.argv.len() != 1 || c.argv[0] != "cat")
+                .and_then(|c| match c.argv.as_slice() {
+                    [cat, file] if cat == "cat" && !file.starts_with('-') => Some(file),
+                    _ => None,
+                });
+            let Some(source) = source else {
+                continue;
+            };
+            let key = vacuity::path_key(source).0;
+            if args
+                .iter()
+                .any(|a| a != "-" && !a.starts_with('-') && vacuity::path_key(a).0 == key)
+            {
+                refusals.push(Refusal::new(
+                    PROOF_5,
+                    format!(
+                        "`{}` compares `{source}` (through the pipe) with itself, which verifies nothing",
+                        command.to_line()
+                    ),
+                ));
+            }
         }
     }
 }

@@ -8,7 +8,9 @@
 
 use super::coreutils::HELP_VERSION;
 use super::options::{Arg, EXACT, GNU, GO, Item, Short, Table, long, short};
-use super::{At, Ctx, Facts, Rule, Use, Val, check_value, has, join, list, operands, read_options};
+use super::{
+    At, Ctx, Facts, Rule, Use, Val, check_value, has, join, list, operands, read_options, values,
+};
 use crate::{PROOF_2, PROOF_3, PROOF_4, PROOF_5};
 
 const NO: Arg = Arg::No;
@@ -477,6 +479,13 @@ pub(super) fn cargo(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             if !after.is_empty() {
                 let harness = read_options(ctx, &LIBTEST, LIBTEST_RULES, after)?;
                 opaque_all(ctx, &operands(&harness), "the test filter");
+                // Every test name holds the empty text: `--skip ''` skips all.
+                if values(&harness, "skip").any(str::is_empty) {
+                    ctx.refuse(
+                        PROOF_5,
+                        "`--skip ''` skips every test (each name holds the empty text), so the tests verify nothing; skip by a real name or not at all",
+                    );
+                }
             }
         }
         "check" | "clippy" => {

@@ -2,7 +2,10 @@
 //! (GNU diffutils 3.8): option tables as in their sources, in order.
 
 use super::options::{Arg, GNU, Item, Short, Table, long, short};
-use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options, values, zero_count};
+use super::{
+    At, Ctx, Facts, Rule, Use, Val, has, operands, prints_for_any_input, read_options, values,
+    zero_count,
+};
 use crate::vacuity::{Cond, PathTest, path_key};
 use crate::{PROOF_2, PROOF_3, PROOF_5};
 
@@ -244,6 +247,10 @@ fn head_or_tail(ctx: &mut Ctx, table: &Table, args: &[String]) -> Option<Facts> 
     }
     // `head -n 0`, `tail -c 0` print nothing; `head -n -0` (all but the
     // last 0) and `tail -n +0` (from the start) print everything.
+    if has(&items, "v") {
+        let files: Vec<&str> = operands(&items).into_iter().map(|(f, _)| f).collect();
+        prints_for_any_input(ctx, &files, "`-v` (a header line)");
+    }
     let prints_all = if ctx.program == "tail" { '+' } else { '-' };
     ctx.silent = values(&items, "n")
         .chain(values(&items, "c"))
@@ -302,6 +309,8 @@ const WC_RULES: &[Rule] = &[
 
 pub(super) fn wc(ctx: &mut Ctx, args: &[String], _at: &At) -> Option<Facts> {
     let items = read_options(ctx, &WC, WC_RULES, args)?;
+    let files: Vec<&str> = operands(&items).into_iter().map(|(f, _)| f).collect();
+    prints_for_any_input(ctx, &files, "`wc` (a count)");
     reads_files(ctx, &items)
 }
 

@@ -7,7 +7,9 @@
 //! `--git-dir`, `-c`) are refused.
 
 use super::options::{Arg, GIT, Long, Short, Table, long, short};
-use super::{At, Ctx, Facts, Rule, Use, Val, has, join, operands, read_options, values};
+use super::{
+    At, Ctx, Facts, Rule, Use, Val, has, join, operands, read_options, values, zero_count,
+};
 use crate::vacuity::Cond;
 use crate::{PROOF_2, PROOF_3};
 
@@ -588,7 +590,10 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             "`%(describe)` makes git start another git process; not needed in a proof",
         );
     }
-    ctx.silent = has(&items, "quiet") || (sub == "grep" && has(&items, "q"));
+    // `git log -n 0` (`-0`, `--max-count=0`) shows no commit at all.
+    ctx.silent = has(&items, "quiet")
+        || (sub == "grep" && has(&items, "q"))
+        || (matches!(sub.as_str(), "log" | "show") && values(&items, "n").any(zero_count));
     // Output shapes only; for `log`, `-n` (a count) is not among them.
     ctx.identify(
         &items,

@@ -280,6 +280,13 @@ pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         );
         return None;
     }
+    if !recursive {
+        for (id, what) in [("c", "`grep -c` (a count)"), ("L", "`grep -L`")] {
+            if has(&items, id) {
+                super::prints_for_any_input(ctx, &files, what);
+            }
+        }
+    }
     Some(Facts {
         status: search_status(ctx, &files, has(&items, "q"), !recursive, at),
     })

@@ -250,6 +250,14 @@ pub(super) fn jq(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         return None;
     };
     check_filter(ctx, filter, &[JQ_FILE_WORDS]);
+    // `--slurp` turns an empty input into `[]`, printed all the same.
+    let slurps = args
+        .iter()
+        .any(|a| a == "--slurp" || (a.starts_with('-') && !a.starts_with("--") && a.contains('s')));
+    if slurps {
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        super::prints_for_any_input(ctx, &names, "`jq --slurp` (an array)");
+    }
     input_status(ctx, &files, at, "jq")
 }
 

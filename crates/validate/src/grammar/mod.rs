@@ -324,6 +324,22 @@ pub(crate) const fn join<T: Copy, const N: usize>(a: &[T], b: &[T]) -> [T; N] {
     out
 }
 
+/// PROOF-5: a program that prints a line for its standard input whatever
+/// that holds (a count: `wc`, `grep -c`; a header: `head -v`; `grep -L`'s
+/// "(standard input)"; jq's `--slurp` array) prints it just the same when
+/// the command before it failed and sent nothing, so the filter after it
+/// can pass without the check before it: `cat f | wc -l | grep -q '[0-9]'`
+/// passes on an empty project. Refused when `files` (the operands it reads)
+/// leave it reading standard input; `what` names the form.
+pub(crate) fn prints_for_any_input(ctx: &mut Ctx, files: &[&str], what: &str) {
+    if files.is_empty() || files.contains(&"-") {
+        ctx.refuse(
+            PROOF_5,
+            format!("{what} prints a line for its standard input even when the command before it failed and sent nothing, so a check after it can pass on a missing file; count or show the file itself (`wc -l FILE`, `grep -c PATTERN FILE`)"),
+        );
+    }
+}
+
 /// PROOF-5: a count of zero (`-m 0`, `-n 0`) makes a program read or
 /// compare nothing.
 pub(crate) fn zero_count(value: &str) -> bool {
