@@ -24,6 +24,12 @@
 //!   `.git/modules/x/gitdir`); pointing one elsewhere makes the host's git
 //!   read a planted `config` (`core.fsmonitor`, `core.hooksPath`) — code
 //!   the next `git status` runs;
+//! * every other path inside a `.git` folder (`HEAD`, `index`,
+//!   `packed-refs`, `refs/**`, `objects/info/alternates`, `info/*`,
+//!   `worktrees/**`, `modules/**`): they decide what git checks out,
+//!   commits, pushes and which filters it runs, and the sandbox locks the
+//!   whole folder anyway (SBX-6); a `.git` *file* (a worktree's or a
+//!   submodule's `gitdir:` pointer) is the `.git` name itself;
 //! * the files `.mcp.json` and `.envrc`;
 //! * below the home folder (or `~`): git's user configuration
 //!   (`.gitconfig`, `.config/git/config`), Claude Code's `.claude.json`,
@@ -605,7 +611,10 @@ fn name_rule(names: &[String]) -> Option<&'static str> {
         if name == ".git" {
             let below = &names[i + 1..];
             if below.is_empty() {
-                return Some("a git folder (it holds git's hooks and configuration)");
+                return Some(
+                    "a git folder, or a `.git` file that points git at one (it holds git's \
+                     hooks and configuration)",
+                );
             }
             if below.iter().any(|n| n == "hooks") {
                 return Some("a git hook (code git runs later)");
@@ -624,6 +633,16 @@ fn name_rule(names: &[String]) -> Option<&'static str> {
                     "a git pointer file (it sends git to another repository's configuration and hooks)",
                 );
             }
+            // Everything else git keeps there steers what git does next:
+            // `HEAD` and `refs/**` pick the commit checked out and pushed,
+            // `index` what is committed, `objects/info/alternates` where
+            // objects come from, `info/*` excludes and attributes (filter
+            // programs), `worktrees/**` and `modules/**` other repositories
+            // (tui-rpc #8 side note: `edit allow **` rewrote them).
+            return Some(
+                "inside a git folder (HEAD, refs, index, objects and info steer what git \
+                 checks out, commits, pushes and runs)",
+            );
         }
     }
     let last = names.last()?;
