@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use ploy_shell::{CommandLine, RedirectOp, SimpleCommand, Word};
 
 use crate::action::{Action, ActionKind, KindSet, MatchUnit, Target, push_path_units};
+use crate::options::Effect;
 use crate::path::{Placement, ProjectRoot};
 use crate::reads::{GuardedFile, Reads, glob_reaches, reads_of};
 
@@ -297,6 +298,16 @@ impl Action {
 
 fn text_of(word: &Word) -> &str {
     word.value.as_deref().unwrap_or(&word.raw)
+}
+
+/// A word with this plain text (an option's value taken as a path or a
+/// program name).
+fn static_word(text: &str) -> Word {
+    Word {
+        raw: text.to_string(),
+        value: Some(text.to_string()),
+        flags: ploy_shell::WordFlags::default(),
+    }
 }
 
 /// Builtins that take a variable *name* (with an optional array subscript):
@@ -654,6 +665,9 @@ impl Builder<'_> {
         }
         self.push_command_unit(assignments, words, blocker.clone());
         if let Some(name) = name {
+            self.option_effects(name, args, depth, blocker.as_deref());
+        }
+        if let Some(name) = name {
             match inner_command(name, args) {
                 Inner::Words(start) => {
                     let inner = &args[start..];
@@ -679,6 +693,58 @@ impl Builder<'_> {
                         self.command_words(&[], inner, depth + 1, blocker.as_deref());
                         self.from_input = outer;
                     }
+                }
+            }
+        }
+    }
+
+    /// What a known program's options do beyond reading (tui-rpc #9, see
+    /// [`crate::options`]): a file it writes is an `edit` unit (PERM-7
+    /// included), a program it runs a `shell` unit of its own (its
+    /// arguments come from the outer program, as for `xargs`), what no rule
+    /// can name a blocked unit; words ploy cannot read make the command's
+    /// own unit one no allow rule covers.
+    fn option_effects(&mut self, name: &str, args: &[&Word], depth: usize, blocker: Option<&str>) {
+        let judged = crate::options::judge(name, args, self.from_input);
+        if let Some(why) = judged.unknown {
+            self.notes.push(why.clone());
+            if let Some(unit) = self
+                .units
+                .iter_mut()
+                .rev()
+                .find(|u| u.kind == ActionKind::Shell)
+            {
+                unit.allow_blocker.get_or_insert(why);
+            }
+        }
+        for effect in judged.effects {
+            match effect {
+                Effect::Writes(path) => {
+                    self.kinds.insert(ActionKind::Edit);
+                    self.notes.push(format!("`{name}` writes `{path}`"));
+                    // (The option's word was placed as a path with the
+                    // other arguments: `external_directory` when outside.)
+                    let protected = self.write_protection(&static_word(&path), false);
+                    push_path_units(
+                        &mut self.kinds,
+                        &mut self.units,
+                        &mut self.notes,
+                        ActionKind::Edit,
+                        &path,
+                        self.root,
+                        protected,
+                    );
+                }
+                Effect::Runs(program) => {
+                    self.notes.push(format!("`{name}` runs `{program}`"));
+                    let word = static_word(&program);
+                    let outer = std::mem::replace(&mut self.from_input, true);
+                    self.command_words(&[], &[&word], depth + 1, blocker);
+                    self.from_input = outer;
+                }
+                Effect::Blocked(kind, text, why) => {
+                    self.notes.push(why.clone());
+                    self.blocked_unit(kind, &text, &why);
                 }
             }
         }
@@ -1343,11 +1409,10 @@ fn inner_command(name: &str, args: &[&Word]) -> Inner {
                 "-d",
                 "--delimiter",
                 "-E",
-                "-e",
                 "-I",
-                "-i",
                 "-L",
-                "-l",
+                "--max-lines",
+                "--process-slot-var",
                 "-n",
                 "--max-args",
                 "-P",
