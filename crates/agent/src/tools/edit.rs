@@ -95,7 +95,7 @@ fn preview_plan(plan: &mut (dyn Any + Send)) -> Option<String> {
     Some(diff)
 }
 
-fn run_plan(tool: &'static str, cleared: Cleared) -> ToolOutput {
+fn run_plan(tool: &'static str, cleared: Cleared, ctx: &ToolContext) -> ToolOutput {
     let (plan, _) = match cleared.into_parts::<EditPlan>() {
         Ok(parts) => parts,
         Err(err) => return ToolOutput::error(tool, &err),
@@ -119,7 +119,7 @@ fn run_plan(tool: &'static str, cleared: Cleared) -> ToolOutput {
         Ok(after) => after,
         Err(err) => return ToolOutput::error(tool, &err),
     };
-    if let Err(err) = write_atomic(&plan.path.real, after.as_bytes()) {
+    if let Err(err) = write_atomic(&ctx.project, &plan.path.real, after.as_bytes()) {
         return ToolOutput::error(
             tool,
             &ToolError::new(format!("cannot write {}: {err}", plan.path.given)),
@@ -191,8 +191,8 @@ impl Tool for Edit {
         preview_plan(plan)
     }
 
-    fn run<'a>(&'a self, cleared: Cleared, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move { run_plan("edit", cleared) })
+    fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move { run_plan("edit", cleared, ctx) })
     }
 }
 
@@ -243,7 +243,7 @@ impl Tool for Write {
         preview_plan(plan)
     }
 
-    fn run<'a>(&'a self, cleared: Cleared, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move { run_plan("write", cleared) })
+    fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move { run_plan("write", cleared, ctx) })
     }
 }

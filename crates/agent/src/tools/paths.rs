@@ -4,7 +4,9 @@
 //! that points outside would fool it. So every path is resolved here first
 //! (the longest existing prefix canonicalized, the rest appended), the
 //! action is built on the resolved path, and the tool then opens exactly
-//! that path, with `O_NOFOLLOW` on the last component so a link swapped in
+//! that path: reads with `O_NOFOLLOW` on the last component, writes
+//! ([`write_atomic`]) through `openat2(RESOLVE_BENEATH |
+//! RESOLVE_NO_SYMLINKS)` for every folder on the way, so a link swapped in
 //! between check and open is refused rather than followed.
 
 use std::fs::{File, OpenOptions};
@@ -134,43 +136,128 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 /// Write `content` to `path` atomically: a new file next to it (created
 /// exclusively, never through a link), synced, then renamed over the path.
 /// The mode of an existing file is kept.
-pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
+///
+/// `path` is the resolved path the person approved (no symbolic link in
+/// it: [`resolve`] canonicalised it). Every folder on the way is opened with
+/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`, from the project root
+/// when `path` is inside `project`, from `/` otherwise, and the file is
+/// created and renamed relative to the folder so opened: a folder swapped
+/// for a link after the ask makes the write fail instead of landing where
+/// the link points (outside attack tui-rpc #7). Where `openat2` is missing
+/// (Linux before 5.6, or a seccomp filter refusing it) nothing is written
+/// (fail closed) and the error says why.
+pub fn write_atomic(project: &Path, path: &Path, content: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::ffi::OsStrExt as _;
 
-    let parent = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("the path has no parent folder"))?;
-    std::fs::create_dir_all(parent)?;
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::other("the path has no file name"))?;
-    let mode = std::fs::symlink_metadata(path)
+    let parent = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("the path has no parent folder"))?;
+    // The project root as the person configured it (links in it are the
+    // person's own): the start folder, opened normally.
+    let canonical = project.canonicalize().ok();
+    let (base, below) = match parent.strip_prefix(project) {
+        Ok(below) => (project, below),
+        Err(_) => match canonical.as_deref().map(|c| (c, parent.strip_prefix(c))) {
+            Some((c, Ok(below))) => (c, below),
+            _ => (Path::new("/"), parent.strip_prefix("/").unwrap_or(parent)),
+        },
+    };
+    let mut folder: std::os::fd::OwnedFd = rustix::fs::open(
+        base,
+        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )?;
+    for part in below.components() {
+        let Component::Normal(part) = part else {
+            return Err(std::io::Error::other(format!(
+                "`{}` is not a resolved path (it holds `.` or `..`)",
+                path.display()
+            )));
+        };
+        folder = open_beneath_dir(&folder, part.as_bytes(), true)?;
+    }
+    let mode = rustix::fs::statat(&folder, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
         .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.permissions().mode() & 0o7777)
+        .filter(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+        })
+        .map(|st| st.st_mode & 0o7777)
         .unwrap_or(0o644);
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = parent.join(format!(
+    let tmp = format!(
         ".{}.ploy-tmp-{}-{n}",
         name.to_string_lossy(),
         std::process::id()
-    ));
+    );
     let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&tmp)?;
+        let fd = openat2_checked(
+            &folder,
+            tmp.as_bytes(),
+            rustix::fs::OFlags::WRONLY
+                | rustix::fs::OFlags::CREATE
+                | rustix::fs::OFlags::EXCL
+                | rustix::fs::OFlags::NOFOLLOW
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::from_raw_mode(mode),
+        )?;
+        let mut file = File::from(fd);
         file.write_all(content)?;
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode))?;
         file.sync_all()?;
-        std::fs::rename(&tmp, path)
+        rustix::fs::renameat(&folder, tmp.as_str(), &folder, name)?;
+        Ok(())
     })();
     if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = rustix::fs::unlinkat(&folder, tmp.as_str(), rustix::fs::AtFlags::empty());
     }
     result
+}
+
+/// Opens (creating it when `create` and it is missing) the folder `name`
+/// below `dir`, never through a symbolic link and never above `dir`.
+fn open_beneath_dir<Fd: std::os::fd::AsFd>(
+    dir: Fd,
+    name: &[u8],
+    create: bool,
+) -> std::io::Result<std::os::fd::OwnedFd> {
+    let flags =
+        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC;
+    match openat2_checked(&dir, name, flags, rustix::fs::Mode::empty()) {
+        Err(err) if create && err.kind() == std::io::ErrorKind::NotFound => {
+            match rustix::fs::mkdirat(&dir, name, rustix::fs::Mode::from_raw_mode(0o777)) {
+                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                Err(err) => return Err(err.into()),
+            }
+            openat2_checked(&dir, name, flags, rustix::fs::Mode::empty())
+        }
+        other => other,
+    }
+}
+
+/// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; a link on the way
+/// and a missing `openat2` are errors a person can act on.
+fn openat2_checked<Fd: std::os::fd::AsFd>(
+    dir: Fd,
+    name: &[u8],
+    flags: rustix::fs::OFlags,
+    mode: rustix::fs::Mode,
+) -> std::io::Result<std::os::fd::OwnedFd> {
+    let resolve = rustix::fs::ResolveFlags::BENEATH | rustix::fs::ResolveFlags::NO_SYMLINKS;
+    rustix::fs::openat2(dir, name, flags, mode, resolve).map_err(|err| match err {
+        rustix::io::Errno::NOSYS => std::io::Error::other(
+            "this kernel has no openat2 (Linux 5.6 or later is needed): ploy cannot write \
+             without following a swapped-in link, so nothing was written",
+        ),
+        rustix::io::Errno::LOOP | rustix::io::Errno::XDEV => std::io::Error::other(format!(
+            "`{}` is now a symbolic link (or leaves the folder approved): the folders changed \
+             after the approval, so nothing was written",
+            String::from_utf8_lossy(name)
+        )),
+        other => other.into(),
+    })
 }

@@ -151,7 +151,7 @@ impl Tool for PlanAddStep {
                     return ToolOutput::error("plan_add_step", &ToolError::new(err.to_string()));
                 }
             };
-            if let Err(err) = write_atomic(&path, text.as_bytes()) {
+            if let Err(err) = write_atomic(&ctx.project, &path, text.as_bytes()) {
                 return ToolOutput::error(
                     "plan_add_step",
                     &ToolError::new(format!("cannot write {PLAN_FILE}: {err}")),

@@ -148,6 +148,17 @@ pub async fn run_prompt(
     run: Run,
     prompt: &str,
 ) -> (Outcome, Arc<CollectEvents>, String) {
+    run_prompt_asking(world, model, run, prompt, &NoPerson).await
+}
+
+/// [`run_prompt`] with a person (`approver`) who answers the asks.
+pub async fn run_prompt_asking(
+    world: &World,
+    model: &ScriptedModel,
+    run: Run,
+    prompt: &str,
+    approver: &dyn ploy_agent::approve::Approver,
+) -> (Outcome, Arc<CollectEvents>, String) {
     let events = Arc::new(CollectEvents::default());
     let setup = SessionSetup {
         store: world.store(),
@@ -175,7 +186,7 @@ pub async fn run_prompt(
     let mut session = Session::open(setup).unwrap();
     let id = session.conversation_id().to_string();
     let outcome = session
-        .prompt(prompt, &NoPerson, &CancellationToken::new())
+        .prompt(prompt, approver, &CancellationToken::new())
         .await;
     (outcome, events, id)
 }
