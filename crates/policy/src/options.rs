@@ -752,17 +752,7 @@ fn word_text(word: &Word, options_open: bool, strict_globs: bool) -> Result<Opti
     if !options_open {
         return Ok(None);
     }
-    let f = &word.flags;
-    let glob_only = f.glob
-        && !(f.parameter_expansion
-            || f.command_substitution
-            || f.backticks
-            || f.arithmetic_expansion
-            || f.ansi_c
-            || f.locale_string
-            || f.brace_expansion
-            || f.tilde
-            || f.process_substitution);
+    let glob_only = word.flags.glob && !crate::shell::expands_beyond_glob(&word.flags);
     if glob_only && (!strict_globs || !word.raw.starts_with(['*', '?', '['])) {
         // `src/*.rs` expands to names starting `src/`: never an option.
         return Ok(None);
@@ -821,6 +811,7 @@ fn table_judge(program: &str, table: &Table, args: &[&Word], judged: &mut Judged
                     None => match args.get(i) {
                         Some(next) => {
                             i += 1;
+                            computed_value(program, &name, next, judged);
                             Some(text_of(next).to_string())
                         }
                         None => None,
@@ -850,9 +841,12 @@ fn table_judge(program: &str, table: &Table, args: &[&Word], judged: &mut Judged
             let glued: String = letters[k + 1..].iter().collect();
             if table.short_values.contains(letter) {
                 let value = if glued.is_empty() {
-                    let next = args.get(i).map(|w| text_of(w).to_string());
+                    let next = args.get(i);
+                    if let Some(next) = next {
+                        computed_value(program, &name, next, judged);
+                    }
                     i += 1;
-                    next
+                    next.map(|w| text_of(w).to_string())
                 } else {
                     Some(glued)
                 };
@@ -893,6 +887,17 @@ fn table_judge(program: &str, table: &Table, args: &[&Word], judged: &mut Judged
         }
     }
     parsed
+}
+
+/// An option's value given as the next word, computed at run time: what it
+/// names is not on the line.
+fn computed_value(program: &str, option: &str, value: &Word, judged: &mut Judged) {
+    if value.value.is_none() {
+        judged.unknown(format!(
+            "the value `{}` of `{program} {option}` is computed at run time",
+            value.raw
+        ));
+    }
 }
 
 fn text_of(word: &Word) -> &str {

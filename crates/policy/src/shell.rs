@@ -1175,16 +1175,7 @@ impl Builder<'_> {
     /// A word that may be a path: outside the project → `external_directory`.
     fn path_word(&mut self, word: &Word) {
         let flags = &word.flags;
-        let computed = flags.parameter_expansion
-            || flags.command_substitution
-            || flags.backticks
-            || flags.arithmetic_expansion
-            || flags.ansi_c
-            || flags.locale_string
-            || flags.brace_expansion
-            || flags.tilde
-            || flags.process_substitution;
-        if computed {
+        if expands_beyond_glob(flags) {
             self.blocked_unit(
                 ActionKind::ExternalDirectory,
                 &word.raw,
@@ -1343,18 +1334,21 @@ fn looks_like_escape(text: &str) -> bool {
 /// A glob word with no other expansion (`.e*`, `src/*.rs`): matched
 /// against the guarded files.
 fn plain_glob(word: &Word) -> bool {
-    let f = &word.flags;
-    f.glob
-        && !(f.parameter_expansion
-            || f.command_substitution
-            || f.backticks
-            || f.arithmetic_expansion
-            || f.ansi_c
-            || f.locale_string
-            || f.brace_expansion
-            || f.process_substitution
-            || f.tilde
-            || f.quoted)
+    word.flags.glob && !expands_beyond_glob(&word.flags) && !word.flags.quoted
+}
+
+/// True when a word's run-time value depends on more than a glob: a
+/// parameter, a command, arithmetic, `$'…'`/`$"…"`, braces, `~`, `<(…)`.
+pub(crate) fn expands_beyond_glob(f: &ploy_shell::WordFlags) -> bool {
+    f.parameter_expansion
+        || f.command_substitution
+        || f.backticks
+        || f.arithmetic_expansion
+        || f.ansi_c
+        || f.locale_string
+        || f.brace_expansion
+        || f.tilde
+        || f.process_substitution
 }
 
 /// `sh -c STRING`, `su user -c STRING`: the string run, if any (`-c`,

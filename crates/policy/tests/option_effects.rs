@@ -25,6 +25,7 @@ const READ_RULES: &[&str] = &[
     "git log *",
     "git show *",
     "sort *",
+    "sort -o $F lib.rs",
     "grep *",
     "sed *",
     "awk *",
@@ -67,6 +68,7 @@ const HOSTILE: &[&str] = &[
     "rg x *",
     "rg x ?pre*",
     "rg $OPTS x",
+    "rg --pre $P x",
     // find: deleting, writing lists, running commands
     "find . -delete",
     "find . -name '*.o' -delete",
@@ -109,6 +111,7 @@ const HOSTILE: &[&str] = &[
     "sort --out=x lib.rs",
     "sort --files0-from=list",
     "sort *",
+    "sort -o $F lib.rs",
     // grep: options ploy does not know
     "grep --frobnicate x f",
     "grep -K x f",
