@@ -31,6 +31,7 @@ pub mod macos;
 mod policy;
 mod protocol;
 mod seccomp;
+mod system_secrets;
 mod view;
 
 use std::{
@@ -148,6 +149,10 @@ pub struct Sandbox {
     build_cache: Option<PathBuf>,
     set_env: Vec<(String, String)>,
     init: PathBuf,
+    /// ploy's state folder, where the list of the host's secrets under
+    /// `/etc` is kept between runs (`system_secrets.rs`); `None`: walked at
+    /// every run.
+    state: Option<PathBuf>,
     simulate_missing: Vec<Layer>,
     /// Set from outside to end the run at once (a cancelled agent turn).
     stop: Option<Arc<AtomicBool>>,
@@ -231,6 +236,7 @@ impl Sandbox {
             build_cache,
             set_env,
             init,
+            state: ploy_dirs::PloyDirs::from_env().ok().map(|dirs| dirs.state),
             simulate_missing: Vec::new(),
             stop: None,
             stop_on_signal: false,
@@ -365,7 +371,10 @@ impl Sandbox {
         }
         // The host's secrets under /etc (not readable by everyone), which a
         // project link such as `etcd -> /etc` would otherwise show (SBX-3).
-        masks.extend(view::system_secrets(&self.read_only)?);
+        masks.extend(system_secrets::system_secrets(
+            &self.read_only,
+            self.state.as_deref(),
+        )?);
         let spec = ViewSpec {
             project: self.project.clone(),
             copy_on_write: self.policy.view == ProjectView::CopyOnWrite,
