@@ -1733,16 +1733,18 @@ fn a_folder_made_unlistable_never_unlocks_the_protected_paths() {
     }
     // The program makes folders unlistable during a writable run and plants
     // PERM-7 paths in them: ploy gives the folders back to their owner and
-    // moves the planted paths aside.
+    // moves the planted paths aside. The project folder goes first: the
+    // init stops the run at the first PERM-7 path it sees made.
     let result = world.sh(
         &["--writable-project"],
-        "mkdir -p src/deep && echo '{}' > src/deep/.mcp.json && chmod 311 src/deep; \
-         mkdir -p sub/.git && chmod 311 sub; echo '{}' > .mcp.json; chmod 311 .",
+        "chmod 311 .; mkdir -p src/deep && echo '{}' > src/deep/.mcp.json && chmod 311 src/deep; \
+         mkdir -p sub/.git && chmod 311 sub; echo '{}' > .mcp.json",
     );
     let notes = result["notes"].to_string();
-    // A folder made unlistable cannot be watched for new PERM-7 paths, so
-    // the run may be stopped before the later commands made theirs
-    // (7196d03, fail closed): what was made is moved aside and named.
+    // A folder made unlistable cannot be watched for new PERM-7 paths, and
+    // the init stops the run the moment it sees one made, so the run may
+    // end before the later commands made theirs (7196d03, fail closed):
+    // what was made is moved aside and named.
     let stopped = notes.contains("every process in the sandbox was stopped");
     for planted in ["src/deep/.mcp.json", "sub/.git", ".mcp.json"] {
         assert!(

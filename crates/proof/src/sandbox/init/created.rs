@@ -5,9 +5,14 @@
 //! sandbox's own view of the project) watches every writable folder of the
 //! project with inotify; the moment such a path appears it is moved aside
 //! (`NAME.ploy-blocked`, nothing deleted) and every process is killed, so
-//! the run fails. The path exists for at most one check of the guard (a few
-//! to 50 ms), not for the rest of the run, and it is moved aside even if
-//! ploy itself dies meanwhile. New folders are watched as they appear (and
+//! the run fails. The inotify descriptor raises a signal at the init the
+//! moment an event is queued (signal-driven I/O), so the path exists only
+//! until the init is next scheduled (microseconds on an idle machine; on a
+//! loaded one, as long as the scheduler keeps the init waiting), not until
+//! the guard's next timed check, and it is moved aside even if ploy itself
+//! dies meanwhile. That short window cannot be closed: no kernel interface
+//! open to an unprivileged user refuses one name in a writable folder
+//! (docs/proofs.md says so). New folders are watched as they appear (and
 //! what was made in them before the watch, checked). Lost events (the
 //! queue overflowed) stop the run too: fail closed.
 //!
@@ -31,6 +36,35 @@ use std::{
 use ploy_policy::ProtectedPaths;
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 
+/// Makes the inotify descriptor raise [`super::runner::WATCH_SIGNAL`] at the init
+/// (blocked first, then taken by the init's wait) the moment an event is
+/// queued, so a created PERM-7 path or socket is acted on as soon as the
+/// init runs again, not at the guard's next scheduled check (up to 50 ms
+/// later).
+fn wake_on_events(fd: &OwnedFd) -> Result<(), String> {
+    use std::os::fd::AsRawFd;
+    super::runner::block_child_signal();
+    let raw = fd.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own, with integer arguments (rustix
+    // has no F_SETOWN/O_ASYNC). Without F_SETSIG the signal is SIGIO, sent
+    // as SI_KERNEL.
+    let failed = unsafe {
+        libc::fcntl(raw, libc::F_SETOWN, libc::getpid()) != 0
+            || libc::fcntl(
+                raw,
+                libc::F_SETFL,
+                libc::fcntl(raw, libc::F_GETFL) | libc::O_ASYNC | libc::O_NONBLOCK,
+            ) != 0
+    };
+    if failed {
+        return Err(format!(
+            "cannot be woken by the project's watch: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
 /// Watches the project's writable folders for new PERM-7 paths.
 pub(super) struct CreationWatch {
     fd: OwnedFd,
@@ -50,6 +84,7 @@ impl CreationWatch {
     pub(super) fn start(project: &Path, read_only: &[PathBuf]) -> Result<Self, String> {
         let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)
             .map_err(|err| format!("inotify: {err}"))?;
+        wake_on_events(&fd)?;
         let mut watch = CreationWatch {
             fd,
             dirs: HashMap::new(),

@@ -94,6 +94,20 @@ impl MemoryGuard {
         })
     }
 
+    /// Reads the creation watch; true (and every process killed) once a
+    /// PERM-7 path or socket was made in the project.
+    fn poll_creations(&mut self) -> bool {
+        let Some(watch) = &mut self.created else {
+            return false;
+        };
+        if !watch.poll() {
+            return false;
+        }
+        kill_everything_else();
+        self.tripped = Some(0);
+        true
+    }
+
     /// The sandbox's memory now, in bytes.
     fn total(&self) -> u64 {
         let mut total = 0u64;
@@ -134,17 +148,15 @@ impl Watch for MemoryGuard {
             kill_everything_else();
             return Duration::from_millis(5);
         }
+        // First: a created PERM-7 path is moved aside before anything else
+        // (SBX-6).
+        if self.poll_creations() {
+            return Duration::from_millis(5);
+        }
         let total = self.total();
         if total > self.cap {
             kill_everything_else();
             self.tripped = Some(total);
-            return Duration::from_millis(5);
-        }
-        if let Some(watch) = &mut self.created
-            && watch.poll()
-        {
-            kill_everything_else();
-            self.tripped = Some(0);
             return Duration::from_millis(5);
         }
         if let Some(added) = self.cache_over() {
@@ -153,6 +165,12 @@ impl Watch for MemoryGuard {
             return Duration::from_millis(5);
         }
         next_check(total, self.cap)
+    }
+
+    fn watched(&mut self) {
+        if self.tripped.is_none() {
+            self.poll_creations();
+        }
     }
 
     fn stopped(&self) -> Option<String> {

@@ -52,6 +52,9 @@ pub(super) trait Watch {
     fn tick(&mut self) -> Duration;
     /// Why the sandbox was stopped, once it was: nothing more may start.
     fn stopped(&self) -> Option<String>;
+    /// Something a descriptor the watcher set up reported (a name made in
+    /// the project): looked at now, outside the schedule of [`Self::tick`].
+    fn watched(&mut self);
 }
 
 /// Runs commands as PID 1 of the sandbox.
@@ -330,7 +333,15 @@ impl<'w> Runner<'w> {
             if now >= self.next_check {
                 self.next_check = now + self.watch.tick();
             }
-            wait_for_child_signal(self.next_check.saturating_duration_since(now));
+            if wait_for_child_signal(self.next_check.saturating_duration_since(now))
+                == Woke::Watched
+            {
+                // Something the watcher asked to hear about happened (a name
+                // made in the project, SBX-6): it looks at once; its other
+                // checks (the memory sum) keep their schedule, so a build
+                // making thousands of files does not sum memory as often.
+                self.watch.watched();
+            }
         }
     }
 
@@ -358,32 +369,61 @@ fn status_of(raw: libc::c_int) -> (i32, Option<i32>) {
     }
 }
 
-/// Blocks SIGCHLD so that [`wait_for_child_signal`] can wait for it. Called
-/// once by the init before any child exists; children unblock it.
+/// The signal a watched descriptor raises when it has something to read
+/// (`init/created.rs` sets it up with `O_ASYNC`; SIGIO is what the kernel
+/// sends when no other signal is chosen).
+pub(super) const WATCH_SIGNAL: libc::c_int = libc::SIGIO;
+
+/// Blocks SIGCHLD and [`WATCH_SIGNAL`] so that [`wait_for_child_signal`]
+/// can wait for them. Called by the init before any child exists; children
+/// unblock them.
 pub(super) fn block_child_signal() {
     // SAFETY: sigset functions on a local set, then sigprocmask.
     unsafe {
         let mut set = std::mem::zeroed::<libc::sigset_t>();
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGCHLD);
+        libc::sigaddset(&mut set, WATCH_SIGNAL);
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
     }
 }
 
-/// Sleeps until a child ends or `timeout` passes (SIGCHLD is blocked, so it
-/// stays pending until taken here; a program cannot fake it: PID 1 never
-/// receives a signal it has no handler for from inside its namespace).
-fn wait_for_child_signal(timeout: Duration) {
+/// Why [`wait_for_child_signal`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Woke {
+    /// A child ended, the time passed, or another wake-up.
+    Other,
+    /// A descriptor the watcher set up has something to read.
+    Watched,
+}
+
+/// Sleeps until a child ends, a watched descriptor has something to read,
+/// or `timeout` passes (both signals are blocked, so they stay pending
+/// until taken here; a program cannot fake SIGCHLD: PID 1 never receives a
+/// signal it has no handler for from inside its namespace, and a
+/// [`WATCH_SIGNAL`] a program sends is told apart by its origin and only
+/// ever costs one more look).
+fn wait_for_child_signal(timeout: Duration) -> Woke {
     let spec = libc::timespec {
         tv_sec: timeout.as_secs() as libc::time_t,
         tv_nsec: timeout.subsec_nanos() as libc::c_long,
     };
-    // SAFETY: a local set and timespec; the result only says why it woke.
+    // SAFETY: a local set, siginfo and timespec; the result only says why
+    // it woke.
     unsafe {
         let mut set = std::mem::zeroed::<libc::sigset_t>();
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGCHLD);
-        libc::sigtimedwait(&set, std::ptr::null_mut(), &spec);
+        libc::sigaddset(&mut set, WATCH_SIGNAL);
+        let mut info = std::mem::zeroed::<libc::siginfo_t>();
+        let signal = libc::sigtimedwait(&set, &mut info, &spec);
+        // From the kernel's signal-driven I/O: si_code is POLL_IN and
+        // friends (positive); kill(2) from a program gives SI_USER (0).
+        if signal == WATCH_SIGNAL && info.si_code > 0 {
+            Woke::Watched
+        } else {
+            Woke::Other
+        }
     }
 }
 
