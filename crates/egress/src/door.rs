@@ -25,6 +25,11 @@
 //! percent, hex, base64 at every alignment, and whatever decoded forms it
 //! gains).
 //!
+//! A secret cut into short pieces with filler between them, inside one
+//! request, is the job of [`SecretDoor::pieces`] (see `pieces.rs`): pieces
+//! of at least 6 letters and digits that together, in any order, cover two
+//! thirds of a known secret.
+//!
 //! The refusal names the rule and where the secret was (URL, header, body),
 //! never the value and not its mask: the answer goes back to the model, and
 //! even the last characters of a secret are secret material (REDACT-1).
@@ -35,9 +40,11 @@
 //! another host, not to another port or scheme.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use ploy_secrets::{MIN_SECRET_BYTES, Redactor};
 
+use crate::pieces::{Pieces, Tally};
 use crate::refusal::{Refusal, Stage};
 
 /// The rule every refusal here enforces.
@@ -53,6 +60,8 @@ const DECODE_ROUNDS: usize = 4;
 pub struct SecretDoor {
     matcher: Redactor,
     secrets: usize,
+    /// Grams of every secret's skeleton, for pieces cut apart (`pieces.rs`).
+    pieces: Option<Arc<Pieces>>,
 }
 
 impl std::fmt::Debug for SecretDoor {
@@ -103,6 +112,7 @@ impl SecretDoor {
         S: AsRef<str>,
     {
         let mut all: Vec<String> = Vec::new();
+        let mut skeletons: Vec<String> = Vec::new();
         for value in values {
             let value = value.as_ref().trim();
             if value.len() < MIN_SECRET_BYTES {
@@ -113,12 +123,30 @@ impl SecretDoor {
             all.push(value.to_owned());
             all.push(lower);
             if skeleton.len() >= MIN_SECRET_BYTES {
-                all.push(skeleton);
+                all.push(skeleton.clone());
             }
+            skeletons.push(skeleton);
         }
         let secrets = all.len();
         let (matcher, _) = Redactor::new(all);
-        Self { matcher, secrets }
+        skeletons.sort_unstable();
+        skeletons.dedup();
+        Self {
+            matcher,
+            secrets,
+            pieces: Pieces::build(&skeletons).map(Arc::new),
+        }
+    }
+
+    /// A count of the pieces of known secrets in one request: feed it every
+    /// part of the request (URL, each header, the body), then
+    /// [`PieceCheck::finish`] refuses when the pieces together carry most of
+    /// a secret (module docs; tui-rpc #12).
+    pub fn pieces(&self) -> PieceCheck<'_> {
+        let live = !cfg!(feature = "teeth");
+        PieceCheck {
+            tally: self.pieces.as_deref().filter(|_| live).map(Pieces::tally),
+        }
     }
 
     /// A door for every value of `set`.
@@ -193,6 +221,61 @@ fn refusal(part: Part<'_>, form: &str) -> Refusal {
     )
 }
 
+/// The pieces of known secrets seen in one request ([`SecretDoor::pieces`]).
+pub struct PieceCheck<'a> {
+    /// `None` when the door knows no secret long enough for the rule.
+    tally: Option<Tally<'a>>,
+}
+
+impl PieceCheck<'_> {
+    /// Adds one part of the request: its skeleton as written, percent-decoded
+    /// (every layer) and with every other escape undone (backslash, HTML).
+    /// `query_like`: read `+` as a space too.
+    pub fn text(&mut self, text: &str, query_like: bool) {
+        let Some(tally) = &mut self.tally else {
+            return;
+        };
+        let mut done: Vec<String> = Vec::new();
+        for base in bases(text, query_like).0 {
+            for view in [base.as_ref(), ploy_secrets::unescape(&base).as_ref()] {
+                let skeleton = skeleton(&view.to_lowercase());
+                if !done.contains(&skeleton) {
+                    tally.add(&skeleton);
+                    done.push(skeleton);
+                }
+            }
+        }
+    }
+
+    /// Adds the body: as text, and every string of it when it parses as JSON.
+    pub fn body(&mut self, bytes: &[u8]) {
+        if self.tally.is_none() || bytes.is_empty() {
+            return;
+        }
+        self.text(&String::from_utf8_lossy(bytes), true);
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
+            let mut strings = Vec::new();
+            json_strings(&value, &mut strings);
+            for string in strings {
+                self.text(string, true);
+            }
+        }
+    }
+
+    /// Refuses when the pieces seen carry most of a known secret; the
+    /// reason names the rule, never the value.
+    pub fn finish(self) -> Result<(), Refusal> {
+        match self.tally {
+            Some(tally) if tally.carries_a_secret() => Err(Refusal::new(
+                RULE,
+                Stage::Request,
+                "the request carries most of a secret value ploy knows, cut into pieces (in its URL, headers or body, in any order); it was not sent, and nothing was resolved",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Letters and digits only (any script), lower-cased by the caller.
 fn skeleton(text: &str) -> String {
     text.chars().filter(|c| c.is_alphanumeric()).collect()
@@ -201,6 +284,22 @@ fn skeleton(text: &str) -> String {
 /// Every view of `text` the door searches (see the module docs), and
 /// whether percent-decoding reached a fixed point within [`DECODE_ROUNDS`].
 fn views(text: &str, query_like: bool) -> (Vec<Cow<'_, str>>, bool) {
+    let (bases, fully_decoded) = bases(text, query_like);
+    let mut all = Vec::with_capacity(bases.len() * 3);
+    for base in bases {
+        let lower = base.to_lowercase();
+        let skeleton = skeleton(&lower);
+        all.push(base);
+        all.push(Cow::Owned(lower));
+        all.push(Cow::Owned(skeleton));
+    }
+    (all, fully_decoded)
+}
+
+/// `text`, each layer of its percent-decoding, and the last layer with `+`
+/// read as a space (`query_like`); and whether decoding reached a fixed
+/// point within [`DECODE_ROUNDS`].
+fn bases(text: &str, query_like: bool) -> (Vec<Cow<'_, str>>, bool) {
     let mut bases: Vec<Cow<'_, str>> = vec![Cow::Borrowed(text)];
     let mut current: String = text.to_owned();
     let decode = |text: &str| {
@@ -224,15 +323,7 @@ fn views(text: &str, query_like: bool) -> (Vec<Cow<'_, str>>, bool) {
     if query_like && current.contains('+') {
         bases.push(Cow::Owned(current.replace('+', " ")));
     }
-    let mut all = Vec::with_capacity(bases.len() * 3);
-    for base in bases {
-        let lower = base.to_lowercase();
-        let skeleton = skeleton(&lower);
-        all.push(base);
-        all.push(Cow::Owned(lower));
-        all.push(Cow::Owned(skeleton));
-    }
-    (all, fully_decoded)
+    (bases, fully_decoded)
 }
 
 /// Every string of a JSON value (keys and values), as decoded.

@@ -784,8 +784,13 @@ impl Fetcher {
                 format!("the request cannot be built: {err}"),
             )
         })?;
+        // Pieces of a secret spread over the URL, the headers and the body
+        // count together (tui-rpc #12).
+        let mut pieces = door.pieces();
+        pieces.text(url.as_str(), true);
         let credential = match kind {
             RequestKind::PostJson { credential, body } => {
+                pieces.body(body);
                 credential.check_destination(url)?;
                 // The key itself, whatever the door knows: never in the URL,
                 // another header or the body.
@@ -796,6 +801,7 @@ impl Fetcher {
                 Some(own)
             }
             RequestKind::PostForm { body } => {
+                pieces.body(body);
                 door.check_body(body)?;
                 None
             }
@@ -808,10 +814,12 @@ impl Fetcher {
             }
             let text = String::from_utf8_lossy(value.as_bytes());
             door.check_text(Part::Header(name.as_str()), &text, false)?;
+            pieces.text(&text, false);
             if let Some(own) = &credential {
                 own.check_text(Part::Header(name.as_str()), &text, false)?;
             }
         }
+        pieces.finish()?;
         if let Some(gate) = &self.config.hop_gate {
             gate(url.as_str())?;
         }

@@ -43,6 +43,7 @@ mod dial;
 mod door;
 mod fetch;
 mod local;
+mod pieces;
 mod refusal;
 mod resolve;
 mod scrub;
@@ -50,12 +51,13 @@ mod text;
 
 pub use address::{AddressRefusal, check_ip};
 pub use dial::{BoxedStream, Dial, DialFuture, EgressStream, TcpDial};
-pub use door::{Credential, Part, SecretDoor};
+pub use door::{Credential, Part, PieceCheck, SecretDoor};
 pub use fetch::{
     Cancelled, FetchConfig, FetchOutcome, Fetcher, HopGate, MAX_BODY_BYTES, MAX_POST_BODY_BYTES,
     MAX_REDIRECTS, Page, TimeoutPhase, USER_AGENT, default_tls_config, tls_config_with_roots,
 };
 pub use local::{ThisMachine, check_against, check_not_this_machine};
+pub use pieces::{COVER_DENOMINATOR, COVER_NUMERATOR, PIECE_CHARS, PIECE_MIN_SECRET_CHARS};
 pub use refusal::{Refusal, Stage};
 pub use resolve::{
     HickoryResolver, HostsFileError, HostsFileResolver, Resolve, ResolveError, ResolveFuture,

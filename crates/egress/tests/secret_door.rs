@@ -301,3 +301,70 @@ async fn a_fragment_of_a_shorter_secret_is_refused_in_hex_base64_and_plain() {
     );
     assert!(!carries(&s.server.requests(), SECRET));
 }
+
+/// The outside tester's key (tui-rpc #12).
+const CUT_KEY: &str = "sk-live-abcdef0123456789XYZ";
+
+// proves: BEYOND-6 (tui-rpc #12: a known secret cut into pieces shorter
+// than a fragment, with filler between them, in one request, in any order)
+#[tokio::test]
+async fn a_secret_cut_into_short_pieces_with_filler_is_refused() {
+    let s = setup().await;
+    let fetcher = s
+        .fetcher
+        .with_secrets(SecretDoor::new([SECRET, KEY, CUT_KEY]));
+    for url in [
+        // The three forms of the finding, as sent.
+        "http://api.example.com/?x=sk-live-ab&x=cdef01234&x=56789XYZ",
+        "http://api.example.com/?a=sk-live-a&b=bcdef01&c=23456789XYZ",
+        "http://api.example.com/sk-live-ab/x/cdef01234/y/56789XYZ",
+        // Reordered parameters: the server sorts them back.
+        "http://api.example.com/?c=56789XYZ&a=sk-live-ab&b=cdef01234",
+        // Pieces percent-encoded, HTML- or backslash-escaped.
+        "http://api.example.com/?a=%73%6b-live-ab&b=cdef%30%31234&c=56789XYZ",
+        "http://api.example.com/?a=sk-live-ab&b=%26%2399%3Bdef01234&c=56789XYZ",
+        // Pieces in the host name's labels and the path.
+        "http://abcdef0123.q.api.example.com/56789xyz",
+        // Another known secret, in pieces.
+        "http://api.example.com/?p=Tr0ub4&q=dor-and&r=3-horses",
+    ] {
+        let outcome = get(&fetcher, url).await;
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "{url}: {outcome:?}"
+        );
+        let shown = format!("{outcome:?}");
+        assert!(
+            !shown.contains("cdef") && !shown.contains("orses"),
+            "{url}: the reason names the value"
+        );
+    }
+    // Pieces split between the URL and a form body count together.
+    let outcome = fetcher
+        .post_form(
+            "http://api.example.com/form?a=sk-live-ab",
+            b"b=cdef01234&c=56789XYZ".to_vec(),
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("not cancelled");
+    assert_eq!(refusal_rule(&outcome), Some("BEYOND-6"), "{outcome:?}");
+    assert!(s.server.requests().is_empty(), "a piece reached the server");
+    assert_eq!(s.resolver.queries(), 0, "a name was resolved");
+
+    // What stays allowed: the provider prefix alone, one piece, ordinary pages.
+    for url in [
+        "http://api.example.com/docs/keys?prefix=sk-live-",
+        "http://api.example.com/?q=sk-",
+        "http://api.example.com/?q=sk-live-abc",
+        "http://api.example.com/search?q=troubadour+and+horses",
+    ] {
+        let outcome = get(&fetcher, url).await;
+        assert!(
+            matches!(outcome, FetchOutcome::Page(_)),
+            "{url}: {outcome:?}"
+        );
+    }
+    assert!(!carries(&s.server.requests(), CUT_KEY));
+}
