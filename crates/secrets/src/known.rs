@@ -15,6 +15,14 @@
 //! credential-shaped values). A folder of one of these names (`python -m
 //! venv .env`) or a link to nothing holds no value and is passed over.
 //!
+//! # The project's configuration files
+//!
+//! Credentials written into git's configuration (`.git/config`, a
+//! worktree's, remote URLs with user info, `insteadOf` rewrites) and into
+//! the package managers' files in the project folder (`.npmrc`,
+//! `.yarnrc.yml`, `.pypirc`): see `config.rs` for what counts
+//! (tui-rpc #8).
+//!
 //! # Failing closed
 //!
 //! A file that exists but cannot be read (permissions, an I/O error, larger
@@ -31,6 +39,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::{ConfigKind, PROJECT_CONFIG_FILES};
 use crate::set::{SecretOrigin, SecretSet};
 
 /// Largest secret file read (1 MiB): a larger `.env` is not a list of
@@ -144,6 +153,11 @@ pub fn sources_secrets(
                 set.add_env_file_text(&label, &text, path_exists);
             }
         }
+        for (path, kind) in project_config_files(project)? {
+            if let Some(text) = read_secret_file(&path)? {
+                set.add_config_text(&path.display().to_string(), &text, kind);
+            }
+        }
     }
     let mut named = SecretSet::new();
     for name in &sources.env {
@@ -192,6 +206,42 @@ fn project_env_files(project: &Path) -> Result<Vec<(String, PathBuf)>, KnownSecr
     Ok(found)
 }
 
+/// The project's configuration files that may hold credentials
+/// (`config.rs`): git's `config` and `config.worktree` (through `.git`, a
+/// folder or a worktree's `gitdir:` file, and its `commondir`), and
+/// [`PROJECT_CONFIG_FILES`]. Paths that do not exist are listed too (the
+/// reader passes over them); a `.git` file that cannot be read is an error.
+fn project_config_files(project: &Path) -> Result<Vec<(PathBuf, ConfigKind)>, KnownSecretsError> {
+    let mut files: Vec<(PathBuf, ConfigKind)> = PROJECT_CONFIG_FILES
+        .iter()
+        .map(|name| (project.join(name), ConfigKind::Package))
+        .collect();
+    let dot_git = project.join(".git");
+    let git_dirs = match std::fs::symlink_metadata(&dot_git) {
+        Ok(meta) if meta.is_dir() => vec![dot_git],
+        Ok(meta) if meta.is_file() => {
+            let text = read_secret_file(&dot_git)?.unwrap_or_default();
+            match text.trim().strip_prefix("gitdir:") {
+                Some(gitdir) => {
+                    let gitdir = project.join(gitdir.trim());
+                    let common = std::fs::read_to_string(gitdir.join("commondir"))
+                        .ok()
+                        .map(|common| gitdir.join(common.trim()));
+                    std::iter::once(gitdir).chain(common).collect()
+                }
+                None => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    };
+    for dir in git_dirs {
+        for name in ["config", "config.worktree"] {
+            files.push((dir.join(name), ConfigKind::Git));
+        }
+    }
+    Ok(files)
+}
+
 /// A secret file's text: `None` when there is nothing there (no such
 /// file, a link to nothing, a folder), an error when something is there
 /// that cannot be read (module docs).
@@ -234,6 +284,56 @@ fn read_secret_file(path: &Path) -> Result<Option<String>, KnownSecretsError> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    /// tui-rpc #8's remote, as `git clone https://user:token@…` stores it.
+    const REMOTE_TOKEN: &str = "ghp_R3alT0kenValue1234567890abcdefABCD";
+
+    // proves: REDACT-1 (tui-rpc #8: a token in the project's git remote URL, in a
+    // worktree's common config too, is a known secret and is redacted)
+    #[test]
+    fn git_remote_credentials_are_known_secrets() {
+        let config = format!(
+            "[remote \"origin\"]\n\turl = https://alice:{REMOTE_TOKEN}@github.com/alice/repo.git\n"
+        );
+        let dir = project(&[]);
+        std::fs::create_dir_all(dir.join(".git")).unwrap();
+        std::fs::write(dir.join(".git/config"), &config).unwrap();
+        std::fs::write(
+            dir.join(".npmrc"),
+            "//r.example/:_authToken=Zm9vYmFyYmF6cXV4\n",
+        )
+        .unwrap();
+        let set = sources_secrets(&sources(&dir), &|_| None, &|_| false).unwrap();
+        let values: Vec<&str> = set.values().collect();
+        assert!(values.contains(&REMOTE_TOKEN), "{set:?}");
+        assert!(values.contains(&"Zm9vYmFyYmF6cXV4"), "{set:?}");
+        let shown =
+            format!("url = https://alice:{REMOTE_TOKEN}@github.com/ and ?d=alice:{REMOTE_TOKEN}");
+        let out = set.redactor().redact(&shown).into_owned();
+        assert!(!out.contains("R3alT0ken"), "{out}");
+
+        // A worktree: `.git` is a `gitdir:` file; the remote is in the common config.
+        let main = project(&[]);
+        std::fs::create_dir_all(main.join(".git/worktrees/wt")).unwrap();
+        std::fs::write(main.join(".git/config"), &config).unwrap();
+        std::fs::write(main.join(".git/worktrees/wt/commondir"), "../..\n").unwrap();
+        let worktree = project(&[]);
+        std::fs::write(
+            worktree.join(".git"),
+            format!("gitdir: {}\n", main.join(".git/worktrees/wt").display()),
+        )
+        .unwrap();
+        let set = sources_secrets(&sources(&worktree), &|_| None, &|_| false).unwrap();
+        assert!(set.values().any(|v| v == REMOTE_TOKEN), "{set:?}");
+
+        // No git, no package files: nothing, and no error.
+        let plain = project(&[]);
+        assert!(
+            sources_secrets(&sources(&plain), &|_| None, &|_| false)
+                .unwrap()
+                .is_empty()
+        );
+    }
 
     fn project(files: &[(&str, &str)]) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(

@@ -6,7 +6,8 @@
 //! * [`mask`] names a secret by its last 4 characters only (REDACT-1).
 //! * [`cap`] cuts text to a shared byte budget on code point boundaries (CAP-1).
 //! * [`known_secrets`]: the one function building a run's [`SecretSet`]
-//!   (environment, the project's `.env`/`.env.*`/`.envrc`, settings
+//!   (environment, the project's `.env`/`.env.*`/`.envrc`, credentials in
+//!   its git configuration and [`PROJECT_CONFIG_FILES`], settings
 //!   `secrets.env`/`secrets.files`); fails closed on an unreadable file.
 //! * [`SecretSet`]: every secret value ploy knows (environment by name and by
 //!   value shape, declared variables, secret files, values given by the
@@ -116,6 +117,7 @@ compile_error!(
 );
 
 pub mod cap;
+mod config;
 mod encodings;
 mod engine;
 mod env;
@@ -127,6 +129,7 @@ mod set;
 pub mod shape;
 mod views;
 
+pub use config::PROJECT_CONFIG_FILES;
 pub use views::unescape;
 
 pub use encodings::{

@@ -20,6 +20,7 @@
 use std::fmt;
 use std::path::Path;
 
+use crate::config::ConfigKind;
 use crate::env::{EnvSecretReason, env_secret_reason};
 use crate::redactor::{MIN_SECRET_BYTES, Redactor, RejectedSecret, mask};
 
@@ -246,6 +247,21 @@ impl SecretSet {
                     }
                 }
             }
+        }
+    }
+
+    /// Adds the credentials of a project configuration file (`config.rs`:
+    /// URL user info, credential-shaped tokens, and for package managers'
+    /// files secret-named keys), each with its line.
+    pub(crate) fn add_config_text(&mut self, label: &str, text: &str, kind: ConfigKind) {
+        for (value, line) in crate::config::config_credentials(text, kind) {
+            self.insert(
+                value,
+                SecretOrigin::File {
+                    path: label.to_owned(),
+                    line,
+                },
+            );
         }
     }
 
