@@ -223,7 +223,39 @@ fn git_dir_not_plain(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
             "the project's `.git` folder is not a repository (no `HEAD`, `objects/` and `refs/`), so git would skip it and take another folder, possibly the project itself, as the repository; a proof runs git only in a plain repository",
         );
     }
+    // git also skips a `.git` whose HEAD it cannot read as a HEAD (outside
+    // attacker's proof5 #1: `echo garbage > .git/HEAD`, then the project
+    // root with a written `HEAD`, `objects/`, `refs/` and `config` was the
+    // repository). The run pins GIT_DIR too; this says why up front.
+    let head = std::fs::read(dot_git.join("HEAD")).unwrap_or_default();
+    if !valid_head(&head) {
+        return refuse(
+            "the project's `.git/HEAD` is not a valid HEAD (`ref: refs/…` or an object id), so git would skip `.git` and take another folder, possibly the project itself, as the repository; a proof runs git only in a plain repository (restore `.git/HEAD`, e.g. `ref: refs/heads/main`)",
+        );
+    }
     None
+}
+
+/// Whether `head` is what git accepts in `.git/HEAD`: a symbolic ref below
+/// `refs/`, or a detached object id (SHA-1 or SHA-256 hex), one line.
+fn valid_head(head: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(head) else {
+        return false;
+    };
+    let line = text.strip_suffix('\n').unwrap_or(text);
+    if line.contains(['\n', '\r']) {
+        return false;
+    }
+    if let Some(target) = line.strip_prefix("ref: ") {
+        return target.starts_with("refs/")
+            && target.len() > "refs/".len()
+            && !target.contains("..")
+            && !target.ends_with('/')
+            && target
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && !b"~^:?*[\\".contains(&b));
+    }
+    matches!(line.len(), 40 | 64) && line.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// A project script of the plan (`./check.sh`) that resolves, through
@@ -352,6 +384,25 @@ mod tests {
         std::fs::create_dir_all(root.join(".git/refs")).unwrap();
         std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
         assert!(git_dir_not_plain(&root, &git).is_none());
+        // proof5 #1: a `.git/HEAD` git cannot read makes git skip `.git`.
+        for head in [
+            "garbage\n",
+            "",
+            "ref: heads/main\n",
+            "ref: refs/heads/a..b\n",
+            "0123\n",
+        ] {
+            std::fs::write(root.join(".git/HEAD"), head).unwrap();
+            let hit = git_dir_not_plain(&root, &git);
+            assert!(hit.is_some_and(|h| h.rule == "PROOF-3"), "{head:?}");
+        }
+        for head in [
+            "ref: refs/heads/feature/x\n",
+            "0123456789abcdef0123456789abcdef01234567\n",
+        ] {
+            std::fs::write(root.join(".git/HEAD"), head).unwrap();
+            assert!(git_dir_not_plain(&root, &git).is_none(), "{head:?}");
+        }
         // A `.git` file (`gitdir: …`) is refused.
         std::fs::remove_dir_all(root.join(".git")).unwrap();
         std::fs::write(root.join(".git"), "gitdir: elsewhere\n").unwrap();

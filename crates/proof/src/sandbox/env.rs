@@ -79,6 +79,47 @@ pub fn build_env(
     env
 }
 
+/// git's settings pinned for a proof (PROOF-3; outside attacker's proof5
+/// #1 and #14): git uses `<project>/.git` and nothing else, whatever the
+/// project holds. Without this, git discovers its repository from files the
+/// model can write: with `.git/HEAD` made invalid it takes the project root
+/// (or any folder on the way up) as a bare repository when it holds `HEAD`,
+/// `objects/` and `refs/`, and runs the `core.fsmonitor` program of that
+/// folder's model-written `config`; a file `.git/config` includes can name
+/// one too. So: `GIT_DIR` and `GIT_WORK_TREE` name the project's own
+/// repository (no discovery at all), `GIT_CEILING_DIRECTORIES` stops any
+/// search at the project's parent, bare repositories are never discovered
+/// (`safe.bareRepository=explicit`), and the programs git's configuration
+/// can start on a read-only command (fsmonitor, hooks) are switched off on
+/// the command line, which wins over every configuration file. The system
+/// and user configuration files are not read.
+pub fn git_pinned_env(project: &std::path::Path) -> Vec<(String, String)> {
+    let project = project.to_string_lossy();
+    let parent = std::path::Path::new(project.as_ref())
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut env = vec![
+        ("GIT_DIR".to_string(), format!("{project}/.git")),
+        ("GIT_WORK_TREE".to_string(), project.to_string()),
+        ("GIT_CEILING_DIRECTORIES".to_string(), parent),
+        ("GIT_CONFIG_NOSYSTEM".to_string(), "1".to_string()),
+        ("GIT_CONFIG_GLOBAL".to_string(), "/dev/null".to_string()),
+        ("GIT_NO_REPLACE_OBJECTS".to_string(), "1".to_string()),
+    ];
+    let pinned = [
+        ("safe.bareRepository", "explicit"),
+        ("core.fsmonitor", "false"),
+        ("core.hooksPath", "/dev/null"),
+    ];
+    env.push(("GIT_CONFIG_COUNT".to_string(), pinned.len().to_string()));
+    for (index, (key, value)) in pinned.iter().enumerate() {
+        env.push((format!("GIT_CONFIG_KEY_{index}"), key.to_string()));
+        env.push((format!("GIT_CONFIG_VALUE_{index}"), value.to_string()));
+    }
+    env
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +168,28 @@ mod tests {
         );
         assert!(env.iter().all(|(n, _)| n != "DEPLOY_PASSWORD"));
         assert!(env.iter().any(|(n, _)| n == "CARGO_TERM_COLOR"));
+    }
+
+    // proves: PROOF-3
+    #[test]
+    fn git_is_pinned_to_the_projects_own_repository() {
+        let env = git_pinned_env(std::path::Path::new("/home/me/app"));
+        let get = |name: &str| env.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+        assert_eq!(get("GIT_DIR"), Some("/home/me/app/.git"));
+        assert_eq!(get("GIT_WORK_TREE"), Some("/home/me/app"));
+        assert_eq!(get("GIT_CEILING_DIRECTORIES"), Some("/home/me"));
+        assert_eq!(get("GIT_CONFIG_NOSYSTEM"), Some("1"));
+        assert_eq!(get("GIT_CONFIG_COUNT"), Some("3"));
+        let pinned: Vec<(&str, &str)> = (0..3)
+            .map(|i| {
+                (
+                    get(&format!("GIT_CONFIG_KEY_{i}")).unwrap(),
+                    get(&format!("GIT_CONFIG_VALUE_{i}")).unwrap(),
+                )
+            })
+            .collect();
+        assert!(pinned.contains(&("core.fsmonitor", "false")));
+        assert!(pinned.contains(&("safe.bareRepository", "explicit")));
+        assert!(pinned.contains(&("core.hooksPath", "/dev/null")));
     }
 }

@@ -44,7 +44,7 @@ use ploy_validate::ProofPlan;
 use serde::Serialize;
 
 pub use collect::{RunOutput, Termination};
-pub use env::{ALLOWED_ENV_NAMES, build_env, looks_secret};
+pub use env::{ALLOWED_ENV_NAMES, build_env, git_pinned_env, looks_secret};
 pub use policy::{
     BUILD_CACHE_MOUNT, BUILD_CACHE_VARIABLES, CARGO_HOME_PARTS, Layer, Limits, ProjectView,
     SANDBOX_HOME, SENSITIVE_HOME_ENTRIES, SYSTEM_READ_ONLY, SandboxError, SandboxPolicy,
@@ -390,6 +390,14 @@ impl Sandbox {
 
     fn run_work(&self, work: Work) -> Result<RunOutput, SandboxError> {
         let (view, before) = self.view_spec()?;
+        // A proof's git uses the project's own repository and none of the
+        // programs its configuration can name (PROOF-3, proof5 #1 / #14).
+        // `ploy sandbox run` runs what the caller asked for, git included,
+        // as they set it up.
+        let pinned = match &work {
+            Work::Plan(_) => git_pinned_env(&self.project),
+            _ => Vec::new(),
+        };
         let request = InitRequest {
             protocol: PROTOCOL,
             uid: rustix::process::geteuid().as_raw(),
@@ -400,7 +408,7 @@ impl Sandbox {
             simulate_missing: self.simulate_missing.clone(),
         };
         let mut env = build_env(std::env::vars_os(), &self.policy.extra_env, SANDBOX_HOME);
-        for (name, value) in &self.set_env {
+        for (name, value) in self.set_env.iter().chain(&pinned) {
             env.retain(|(known, _)| known != name);
             env.push((name.clone(), value.clone()));
         }
