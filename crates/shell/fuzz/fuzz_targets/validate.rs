@@ -1,5 +1,8 @@
-//! Fuzz the proof validator: no panic, an accepted line is plain, and its
-//! plan's rendering reads back as the same plan.
+//! Fuzz the proof validator (issue 12): no panic and always a verdict (a
+//! refusal carries a reason); an accepted line is plain (no substitution,
+//! expansion, glob, brace expansion, `~`, here-document, background job,
+//! parse error or line break as bash reads it, at most 400 characters:
+//! PROOF-3), and its plan's rendering reads back as the same plan (PROOF-6).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,11 +15,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let verdict = ploy_validate::validate(line);
+    assert!(verdict.is_accepted() || !verdict.refusals().is_empty());
     if let Some(plan) = verdict.plan() {
         // Quoting can lengthen the line past PROOF-1's bound; otherwise the
         // rendering must read back as exactly this plan.
         let rendered = plan.to_line();
-        if rendered.chars().count() <= 400 {
+        if rendered.chars().count() <= ploy_validate::MAX_PROOF_CHARS {
             assert_eq!(ploy_validate::validate(&rendered).plan(), Some(plan));
         }
         let c = ploy_shell::analyze(line).constructs;
@@ -25,10 +29,17 @@ fuzz_target!(|data: &[u8]| {
                 || c.backticks
                 || c.process_substitution
                 || c.parameter_expansion
+                || c.arithmetic_expansion
+                || c.glob
+                || c.brace_expansion
+                || c.tilde
+                || c.heredoc
+                || c.herestring
                 || c.background
                 || c.parse_error
-                || c.newline)
+                || c.newline),
+            "accepted {line:?} with {c:?}"
         );
-        assert!(line.chars().count() <= 400);
+        assert!(line.chars().count() <= ploy_validate::MAX_PROOF_CHARS);
     }
 });
