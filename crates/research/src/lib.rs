@@ -26,7 +26,7 @@ pub use model::{ChatModel, ModelError, PhraseProposal, ResearchModel, fallback_p
 pub use run::{
     BudgetReport, Limits, NoStore, PhraseReport, Progress, ProgressSink, Research, ResearchOutput,
     RunRequest, RunStatus, SCHEMA, SearchReport, SkippedPage, Source, StoreMarker, TaintMarker,
-    UNTRUSTED_NOTICE, web_mark,
+    UNTRUSTED_NOTICE, source_mark, web_mark,
 };
 pub use tools::{
     BackendName, LoadError, ResearchConfig, ResearchTools, ToolSpec, build_engine, tool_specs,

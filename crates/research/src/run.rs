@@ -591,7 +591,10 @@ impl Research {
         // TAINT-1 / TAINT-3: the mark is durable before anything web-derived
         // goes to the model or back to the caller; if it cannot be stored,
         // everything read is dropped.
-        let mut output = self.mark(output, marker, "research", &web_mark("research"));
+        // The mark names the first source read (the status line and the
+        // approval prompt say which page), else the tool.
+        let mark = source_mark("research", output.sources.first().map(|s| s.url.as_str()));
+        let mut output = self.mark(output, marker, "research", &mark);
         if output.status == RunStatus::Failed {
             return Ok(output);
         }
@@ -938,7 +941,8 @@ impl Research {
             }
         }
         output.budget = budget_report(&budget);
-        Ok(self.mark(output, marker, "web_search", &web_mark("web_search")))
+        let mark = source_mark("web_search", output.sources.first().map(|s| s.url.as_str()));
+        Ok(self.mark(output, marker, "web_search", &mark))
     }
 
     /// The `web_fetch` tool: one URL through the guarded fetcher (the URL,
@@ -993,14 +997,13 @@ impl Research {
         output.budget = budget_report(&budget);
         // The mark names the page (its address as read, redacted and
         // capped), so a prompt can say which page took `always` away
-        // (PERM-5); nothing read: the tool.
-        let mark = match output.sources.first() {
-            Some(page) => TaintMark {
-                source: TaintSource::Url(page.url.clone()),
-                ..web_mark("web_fetch")
-            },
-            None => web_mark("web_fetch"),
-        };
+        // (PERM-5); nothing read: the address asked for (its server
+        // answered, and a failure may quote it).
+        let first = output
+            .sources
+            .first()
+            .map_or_else(|| self.capped_url(url), |page| page.url.clone());
+        let mark = source_mark("web_fetch", Some(&first));
         Ok(self.mark(output, marker, "web_fetch", &mark))
     }
 
@@ -1085,6 +1088,19 @@ pub fn web_mark(tool: &str) -> TaintMark {
     TaintMark {
         reason: format!("the {tool} tool read web text into this conversation"),
         source: TaintSource::Tool(tool.to_owned()),
+    }
+}
+
+/// [`web_mark`] naming `first_url` (redacted and capped by the caller) as
+/// its source when there is one: the faces then say which page steers the
+/// model (`⚠ tainted: read https://…`), not only which tool read it.
+pub fn source_mark(tool: &str, first_url: Option<&str>) -> TaintMark {
+    match first_url {
+        Some(url) => TaintMark {
+            source: TaintSource::Url(url.to_owned()),
+            ..web_mark(tool)
+        },
+        None => web_mark(tool),
     }
 }
 

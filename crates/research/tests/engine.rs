@@ -874,7 +874,8 @@ async fn redirect_to_a_private_address_is_skipped_and_the_run_goes_on() {
     assert_eq!(output.status, RunStatus::Dossier);
 }
 
-// proves: TAINT-1, STATE-1 (no-answer runs mark too; no key is written to the store)
+// proves: TAINT-1, STATE-1, PERM-3 (no-answer runs mark too, naming the first
+// source; no key is written to the store)
 #[tokio::test]
 async fn no_answer_run_marks_the_conversation_and_stores_no_key() {
     let wiki_server =
@@ -893,9 +894,16 @@ async fn no_answer_run_marks_the_conversation_and_stores_no_key() {
     let store = Store::open(&path).unwrap();
     let marks = store.marks(&id).unwrap();
     assert_eq!(marks.len(), 1);
+    // tui-rpc #12: the mark names the first source read, so the status
+    // line and the approval prompt say which page steers the model.
     assert_eq!(
         marks[0].source,
-        ploy_policy::TaintSource::Tool("research".into())
+        ploy_policy::TaintSource::Url(output.sources[0].url.clone())
+    );
+    assert!(
+        output.sources[0].url.starts_with("http"),
+        "{}",
+        output.sources[0].url
     );
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         let bytes = std::fs::read(entry.unwrap().path()).unwrap();
@@ -1056,7 +1064,7 @@ async fn web_search_tool_scrubs_marks_and_sends_one_phrase() {
     assert_eq!(Store::open(&path).unwrap().marks(&id).unwrap().len(), 1);
 }
 
-// proves: CAP-1, TAINT-3, URL-2 (the web_fetch tool)
+// proves: CAP-1, TAINT-3, URL-2, PERM-3 (the web_fetch tool; its marks name the page)
 #[tokio::test]
 async fn web_fetch_tool_caps_refuses_private_and_fails_closed() {
     let bomb = "ü".repeat(2_300_000);
@@ -1073,7 +1081,7 @@ async fn web_fetch_tool_caps_refuses_private_and_fails_closed() {
     .await;
     let world = World::new(&[(PAGES_IP, &pages)], Duration::from_secs(10));
     let research = engine(&world, vec![ddg()], Redactor::empty());
-    let (_dir, _path, id, marker) = store();
+    let (_dir, path, id, marker) = store();
     let cancel = CancellationToken::new();
     let url = format!("http://{PAGES_HOST}/bomb");
     let output = research
@@ -1095,6 +1103,22 @@ async fn web_fetch_tool_caps_refuses_private_and_fails_closed() {
         .unwrap();
     assert_eq!(refused.failure.unwrap().rule, "URL-2");
     assert!(refused.sources.is_empty());
+    // tui-rpc #12: each mark names its page, the one read and, when nothing
+    // was read, the address asked for (never only `tool web_fetch`).
+    let sources: Vec<_> = Store::open(&path)
+        .unwrap()
+        .marks(&id)
+        .unwrap()
+        .into_iter()
+        .map(|m| m.source)
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            ploy_policy::TaintSource::Url(url.clone()),
+            ploy_policy::TaintSource::Url(format!("http://{PAGES_HOST}/redirect")),
+        ]
+    );
     let unmarked = research
         .web_fetch(&url, "no-such-conversation", &marker, &cancel)
         .await
