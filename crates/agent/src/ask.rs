@@ -63,6 +63,28 @@ pub fn mark_label(marks: &[TaintMark]) -> String {
     }
 }
 
+/// A target that is a URL whose host name is written with non-ASCII
+/// letters (an IDN, possibly a homograph: Cyrillic `а` in `pаgea.com`):
+/// the URL as checked, with its host in ASCII (punycode, `xn--…`, what the
+/// rules and the site rule see), and a note naming both forms. `None` for
+/// any other target (ASCII URLs, paths, command lines). The prompt's
+/// headline and RPC's `target` show the ASCII form, so a lookalike never
+/// stands alone where the person reads what is asked (tui-rpc #4).
+pub fn idn_target(target: &str) -> Option<(String, String)> {
+    if target.is_ascii() {
+        return None;
+    }
+    let url = url::Url::parse(target).ok()?;
+    let host = url.host_str()?;
+    if !host.split('.').any(|label| label.starts_with("xn--")) {
+        return None;
+    }
+    let note = format!(
+        "the address's name has non-ASCII letters: it is `{host}` (written `{target}`); a name that looks like another site's may be a different site"
+    );
+    Some((url.to_string(), note))
+}
+
 /// How an answer was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnswerError {
@@ -150,20 +172,19 @@ fn typed_choices(options: &[AskOption]) -> String {
 }
 
 /// Text from the model, a page, a file or a command as it may reach a
-/// terminal: every control character but newline and tab in caret notation
-/// (`ESC` as `^[`, carriage return as `^M`, C1 controls as `\u{9b}`), and
-/// the bidirectional-text controls that reorder what is shown ("Trojan
-/// Source") as `\u{202e}`. Without it, text shown in an approval prompt
-/// could erase or overwrite the lines above the question (`ESC[1A ESC[2K`,
-/// `\r`), hide a line (`ESC[8m`), write the clipboard (OSC 52) or show a
-/// command other than the one that runs.
+/// terminal: [`ploy_text::for_screen`]. Letters, marks, numbers,
+/// punctuation, symbols, the space, newline and tab are shown as they are;
+/// every other character is escaped: controls in caret notation (`ESC` as
+/// `^[`, carriage return as `^M`), the rest as `\u{…}` (C1 controls, the
+/// bidirectional-text controls that reorder what is shown ("Trojan
+/// Source"), zero-width and other invisible characters, tag characters,
+/// Hangul fillers, other spaces, U+2028/U+2029). Without it, text shown in
+/// an approval prompt could erase or overwrite the lines above the question
+/// (`ESC[1A ESC[2K`, `\r`), hide a line (`ESC[8m`), write the clipboard
+/// (OSC 52), or show a name other than the one that is used
+/// (`config.txt` + U+200B).
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    fn reorders(c: char) -> bool {
-        matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    }
-    ploy_text::escape_for_screen(text, |c| {
-        (!c.is_control() || matches!(c, '\n' | '\t')) && !reorders(c)
-    })
+    ploy_text::for_screen(text)
 }
 
 /// Terminal styling of the prompt.
@@ -328,6 +349,27 @@ mod tests {
             "{text}"
         );
         assert_eq!(printable("plain\ttext\n"), "plain\ttext\n");
+    }
+
+    // proves: PERM-3 (tui-rpc #4: an IDN homograph is shown as the host
+    // that is checked, punycode, with the lookalike beside it, marked)
+    #[test]
+    fn a_non_ascii_host_is_shown_as_checked() {
+        let (ascii, note) = idn_target("http://p\u{430}gea.com/?d=secret").unwrap();
+        assert_eq!(ascii, "http://xn--pgea-53d.com/?d=secret");
+        assert!(note.contains("`xn--pgea-53d.com`"), "{note}");
+        assert!(
+            note.contains("written `http://p\u{430}gea.com/?d=secret`"),
+            "{note}"
+        );
+        for plain in [
+            "http://pagea.com/?q=\u{430}",
+            "src/l\u{430}b.rs",
+            "echo \u{430}",
+            "https://example.com/",
+        ] {
+            assert_eq!(idn_target(plain), None, "{plain}");
+        }
     }
 
     // proves: PERM-4 (a clean conversation offers always, with its scope)

@@ -681,10 +681,19 @@ impl Dispatcher {
             }
             notes.extend(action.notes().iter().cloned());
         }
+        // A URL with a non-ASCII name is shown as checked (punycode), the
+        // lookalike only in a note that says so (tui-rpc #4).
+        let target = match crate::ask::idn_target(&prepared.target) {
+            Some((ascii, note)) => {
+                notes.insert(0, note);
+                ascii
+            }
+            None => prepared.target.clone(),
+        };
         ApprovalRequest {
             call_id: call.id.clone(),
             tool: call.function.name.clone(),
-            target: self.redactor.redact(&prepared.target).into_owned(),
+            target: self.redactor.redact(&target).into_owned(),
             kinds,
             rule: decision.requirement,
             basis: decision.basis.clone(),
@@ -693,7 +702,10 @@ impl Dispatcher {
                 .iter()
                 .map(|u| self.redactor.redact(u).into_owned())
                 .collect(),
-            notes,
+            notes: notes
+                .iter()
+                .map(|n| self.redactor.redact(n).into_owned())
+                .collect(),
             diff: diff.map(|d| self.redactor.redact(&d).into_owned()),
             options: decision.options().to_vec(),
             tainted_by: self.policy.first_mark(),

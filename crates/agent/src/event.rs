@@ -123,13 +123,55 @@ impl Event {
         }
     }
 
-    /// The event as one JSON line (no trailing newline).
+    /// The event as one JSON line (no trailing newline), [`json_line`].
     pub fn to_json_line(&self) -> String {
-        // Serializing these plain values cannot fail; if it ever did, the
-        // line says so rather than vanishing.
-        serde_json::to_string(self).unwrap_or_else(|err| {
-            format!(r#"{{"type":"error","message":"event could not be serialized: {err}"}}"#)
-        })
+        json_line(self)
+    }
+}
+
+/// `value` as one JSON line (no trailing newline) that is safe on a
+/// terminal: besides JSON's own escapes (controls below U+0020, `"`, `\`),
+/// every character that [`ploy_text::is_shown`] does not show (DEL, C1
+/// controls such as U+009B, bidi controls, zero-width and tag characters,
+/// U+2028/U+2029) is written as a `\uXXXX` escape. A JSON reader gets the
+/// same string; a person who runs `--mode json` or `--json` on a terminal
+/// never has it act on their terminal (tui-rpc #2).
+pub fn json_line<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::with_capacity(128);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, ScreenSafe);
+    // Serializing these plain values cannot fail; if it ever did, the line
+    // says so rather than vanishing.
+    if let Err(err) = value.serialize(&mut serializer) {
+        return format!(r#"{{"type":"error","message":"event could not be serialized: {err}"}}"#);
+    }
+    // Only whole UTF-8 slices and ASCII escapes were written.
+    String::from_utf8(out)
+        .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+}
+
+/// serde_json's compact output with every character a terminal would not
+/// show as itself escaped (see [`json_line`]).
+struct ScreenSafe;
+
+impl serde_json::ser::Formatter for ScreenSafe {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if ploy_text::is_shown(c) {
+                continue;
+            }
+            writer.write_all(&fragment.as_bytes()[start..at])?;
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                write!(writer, "\\u{unit:04x}")?;
+            }
+            start = at + c.len_utf8();
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
     }
 }
 
@@ -164,5 +206,39 @@ impl EventSink for CollectEvents {
         if let Ok(mut events) = self.0.lock() {
             events.push(event.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    // proves: PERM-3 (tui-rpc #2: JSON lines carry no raw terminal control;
+    // a JSON reader gets the exact text back)
+    #[test]
+    fn json_lines_escape_what_a_terminal_would_act_on() {
+        let text =
+            "a\u{1b}]52;c;ZXZpbA==\u{7}\u{9b}2J\u{7f}\u{202e}\u{200b}\u{2028}\u{e0041}\t⚠ é 中";
+        let line = json_line(&Event::Answer { text: text.into() });
+        for c in line.chars() {
+            assert!(
+                ploy_text::is_shown(c),
+                "U+{:04X} raw in {line}",
+                u32::from(c)
+            );
+        }
+        assert!(
+            line.contains("\\u001b") && line.contains("\\u009b"),
+            "{line}"
+        );
+        assert!(line.contains("\\udb40\\udc41"), "{line}");
+        assert!(line.contains("⚠ é 中"), "{line}");
+        let back: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["text"], text);
+        assert_eq!(
+            Event::End { exit_code: 0 }.to_json_line(),
+            r#"{"type":"end","exit_code":0}"#
+        );
     }
 }

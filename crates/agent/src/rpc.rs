@@ -168,13 +168,26 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command>, BadLine> {
     };
     let text = std::str::from_utf8(line)
         .map_err(|_| bad(None, "unknown", "the line is not UTF-8".into()))?;
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        bad(
-            None,
-            "unknown",
-            format!("the line is not one JSON object ({e})"),
-        )
-    })?;
+    let value = match serde_json::from_str::<Unique>(text) {
+        Ok(Unique(value)) => value,
+        // Which of two `type`s, `id`s or `answer`s was meant cannot be
+        // known (a reader of the first sees another command than one of the
+        // last): the whole line is refused and echoes neither (tui-rpc #5).
+        Err(e) if e.to_string().starts_with(REPEATED) => {
+            return Err(bad(
+                None,
+                "unknown",
+                format!("{e}; a command with a repeated key is refused, nothing was done"),
+            ));
+        }
+        Err(e) => {
+            return Err(bad(
+                None,
+                "unknown",
+                format!("the line is not one JSON object ({e})"),
+            ));
+        }
+    };
     let id = value.get("id").and_then(Value::as_str).map(str::to_string);
     let command = value
         .get("type")
@@ -197,6 +210,85 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Command>, BadLine> {
     serde_json::from_value(value)
         .map(Some)
         .map_err(|e| bad(id, &command, format!("bad `{command}` command: {e}")))
+}
+
+/// How [`Unique`]'s refusal begins.
+const REPEATED: &str = "a repeated key";
+
+/// A JSON value parsed with every object's keys checked for repeats, at any
+/// depth (serde_json keeps the last of two equal keys and has no option to
+/// refuse them; docs/rpc.md: a command with a repeated key is refused).
+struct Unique(Value);
+
+impl<'de> Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueVisitor).map(Unique)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Unique(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "{REPEATED}: `{}` appears twice in one object",
+                    key.escape_debug()
+                )));
+            }
+            let Unique(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
 }
 
 /// A `response` line.
@@ -233,6 +325,9 @@ pub fn approval_request_event(id: &str, request: &ApprovalRequest) -> Value {
         "units": request.units,
         "options": request.options.iter().map(|o| option_name(*o)).collect::<Vec<_>>(),
     });
+    if !request.notes.is_empty() {
+        out["notes"] = json!(request.notes);
+    }
     if let Some(diff) = &request.diff {
         out["diff"] = json!(diff);
     }
@@ -397,5 +492,36 @@ mod tests {
         assert!(err.error.contains("extra"), "{}", err.error);
         assert!(parse_line(b"[1]").is_err());
         assert!(parse_line(b"\xff").is_err());
+    }
+
+    // proves: PERM-5 (tui-rpc #5: a repeated key, `type`, `id` or `answer`,
+    // at any depth, refuses the whole line; nothing is taken as the last)
+    #[test]
+    fn a_repeated_key_refuses_the_line() {
+        for line in [
+            r#"{"type":"get_state","id":"g","type":"approve","id":"ask-1","answer":"once"}"#,
+            r#"{"type":"approve","id":"ask-1","answer":"reject","answer":"once"}"#,
+            r#"{"type":"approve","id":"ask-1","answer":"once","id":"ask-999"}"#,
+            r#"{"type":"prompt","message":"hi","x":{"a":1,"a":2}}"#,
+            r#"{"type":"prompt","message":"hi","x":[{"k":[{"b":1,"b":1}]}]}"#,
+        ] {
+            let err = parse_line(line.as_bytes()).unwrap_err();
+            assert_eq!((err.id, err.command.as_str()), (None, "unknown"), "{line}");
+            assert!(err.error.contains("appears twice"), "{line}: {}", err.error);
+        }
+        // Without a repeat the values are kept exactly (escapes, numbers).
+        let cmd = parse_line(
+            br#"{"type":"approve","id":"ask-1","answer":"reject","message":"no\u0000 1.5e3"}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            cmd,
+            Command::Approve {
+                id: "ask-1".into(),
+                answer: AnswerName::Reject,
+                message: Some("no\u{0} 1.5e3".into())
+            }
+        );
     }
 }

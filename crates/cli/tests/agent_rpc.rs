@@ -324,19 +324,79 @@ fn bad_lines_get_error_responses_and_the_process_goes_on() {
 }
 
 // proves: TRUST-7 (rpc: closing stdin while an approval waits ends the
-// process cleanly; the waiting call never runs)
+// process cleanly; the waiting call never runs), PERM-5 (tui-rpc #5: a
+// line with a repeated key answers nothing)
 #[test]
 fn closing_stdin_while_an_approval_waits_ends_cleanly() {
     let dir = world("rpc-close");
     let model = serve_in_thread(Script::new().call("edit", edit("f()", "g()")).text("x")).unwrap();
     let mut rpc = start(&dir, &model, &[]);
     rpc.send(json!({"type": "prompt", "message": "rename"}));
-    rpc.until("approval_request");
+    let ask = rpc.until("approval_request");
+    let ask = ask["id"].as_str().unwrap();
+    // tui-rpc #5: repeated keys (`type`, `answer`, `id`) refuse the line;
+    // the last one is never taken, the request keeps waiting.
+    for line in [
+        format!(r#"{{"type":"get_state","id":"g","type":"approve","id":"{ask}","answer":"once"}}"#),
+        format!(r#"{{"type":"approve","id":"{ask}","answer":"reject","answer":"once"}}"#),
+        format!(r#"{{"type":"approve","id":"ask-999","answer":"once","id":"{ask}"}}"#),
+    ] {
+        rpc.send_raw(format!("{line}\n").as_bytes());
+        let r = rpc.response();
+        assert_eq!(
+            (r["command"].as_str(), r["success"].as_bool(), r.get("id")),
+            (Some("unknown"), Some(false), None),
+            "{line}: {r}"
+        );
+        assert!(
+            r["error"].as_str().unwrap().contains("appears twice"),
+            "{r}"
+        );
+    }
+    rpc.send(json!({"type": "get_state"}));
+    assert_eq!(rpc.response()["data"]["pending_approvals"], json!([ask]));
     rpc.close_stdin();
     assert_eq!(rpc.wait_exit(), 0);
     assert_eq!(lib(&dir), "pub fn f() {}\n", "the waiting edit never ran");
     let end = rpc.seen.iter().rev().find(|v| v["type"] == "end").cloned();
     assert_eq!(end.map(|e| e["exit_code"].clone()), Some(json!(130)));
+}
+
+// proves: PERM-3, CANCEL-1 (tui-rpc #13: a 60,000-line rewrite is asked
+// with a bounded diff saying how much changes, instead of the ask waiting
+// minutes for a full diff; closing stdin then ends the process, nothing
+// written)
+#[test]
+fn a_huge_rewrite_is_asked_with_a_bounded_diff_and_eof_still_ends_it() {
+    let dir = world("rpc-huge");
+    let before: String = (0..60_000).map(|i| format!("line {i}\n")).collect();
+    let after: String = (0..60_000).map(|i| format!("line {i} changed\n")).collect();
+    dir.write("proj/big.txt", &before);
+    let model = serve_in_thread(
+        Script::new()
+            .call("write", json!({"path": "big.txt", "content": after}))
+            .text("rewritten"),
+    )
+    .unwrap();
+    let mut rpc = start(&dir, &model, &[]);
+    rpc.send(json!({"type": "prompt", "message": "rewrite big.txt"}));
+    // Within the kit's wait for a line (a hang fails the test).
+    let ask = rpc.until("approval_request");
+    let diff = ask["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("60000 lines removed, 60000 lines added: the diff is too large"),
+        "{}",
+        &diff[..diff.len().min(3000)]
+    );
+    assert!(
+        diff.lines().count() <= 401,
+        "{} lines",
+        diff.lines().count()
+    );
+    rpc.close_stdin();
+    assert_eq!(rpc.wait_exit(), 0);
+    let now = std::fs::read_to_string(dir.path().join("proj/big.txt")).unwrap();
+    assert!(now == before, "the waiting write never ran");
 }
 
 // proves: CANCEL-1 (RPC `abort` reaches the sandbox: the command's process

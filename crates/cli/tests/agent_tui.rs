@@ -24,8 +24,8 @@ use ploy_scripted_model::{Script, ScriptedModel, serve_in_thread};
 use rexpect::reader::Options;
 use rexpect::session::{PtySession, spawn_with_options};
 use rpc_kit::{
-    approvals, edit, lib, long_sleep, marked_conversation, saved_one_narrow_always, sleeping,
-    user_namespaces, wait_until, world,
+    HOSTILE, approvals, edit, lib, long_sleep, marked_conversation, raw_chars,
+    saved_one_narrow_always, sleeping, user_namespaces, wait_until, world,
 };
 use serde_json::{Value, json};
 use support::{PLOY, TempDir, code, ploy_at_home, run, stderr, stdout};
@@ -267,7 +267,7 @@ fn ctrl_c_during_a_long_shell_kills_the_sandboxed_process_and_the_session_goes_o
 
 /// The answer text printed through a terminal with NO_COLOR, and through a
 /// file as stdout.
-// proves: issue 17 (NO_COLOR respected; no spinner or escape code when stdout is not a terminal)
+// proves: issue 17 (NO_COLOR respected; no spinner or escape code when stdout is not a terminal), PERM-3 (tui-rpc #2: model text in the file is escaped)
 #[test]
 fn no_color_has_no_colour_and_a_file_stdout_has_no_spinner_or_escapes() {
     let dir = world("tui-nocolor");
@@ -276,7 +276,7 @@ fn no_color_has_no_colour_and_a_file_stdout_has_no_spinner_or_escapes() {
             .call("read", json!({"path": "src/lib.rs"}))
             .text("It defines f.")
             .call("read", json!({"path": "src/lib.rs"}))
-            .text("Still f."),
+            .text(format!("Still f. {HOSTILE}")),
     )
     .unwrap();
     // NO_COLOR on a terminal: no SGR colour sequence at all.
@@ -314,6 +314,11 @@ fn no_color_has_no_colour_and_a_file_stdout_has_no_spinner_or_escapes() {
     let text = std::fs::read_to_string(&out_file).unwrap();
     assert!(!text.contains('\x1b'), "escape sequences: {text:?}");
     assert!(!text.contains("thinking"), "a spinner: {text:?}");
+    // tui-rpc #2/#4: the model's escapes and invisible characters are in
+    // the file as visible text, never raw (`cat out.txt` replays nothing).
+    let raw = raw_chars(&text);
+    assert!(raw.is_empty(), "raw in the file: {raw:?}: {text:?}");
+    assert!(text.contains("Still f. ^[]0;TITLE^G"), "{text:?}");
 }
 
 /// `ESC [ digits ; … m` sequences (colours and styles) in `text`.

@@ -4,7 +4,8 @@
 //! validator (a proof line holding one is refused, PROOF-1), the egress
 //! scrub's phrase normalisation (a disguised phrase is matched as written
 //! plainly) and the research engine's page text (never passed to the model).
-//! Also the one escaper of text shown on a terminal ([`escape_for_screen`]).
+//! Also the one escaper of text shown on a terminal ([`escape_for_screen`])
+//! and the one answer to "does this character show as itself" ([`is_shown`]).
 
 /// Format characters (Unicode category Cf) and the other default-ignorable
 /// characters that show nothing or change the order text is shown in: soft
@@ -38,6 +39,58 @@ pub fn is_invisible(c: char) -> bool {
             | '\u{1D173}'..='\u{1D17A}'
             | '\u{E0000}'..='\u{E0FFF}'
     )
+}
+
+/// Whether `c` shows on a terminal as what it is, by an allowlist of
+/// Unicode general categories: letters, marks, numbers, punctuation,
+/// symbols, and of the separators only the space U+0020. Everything else is
+/// not: controls (C0, DEL, C1), format characters (zero-width spaces and
+/// joiners, bidi marks, embeddings, overrides and isolates, U+061C, the soft
+/// hyphen, the byte order mark, tag characters), other spaces (NBSP,
+/// U+3000), the line and paragraph separators U+2028/U+2029, private-use,
+/// surrogate and unassigned code points; and the letters and marks that
+/// [`is_invisible`] lists (the Hangul fillers U+115F, U+1160, U+3164,
+/// U+FFA0, variation selectors, the combining grapheme joiner). A person
+/// reading shown text sees every character that is there (PERM-3).
+pub fn is_shown(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    if c == ' ' {
+        return true;
+    }
+    let category_shown = matches!(
+        get_general_category(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+            | G::NonspacingMark
+            | G::SpacingMark
+            | G::EnclosingMark
+            | G::DecimalNumber
+            | G::LetterNumber
+            | G::OtherNumber
+            | G::ConnectorPunctuation
+            | G::DashPunctuation
+            | G::OpenPunctuation
+            | G::ClosePunctuation
+            | G::InitialPunctuation
+            | G::FinalPunctuation
+            | G::OtherPunctuation
+            | G::MathSymbol
+            | G::CurrencySymbol
+            | G::ModifierSymbol
+            | G::OtherSymbol
+    );
+    category_shown && !is_invisible(c)
+}
+
+/// `text` for a person's terminal: [`is_shown`] characters, newlines and
+/// tabs as they are, every other character escaped ([`escape_for_screen`]).
+/// The escaper of model, page, command and stored text in every face that
+/// prints to a terminal or a file a person reads.
+pub fn for_screen(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_for_screen(text, |c| is_shown(c) || matches!(c, '\n' | '\t'))
 }
 
 /// `text` with every character that `shown` rejects written as visible
@@ -95,6 +148,69 @@ mod tests {
         ] {
             assert!(!is_invisible(c), "U+{:04X}", u32::from(c));
         }
+    }
+
+    // proves: PERM-3 (tui-rpc #4: every invisible, reordering or
+    // separating character is escaped, by category, not by a list)
+    #[test]
+    fn only_visible_categories_are_shown() {
+        let hidden = [
+            '\u{1b}',
+            '\u{7}',
+            '\r',
+            '\u{7f}',
+            '\u{85}',
+            '\u{9b}',
+            '\u{00A0}',
+            '\u{00AD}',
+            '\u{061C}',
+            '\u{115F}',
+            '\u{1160}',
+            '\u{180E}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{202A}',
+            '\u{202C}',
+            '\u{202E}',
+            '\u{2060}',
+            '\u{2061}',
+            '\u{2064}',
+            '\u{2066}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{3000}',
+            '\u{3164}',
+            '\u{E000}',
+            '\u{FE0F}',
+            '\u{FEFF}',
+            '\u{FFA0}',
+            '\u{FFF9}',
+            '\u{E0001}',
+            '\u{E0041}',
+            '\u{E007F}',
+            '\u{E0100}',
+            '\u{10FFFF}',
+        ];
+        for c in hidden {
+            assert!(!is_shown(c), "U+{:04X} is shown", u32::from(c));
+            assert!(
+                !for_screen(&format!("a{c}b")).contains(c),
+                "U+{:04X} reaches the screen",
+                u32::from(c)
+            );
+        }
+        for c in [
+            'a', 'Z', ' ', '-', '~', 'é', '\u{301}', '中', 'カ', 'ж', '٣', '→', '€', '⚠', '🦳', '·',
+        ] {
+            assert!(is_shown(c), "U+{:04X} is hidden", u32::from(c));
+        }
+        assert_eq!(for_screen("line\n\tok"), "line\n\tok");
+        assert_eq!(for_screen("a\u{200b}b\u{e0041}"), "a\\u{200b}b\\u{e0041}");
     }
 
     // proves: PERM-3 (what a person reads is what the text holds: controls

@@ -5,6 +5,7 @@
 //! compared again before writing), atomically (new file, sync, rename).
 
 use std::any::Any;
+use std::time::Duration;
 
 use ploy_policy::Action;
 use serde_json::{Value, json};
@@ -19,13 +20,57 @@ use crate::tools::paths::{ResolvedPath, looks_binary, read_capped, resolve, writ
 /// Largest file `edit` changes and `write` writes.
 const MAX_EDIT_BYTES: u64 = 8 << 20;
 
-/// The unified diff of `before` → `after`, labelled with `path`.
+/// The most time one diff may take. Myers' algorithm is quadratic in the
+/// changed lines (a 60,000-line rewrite took minutes, and the ask waited
+/// for it: tui-rpc #13); past the deadline similar finishes with a coarser
+/// diff, still a true one (every removed and added line is in it).
+const DIFF_TIME: Duration = Duration::from_millis(500);
+
+/// The most diff lines shown whole. A longer diff shows its first and last
+/// [`DIFF_END_LINES`] lines around a line saying how much is not shown: a
+/// person cannot read more in an approval prompt, and says yes or no to the
+/// whole file (`write` replaces it whole, `edit` changes one place).
+pub const MAX_DIFF_LINES: usize = 2_000;
+
+/// The lines kept at each end of a diff longer than [`MAX_DIFF_LINES`].
+pub const DIFF_END_LINES: usize = 200;
+
+/// The unified diff of `before` → `after`, labelled with `path`; computed
+/// within [`DIFF_TIME`] and cut to [`MAX_DIFF_LINES`] with a note naming
+/// how many lines are removed and added.
 pub fn unified_diff(path: &str, before: &str, after: &str) -> String {
-    TextDiff::from_lines(before, after)
+    let diff = TextDiff::configure()
+        .algorithm(similar::Algorithm::Myers)
+        .timeout(DIFF_TIME)
+        .diff_lines(before, after);
+    let text = diff
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
+        .to_string();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    if lines.len() <= MAX_DIFF_LINES {
+        return text;
+    }
+    let (mut removed, mut added) = (0usize, 0usize);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    let hidden = lines.len() - 2 * DIFF_END_LINES;
+    let mut out: String = lines[..DIFF_END_LINES].concat();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "@@ {removed} lines removed, {added} lines added: the diff is too large to show whole; {hidden} of its {} lines are not shown (its first and last {DIFF_END_LINES} are). Answering yes changes the file as a whole, the part not shown too @@\n",
+        lines.len()
+    ));
+    out.push_str(&lines[lines.len() - DIFF_END_LINES..].concat());
+    out
 }
 
 /// The current text of a file: `Ok(None)` when it does not exist.
@@ -245,5 +290,38 @@ impl Tool for Write {
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move { run_plan("write", cleared, ctx) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // proves: PERM-3 (tui-rpc #13: the diff of a 60,000-line rewrite is
+    // computed in bounded time and cut with a note saying how much changed;
+    // a small diff is shown whole)
+    #[test]
+    fn a_huge_rewrite_diff_is_bounded_and_says_so() {
+        let before: String = (0..60_000).map(|i| format!("line {i}\n")).collect();
+        let after: String = (0..60_000).map(|i| format!("line {i} changed\n")).collect();
+        let diff = unified_diff("big.txt", &before, &after);
+        assert!(
+            diff.lines().count() <= 2 * DIFF_END_LINES + 1,
+            "{} lines",
+            diff.lines().count()
+        );
+        assert!(
+            diff.contains("@@ 60000 lines removed, 60000 lines added: the diff is too large"),
+            "{}",
+            &diff[..2000]
+        );
+        assert!(
+            diff.starts_with("--- a/big.txt\n+++ b/big.txt\n@@ "),
+            "{diff}"
+        );
+        assert!(diff.contains("-line 0\n"), "{}", &diff[..2000]);
+
+        let small = unified_diff("f", "a\nb\nc\n", "a\nB\nc\n");
+        assert_eq!(small, "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
     }
 }

@@ -24,9 +24,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use ploy_agent::approve::NoPerson;
+use ploy_agent::ask::printable;
 use ploy_agent::config::AgentConfig;
 use ploy_agent::connect::{ConnectOptions, Route, connect};
-use ploy_agent::event::{Event, EventSink};
+use ploy_agent::event::{Event, EventSink, json_line};
 use ploy_agent::session::{Outcome, Resume, Session, SessionError, SessionSetup, system_prompt};
 use ploy_agent::tools::builtin_registry;
 use ploy_agent::tools::web::WebSetup;
@@ -116,7 +117,9 @@ pub(crate) fn runtime(message: impl Into<String>) -> Failure {
 }
 
 /// Prints events: JSON lines on stdout, or a short trace on stderr. Every
-/// text in an event has passed the redactor already.
+/// text in an event has passed the redactor already; every text printed
+/// passes [`printable`] (JSON lines: `json_line`'s escapes), as it may carry
+/// what the model or a page wrote (tui-rpc #2).
 struct Printer {
     json: bool,
 }
@@ -130,21 +133,27 @@ impl EventSink for Printer {
             return;
         }
         match event {
-            Event::ToolCall { name, args, .. } => eprintln!("ploy: tool {name} {args}"),
+            Event::ToolCall { name, args, .. } => {
+                eprintln!("ploy: tool {} {}", printable(name), json_line(args))
+            }
             Event::Decision {
                 verdict,
                 rule,
                 reason,
                 ..
             } => match verdict.as_str() {
-                "deny" => eprintln!("ploy:   refused ({rule}): {reason}"),
+                "deny" => eprintln!("ploy:   refused ({rule}): {}", printable(reason)),
                 "ask" => eprintln!(
-                    "ploy:   refused (PERM-5: it asks under {rule} and nobody can answer): {reason}"
+                    "ploy:   refused (PERM-5: it asks under {rule} and nobody can answer): {}",
+                    printable(reason)
                 ),
                 _ => {}
             },
             Event::Mark { reason, .. } => {
-                eprintln!("ploy: this conversation is now marked ploy_tainted: {reason}")
+                eprintln!(
+                    "ploy: this conversation is now marked ploy_tainted: {}",
+                    printable(reason)
+                )
             }
             _ => {}
         }
@@ -153,9 +162,9 @@ impl EventSink for Printer {
 
 impl Printer {
     fn fail(&self, failure: &Failure) -> ExitCode {
-        eprintln!("ploy: {}", failure.message);
+        eprintln!("ploy: {}", printable(&failure.message));
         if let Some(hint) = &failure.hint {
-            eprintln!("hint: {hint}");
+            eprintln!("hint: {}", printable(hint));
         }
         if self.json {
             self.emit(&Event::Error {
@@ -275,10 +284,10 @@ impl Wiring {
             .map_err(|e| usage(e.to_string(), "set PLOY_CONFIG_DIR and PLOY_STATE_DIR"))?;
         let loaded = load(args, &dirs, mode, prompt)?;
         for warning in &loaded.warnings {
-            eprintln!("ploy: {warning}");
+            eprintln!("ploy: {}", printable(&warning.to_string()));
         }
         if let Some(notice) = loaded.skipped_notice() {
-            eprintln!("ploy: {notice}");
+            eprintln!("ploy: {}", printable(&notice.to_string()));
         }
         let resolved = loaded.resolved_settings().map_err(|e| {
             usage(
@@ -376,7 +385,7 @@ impl Wiring {
             }
         })?;
         for note in &connection.notes {
-            eprintln!("ploy: {note}");
+            eprintln!("ploy: {}", printable(&note.to_string()));
         }
         if let Route::Local { upstream, .. } = &connection.route {
             tracing::info!(%upstream, "a model gateway was started for this run");
@@ -536,10 +545,14 @@ fn run_inner(
     let outcome = result?;
     let code = outcome.exit_code();
     match &outcome {
-        Outcome::Answered(text) if !printer.json => println!("{text}"),
+        // The answer is the model's text: shown, never acted on by the
+        // terminal (tui-rpc #2).
+        Outcome::Answered(text) if !printer.json => println!("{}", printable(text)),
         Outcome::Answered(_) => {}
-        Outcome::Limit(hit) => eprintln!("ploy: {hit}"),
-        Outcome::Model(message) | Outcome::Runtime(message) => eprintln!("ploy: {message}"),
+        Outcome::Limit(hit) => eprintln!("ploy: {}", printable(&hit.to_string())),
+        Outcome::Model(message) | Outcome::Runtime(message) => {
+            eprintln!("ploy: {}", printable(message))
+        }
         Outcome::Interrupted => eprintln!("ploy: interrupted"),
     }
     if printer.json {

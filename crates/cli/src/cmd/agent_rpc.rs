@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use ploy_agent::ask::mark_label;
-use ploy_agent::event::{Event, EventSink};
+use ploy_agent::event::{Event, EventSink, json_line};
 use ploy_agent::rpc::{
     BadLine, Command, LineOut, MAX_LINE_BYTES, RpcApprover, parse_line, response, unframe,
 };
@@ -28,12 +28,13 @@ use tokio_util::sync::CancellationToken;
 use super::agent::{AgentArgs, Failure, Linked, Wiring, runtime, runtime_for_agent};
 
 /// stdout, one JSON value per line (println! locks stdout for the whole
-/// line; a closed stdout ends the process quietly, out.rs).
+/// line; a closed stdout ends the process quietly, out.rs), every character
+/// a terminal would act on escaped (`json_line`, tui-rpc #2).
 struct Stdout;
 
 impl LineOut for Stdout {
     fn line(&self, value: &Value) {
-        println!("{value}");
+        println!("{}", json_line(value));
     }
 }
 

@@ -333,10 +333,10 @@ impl Tui<'_> {
                 Ok(rows) if rows.is_empty() => self.screen.line("no conversations yet"),
                 Ok(rows) => {
                     for row in rows {
-                        self.screen.line(&printable(&row));
+                        self.screen.line(&row);
                     }
                 }
-                Err((_, message, _)) => self.screen.line(&format!("ploy: {message}")),
+                Err((_, message, _)) => self.screen.line(&format!("ploy: {}", printable(&message))),
             },
             "/approvals" => match super::conversations::Local::open() {
                 Ok(local) => match local.store.approvals_in(&local.project) {
@@ -355,14 +355,17 @@ impl Tui<'_> {
                         }
                         self.screen.line("(`ploy approvals revoke ID` removes one)");
                     }
-                    Err(err) => self.screen.line(&format!("ploy: {err}")),
+                    Err(err) => self
+                        .screen
+                        .line(&format!("ploy: {}", printable(&err.to_string()))),
                 },
-                Err((_, message, _)) => self.screen.line(&format!("ploy: {message}")),
+                Err((_, message, _)) => self.screen.line(&format!("ploy: {}", printable(&message))),
             },
-            "/trust" => self.screen.line(&self.trust),
-            other => self
-                .screen
-                .line(&format!("unknown command {other}; /help lists them")),
+            "/trust" => self.screen.line(&printable(&self.trust)),
+            other => self.screen.line(&format!(
+                "unknown command {}; /help lists them",
+                printable(other)
+            )),
         }
     }
 
@@ -374,7 +377,8 @@ impl Tui<'_> {
             {
                 Ok(session) => self.session = Some(session),
                 Err(failure) => {
-                    self.screen.line(&format!("ploy: {}", failure.message));
+                    self.screen
+                        .line(&format!("ploy: {}", printable(&failure.message)));
                     return;
                 }
             }
@@ -479,7 +483,7 @@ pub(crate) fn run(args: &AgentArgs, log: Option<&SharedRedactor>) -> Result<Exit
         };
         tui.screen.line(&format!(
             "ploy — {} — /help for commands, Ctrl-D to leave",
-            wiring.project.display()
+            printable(&wiring.project.to_string_lossy())
         ));
         loop {
             tui.screen.line(&tui.status());

@@ -4,11 +4,16 @@
 //! program with its fixed arguments, one path or one URL) and scoped to the
 //! project it was given in; they never outrank a deny and are ignored in a
 //! tainted conversation (PERM-3/4). `list` shows this project's (`--all`:
-//! every project's); `revoke ID` removes one. Exit 0 done, 1 failed (an
-//! unknown ID, the store), 2 usage.
+//! every project's); `revoke ID` removes one. What is listed holds a
+//! command line, a path or a URL the model chose: printed redacted and
+//! `printable` (`--json`: `json_line`'s escapes), so a saved approval cannot
+//! act on the terminal or erase its own line (tui-rpc #2). Exit 0 done,
+//! 1 failed (an unknown ID, the store), 2 usage.
 
 use std::process::ExitCode;
 
+use ploy_agent::ask::printable;
+use ploy_agent::event::json_line;
 use ploy_policy::Approval;
 use ploy_store::SavedApproval;
 use serde_json::json;
@@ -77,9 +82,12 @@ pub fn run(args: ApprovalsArgs) -> ExitCode {
             };
             if args.json {
                 let rows: Vec<_> = saved.iter().map(as_json).collect();
-                println!("{}", json!({"project": local.project, "approvals": rows}));
+                println!(
+                    "{}",
+                    json_line(&json!({"project": local.project, "approvals": rows}))
+                );
             } else if saved.is_empty() {
-                println!("no saved approvals for {}", local.project);
+                println!("no saved approvals for {}", printable(&local.project));
             } else {
                 for entry in &saved {
                     let project = if all {
@@ -87,11 +95,11 @@ pub fn run(args: ApprovalsArgs) -> ExitCode {
                     } else {
                         String::new()
                     };
-                    println!(
-                        "{:>5}  {}{project}",
-                        entry.id,
+                    let row = format!(
+                        "{}{project}",
                         local.redactor.redact(&describe(&entry.approval))
                     );
+                    println!("{:>5}  {}", entry.id, printable(&row));
                 }
             }
             ExitCode::SUCCESS
@@ -99,7 +107,7 @@ pub fn run(args: ApprovalsArgs) -> ExitCode {
         ApprovalsAction::Revoke { id } => match local.store.remove_approval(id) {
             Ok(true) => {
                 if args.json {
-                    println!("{}", json!({"revoked": id}));
+                    println!("{}", json_line(&json!({"revoked": id})));
                 } else {
                     println!("revoked approval {id}");
                 }

@@ -4,11 +4,16 @@
 //! mark is never removed from a conversation; the whole conversation (its
 //! messages, tool calls, decisions and marks) may be deleted with `rm`.
 //! `list` shows this project's (`--all`: every conversation, research runs
-//! included). Everything printed passes the redactor. Exit 0 done, 1 failed
-//! (an unknown ID, the store), 2 usage.
+//! included). Everything printed passes the redactor, then the terminal
+//! escaper (titles, messages, tool arguments and reasons hold what a person,
+//! the model or a page wrote: `printable`, and for `--json` `json_line`'s
+//! escapes; tui-rpc #2). Exit 0 done, 1 failed (an unknown ID, the store),
+//! 2 usage.
 
 use std::process::ExitCode;
 
+use ploy_agent::ask::printable;
+use ploy_agent::event::json_line;
 use ploy_secrets::Redactor;
 use ploy_store::{ConversationSummary, Store, StoreError};
 use serde_json::json;
@@ -26,9 +31,9 @@ pub(crate) type Problem = (u8, String, String);
 /// Print a failure on stderr and return its exit code.
 pub(crate) fn fail(problem: &Problem) -> ExitCode {
     let (code, message, hint) = problem;
-    eprintln!("ploy: {message}");
+    eprintln!("ploy: {}", printable(message));
     if !hint.is_empty() {
-        eprintln!("hint: {hint}");
+        eprintln!("hint: {}", printable(hint));
     }
     ExitCode::from(*code)
 }
@@ -147,12 +152,12 @@ fn list(local: &Local, all: bool, json: bool) -> Result<(), Problem> {
             .collect();
         println!(
             "{}",
-            json!({"project": local.project, "conversations": rows})
+            json_line(&json!({"project": local.project, "conversations": rows}))
         );
         return Ok(());
     }
     if rows.is_empty() {
-        println!("no conversations for {}", local.project);
+        println!("no conversations for {}", printable(&local.project));
     }
     for line in text_rows(local, &rows) {
         println!("{line}");
@@ -161,7 +166,8 @@ fn list(local: &Local, all: bool, json: bool) -> Result<(), Problem> {
 }
 
 /// One line per conversation: id, title and, when marked, the mark as every
-/// face shows it (`⚠ tainted: read https://…`, ploy_agent::ask::mark_label).
+/// face shows it (`⚠ tainted: read https://…`, ploy_agent::ask::mark_label),
+/// redacted and [`printable`].
 pub(crate) fn text_rows(
     local: &Local,
     rows: &[(&ConversationSummary, Vec<ploy_policy::TaintMark>)],
@@ -176,11 +182,12 @@ pub(crate) fn text_rows(
                     local.redactor.redact(&ploy_agent::ask::mark_label(marks))
                 )
             };
-            format!(
+            let row = format!(
                 "{}  {}{mark}",
                 conversation.id,
                 local.redactor.redact(&conversation.title)
-            )
+            );
+            printable(&row).into_owned()
         })
         .collect()
 }
@@ -225,6 +232,8 @@ fn show(local: &Local, id: &str, json: bool) -> Result<(), Problem> {
     let calls = local.store.tool_calls(id).map_err(store_problem)?;
     let decisions = local.store.decisions(id).map_err(store_problem)?;
     let redact = |text: &str| local.redactor.redact(text).into_owned();
+    // What a person reads: redacted, then escaped for the terminal.
+    let shown = |text: &str| printable(&local.redactor.redact(text)).into_owned();
     if json {
         let value = json!({
             "conversation": summary_json(local, &conversation, &marks),
@@ -250,47 +259,51 @@ fn show(local: &Local, id: &str, json: bool) -> Result<(), Problem> {
                 "created_at": d.created_at,
             })).collect::<Vec<_>>(),
         });
-        println!("{value}");
+        println!("{}", json_line(&value));
         return Ok(());
     }
     println!(
         "conversation {}  {}",
         conversation.id,
-        redact(&conversation.title)
+        shown(&conversation.title)
     );
     println!(
         "project: {}",
-        conversation.project.as_deref().unwrap_or("(none)")
+        shown(conversation.project.as_deref().unwrap_or("(none)"))
     );
     if marks.is_empty() {
         println!("marks: none");
     }
     for mark in &marks {
-        println!("⚠ tainted: {} ({})", redact(&mark.reason), mark.source);
+        println!(
+            "⚠ tainted: {} ({})",
+            shown(&mark.reason),
+            shown(&mark.source.to_string())
+        );
     }
     for message in &messages {
         println!("--- {:?} #{}", message.role, message.id);
         if !message.content.is_empty() {
-            println!("{}", redact(&message.content));
+            println!("{}", shown(&message.content));
         }
         if let Some(meta) = &message.meta {
-            println!("  {}", redact(meta));
+            println!("  {}", shown(meta));
         }
     }
     for decision in &decisions {
         let call = calls.iter().find(|c| c.call_id == decision.call_id);
         println!(
             "decision {}: {} {} → {} ({}: {}){}",
-            decision.call_id,
-            call.map(|c| c.name.as_str()).unwrap_or("?"),
-            call.map(|c| redact(&c.args)).unwrap_or_default(),
-            decision.verdict,
-            decision.rule,
-            redact(&decision.reason),
+            shown(&decision.call_id),
+            call.map(|c| shown(&c.name)).unwrap_or_else(|| "?".into()),
+            call.map(|c| shown(&c.args)).unwrap_or_default(),
+            shown(&decision.verdict),
+            shown(&decision.rule),
+            shown(&decision.reason),
             decision
                 .answer
                 .as_deref()
-                .map(|a| format!(", answer: {a}"))
+                .map(|a| format!(", answer: {}", shown(a)))
                 .unwrap_or_default()
         );
     }
@@ -301,7 +314,7 @@ fn remove(local: &mut Local, id: &str, json: bool) -> Result<(), Problem> {
     match local.store.delete_conversation(id).map_err(store_problem)? {
         true => {
             if json {
-                println!("{}", json!({"removed": id}));
+                println!("{}", json_line(&json!({"removed": id})));
             } else {
                 println!(
                     "removed conversation {id} (its messages, tool calls, decisions and marks)"

@@ -77,6 +77,8 @@ pub struct Rpc {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     pub seen: Vec<Value>,
+    /// Every line as printed (before parsing).
+    pub raw: Vec<String>,
     schemas: Schemas,
 }
 
@@ -104,6 +106,7 @@ impl Rpc {
             child,
             lines,
             seen: Vec::new(),
+            raw: Vec::new(),
             schemas: Schemas::load(),
         }
     }
@@ -134,6 +137,7 @@ impl Rpc {
     pub fn next(&mut self) -> Value {
         match self.lines.recv_timeout(WAIT) {
             Ok(line) => {
+                self.raw.push(line.clone());
                 let value: Value = serde_json::from_str(&line)
                     .unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line}"));
                 self.schemas.check_line(&value);
@@ -170,6 +174,7 @@ impl Rpc {
         loop {
             // Drain and validate whatever is still printed.
             while let Ok(line) = self.lines.try_recv() {
+                self.raw.push(line.clone());
                 let value: Value = serde_json::from_str(&line).unwrap();
                 self.schemas.check_line(&value);
                 self.seen.push(value);
@@ -319,4 +324,25 @@ pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "timed out: {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Text a hostile model or page writes to take over a terminal (tui-rpc
+/// #2, #4): a window title (OSC 0), clear screen (CSI), a hyperlink (OSC 8),
+/// the clipboard (OSC 52), a C1 CSI (U+009B), BEL, DEL, CR, NEL, bidi
+/// overrides and isolates, U+061C, zero-width characters, a BOM, a soft
+/// hyphen, U+2028, a Hangul filler, a tag character.
+pub const HOSTILE: &str = "\u{1b}]0;TITLE\u{7}\u{1b}[2J\u{1b}]8;;http://evil.test/\u{1b}\\link\u{1b}]8;;\u{1b}\\\u{1b}]52;c;ZXZpbA==\u{7}\u{9b}31m\u{7f}\r\u{85}\u{202e}\u{2066}\u{61c}\u{200b}\u{2060}\u{feff}\u{ad}\u{2028}\u{3164}\u{e0041}end";
+
+/// The characters of `text` a terminal would act on or not show: controls
+/// other than newline and tab, and every non-printing character of
+/// [`HOSTILE`]. Empty when `text` is safe to print.
+pub fn raw_chars(text: &str) -> Vec<String> {
+    let hostile: Vec<char> = HOSTILE
+        .chars()
+        .filter(|c| !c.is_ascii_graphic() && *c != ' ')
+        .collect();
+    text.chars()
+        .filter(|c| (c.is_control() && !matches!(c, '\n' | '\t')) || hostile.contains(c))
+        .map(|c| format!("U+{:04X}", u32::from(c)))
+        .collect()
 }
