@@ -198,12 +198,16 @@ fn env_hooks_paths(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
         .collect()
 }
 
-/// Reads `file` and what it includes; adds every `core.hooksPath` value.
+/// Reads `file` and what it includes; adds every `core.hooksPath` value to
+/// `out` and every included file (placed, `.` and `..` taken out) to
+/// `included`. An include that cannot be placed (`~/…` with no home
+/// folder known) fails closed: git would read a file this cannot name.
 fn read_config(
     file: &Path,
     home: Option<&Path>,
     depth: usize,
     out: &mut Vec<String>,
+    included: &mut Vec<PathBuf>,
 ) -> Result<(), Unsure> {
     if depth > MAX_INCLUDE_DEPTH {
         return Err(GitConfigUnsure(format!(
@@ -226,10 +230,19 @@ fn read_config(
     let parsed = parse(&text);
     out.extend(parsed.hooks_paths);
     let base = file.parent().unwrap_or(Path::new("/"));
-    for include in parsed.includes {
-        if let Some(path) = resolve(&include, base, home) {
-            read_config(&path, home, depth + 1, out)?;
+    for include in parsed.includes.iter().filter(|value| !value.is_empty()) {
+        let path = resolve(include, base, home)
+            .map(|path| lexical(&path))
+            .ok_or_else(|| {
+                GitConfigUnsure(format!(
+                    "{} includes {include}, a file in the home folder, which is unknown",
+                    file.display()
+                ))
+            })?;
+        if !included.contains(&path) {
+            included.push(path.clone());
         }
+        read_config(&path, home, depth + 1, out, included)?;
     }
     Ok(())
 }
@@ -267,6 +280,11 @@ fn repository_configs(dot_git: &Path) -> Result<Vec<PathBuf>, Unsure> {
 /// holding the project from above. With no repository at all, the shared
 /// (system, global, environment) values are placed from the project, where
 /// a `git init` would put them. Reads the environment like git does.
+///
+/// Also every configuration file those configurations include
+/// (`include.path`, `includeIf.*.path`, placed from the including file):
+/// configuration names programs git runs (proof5 #14), so PERM-7 protects
+/// these paths exactly like the hooks folders.
 pub fn git_hook_folders(
     project: &Path,
     nested: &[PathBuf],
@@ -296,8 +314,9 @@ fn hook_folders_with(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<PathBuf>, Unsure> {
     let mut shared = env_hooks_paths(env);
+    let mut included = Vec::new();
     for file in shared_files(home, env) {
-        read_config(&file, home, 0, &mut shared)?;
+        read_config(&file, home, 0, &mut shared, &mut included)?;
     }
     let mut folders = Vec::new();
     let mut place = |values: &[String], work_tree: &Path| -> Result<(), Unsure> {
@@ -321,9 +340,18 @@ fn hook_folders_with(
         let work_tree = dot_git.parent().unwrap_or(project);
         let mut values = shared.clone();
         for file in repository_configs(dot_git)? {
-            read_config(&file, home, 0, &mut values)?;
+            read_config(&file, home, 0, &mut values, &mut included)?;
         }
         place(&values, work_tree)?;
+    }
+    // proof5 #14: a file git's configuration includes is configuration
+    // too (`core.fsmonitor`, `core.hooksPath`, drivers: programs the host's
+    // next git command runs), and `include.path = ../.gitconfig` puts it in
+    // the work tree. Protected like a hooks folder: the path itself.
+    for file in included {
+        if !folders.contains(&file) {
+            folders.push(file);
+        }
     }
     Ok(folders)
 }
@@ -404,6 +432,7 @@ mod tests {
         assert_eq!(
             rel,
             [
+                ".git/extra.inc",
                 ".githooks",
                 ".husky",
                 "ci-hooks",
@@ -426,6 +455,33 @@ mod tests {
         std::fs::write(project.join(".git/loop"), "[include]\n\tpath = loop\n").unwrap();
         let err = hook_folders_with(&project, &repos[..1], Some(&home), &|_| None).unwrap_err();
         assert!(err.0.contains("deeper"), "{err:?}");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    // proof5 #14: `include.path = ../.gitconfig` (and `includeIf`) make a
+    // work-tree file git configuration; it is named, placed from `.git`,
+    // even before it exists; one that cannot be placed fails closed.
+    // proves: PERM-7, SBX-6
+    #[test]
+    fn included_configuration_files_are_named_and_unplaceable_ones_fail_closed() {
+        let base = tree("include");
+        let (home, project) = (base.join("home"), base.join("home/app"));
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::write(
+            project.join(".git/config"),
+            "[include]\n\tpath = ../.gitconfig\n[includeIf \"onbranch:main\"]\n\tpath = ../conf/git.inc\n",
+        )
+        .unwrap();
+        std::fs::write(project.join(".gitconfig"), "[include]\n\tpath = more.inc\n").unwrap();
+        let repos = [project.join(".git")];
+        let found = hook_folders_with(&project, &repos, Some(&home), &|_| None).unwrap();
+        for file in [".gitconfig", "conf/git.inc", "more.inc"] {
+            assert!(found.contains(&project.join(file)), "{file}: {found:?}");
+        }
+        // `~/…` with no home folder known: unsure, never skipped.
+        std::fs::write(project.join(".git/config"), "[include]\n\tpath = ~/x.inc\n").unwrap();
+        let err = hook_folders_with(&project, &repos, None, &|_| None).unwrap_err();
+        assert!(err.0.contains("x.inc"), "{err:?}");
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -439,7 +439,9 @@ impl ProtectedPaths {
     /// The `core.hooksPath` rule: inside a hooks folder, or a folder that
     /// holds one; every path when the folder is unknown.
     fn hook_rule(&self, placed: &Placed) -> Option<String> {
-        const WHAT: &str = "git's hooks folder (core.hooksPath names it: git runs its scripts)";
+        const WHAT: &str = "git's hooks folder or a configuration file git includes \
+             (core.hooksPath / include.path name it: git runs its scripts and the programs \
+             its settings name)";
         if let Some(why) = &self.hooks_unknown {
             return Some(format!(
                 "possibly a git hook: where git takes hooks from cannot be read ({why}), so \

@@ -2042,3 +2042,106 @@ fn the_real_home_is_refused_as_project_whatever_home_says() {
     assert_eq!(result["rule"], "BEYOND-3", "{result}");
     assert!(result.get("exit_code").is_none(), "it ran: {result}");
 }
+
+// proof5 #16: a writable run made the project root (no `.git`) or `docs/`
+// inside a repository a folder git takes as a bare repository (`HEAD`,
+// `objects/`, `refs/` and a `config` naming `core.fsmonitor`); the host's
+// next `git status` there ran the planted program. After the run the parts
+// that make it one are moved aside and reported.
+// proves: SBX-6
+#[test]
+fn a_folder_made_to_pass_for_a_git_repository_is_moved_aside_and_reported() {
+    let plant = |dir: &str| {
+        format!(
+            "mkdir -p {dir}objects {dir}refs/heads && echo 'ref: refs/heads/main' > {dir}HEAD && \
+             printf '[core]\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"echo FSMON-PLANTED >&2; false\"\\n' \
+             > {dir}config && echo planted"
+        )
+    };
+    for (repo, dir) in [(false, ""), (true, "docs/")] {
+        let world = World::new();
+        if repo {
+            repository(&world);
+        }
+        let result = world.sh(&["--writable-project"], &plant(dir));
+        assert!(stdout(&result).contains("planted"), "{result}");
+        let notes = result["notes"].to_string();
+        assert!(notes.contains("SBX-6"), "{dir}: {result}");
+        assert!(notes.contains(&format!("{dir}HEAD")), "{dir}: {result}");
+        for part in ["HEAD", "config"] {
+            let path = world.project.join(format!("{dir}{part}"));
+            assert!(!path.exists(), "{} stayed: {result}", path.display());
+        }
+        // The host's git there no longer takes the folder as a repository.
+        let host = Command::new("git")
+            .arg("-C")
+            .arg(world.project.join(dir))
+            .args(["status", "--porcelain"])
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CEILING_DIRECTORIES", &world.base)
+            .output()
+            .unwrap();
+        assert!(
+            !String::from_utf8_lossy(&host.stderr).contains("FSMON-PLANTED"),
+            "{dir}: {host:?}"
+        );
+    }
+    // One that was there before the run is locked: its config cannot be
+    // written, and a new one is moved aside.
+    let world = World::new();
+    for d in ["fixture/objects", "fixture/refs"] {
+        std::fs::create_dir_all(world.project.join(d)).unwrap();
+    }
+    std::fs::write(world.project.join("fixture/HEAD"), "ref: refs/heads/main\n").unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let result = world.sh(
+        &["--writable-project"],
+        "echo garbage > fixture/HEAD || echo head-locked; echo '[core]' > fixture/config; true",
+    );
+    assert!(stdout(&result).contains("head-locked"), "{result}");
+    assert_eq!(
+        std::fs::read_to_string(world.project.join("fixture/HEAD")).unwrap(),
+        "ref: refs/heads/main\n"
+    );
+    assert!(!world.project.join("fixture/config").exists(), "{result}");
+    assert!(
+        result["notes"].to_string().contains("fixture/config"),
+        "{result}"
+    );
+}
+
+// proof5 #14: `.git/config` includes a work-tree file (`include.path =
+// ../.gitconfig`): it is git configuration, so a writable run cannot change
+// it (the host's next `git status` ran a `core.fsmonitor` appended there).
+// proves: SBX-6
+#[test]
+fn a_configuration_file_git_includes_stays_read_only_in_a_writable_project() {
+    let world = World::new();
+    repository(&world);
+    std::fs::write(
+        world.project.join(".git/config"),
+        "[core]\n\tbare = false\n[include]\n\tpath = ../.gitconfig\n",
+    )
+    .unwrap();
+    std::fs::write(world.project.join(".gitconfig"), "[alias]\n\tst = status\n").unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let result = world.sh(
+        &["--writable-project"],
+        "printf '[core]\\n\\tfsmonitor = \"echo X >&2\"\\n' >> .gitconfig || echo include-locked; \
+         echo code > src/main.rs && echo src-ok",
+    );
+    let text = stdout(&result);
+    assert!(
+        text.contains("include-locked") && text.contains("src-ok"),
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(world.project.join(".gitconfig")).unwrap(),
+        "[alias]\n\tst = status\n"
+    );
+}

@@ -76,9 +76,14 @@ pub(super) fn scan_project(
             None => continue,
         };
         let mut children: Vec<(PathBuf, String, bool)> = Vec::new();
+        let mut listed = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|err| unreadable(&dir, &err))?;
             let kind = entry.file_type().map_err(|err| unreadable(&dir, &err))?;
+            listed.push((entry, kind));
+        }
+        let repository = !in_protected && passes_for_a_repository(&listed);
+        for (entry, kind) in listed {
             let path = entry.path();
             let name = entry.file_name();
             // A name that is not UTF-8 is none of PERM-7's names; a
@@ -100,6 +105,18 @@ pub(super) fn scan_project(
                 if kind.is_dir() && !object_store {
                     children.push((path, rel, true));
                 }
+                continue;
+            }
+            if repository && REPOSITORY_PARTS.contains(&name.as_ref()) {
+                // proof5 #16: this folder passes for a git repository, so
+                // git there reads its `config` (core.fsmonitor) and hooks:
+                // locked like `.git`'s, and if the run made the folder one,
+                // the parts are new and are moved aside after it.
+                if kind.is_dir() {
+                    children.push((path.clone(), rel.clone(), true));
+                }
+                scan.protected.push(path.clone());
+                scan.described.push((path, REPOSITORY_WHAT.to_string()));
                 continue;
             }
             if let Some(hit) = protected_paths.protects(&rel) {
@@ -142,6 +159,31 @@ pub(super) fn scan_project(
     // A pinned folder that is itself protected is bound read-only instead.
     scan.pinned.retain(|dir| !scan.protected.contains(dir));
     Ok(scan)
+}
+
+/// The entries of a folder git takes as a repository that say what git
+/// runs or where it reads that from (proof5 #16): locked, or moved aside
+/// when the run made them.
+const REPOSITORY_PARTS: [&str; 5] = ["HEAD", "config", "config.worktree", "commondir", "hooks"];
+
+const REPOSITORY_WHAT: &str = "part of a folder git takes as a repository (it holds `HEAD`, \
+     `objects/` and `refs/`): git there runs the programs its `config` names \
+     (core.fsmonitor) and its hooks";
+
+/// Whether a folder with these entries passes for a git repository: git's
+/// discovery accepts any folder with a `HEAD` file and `objects/` and
+/// `refs/` folders (or a `commondir` file naming where they are) as a bare
+/// repository, wherever it is (outside attacker's proof5 #16: `docs/` or
+/// the project root made one, the host's next `git status` there ran the
+/// planted `core.fsmonitor`). Links count as what they may point to.
+fn passes_for_a_repository(entries: &[(std::fs::DirEntry, std::fs::FileType)]) -> bool {
+    let has = |wanted: &str, dir: bool| {
+        entries.iter().any(|(entry, kind)| {
+            entry.file_name() == wanted
+                && (kind.is_symlink() || if dir { kind.is_dir() } else { !kind.is_dir() })
+        })
+    };
+    has("HEAD", false) && ((has("objects", true) && has("refs", true)) || has("commondir", false))
 }
 
 /// Adds the folders `core.hooksPath` names inside the project, for every
@@ -570,6 +612,35 @@ mod tests {
         );
         assert_eq!(rel(&scan.pinned), ["src", "vendor", "vendor/lib"]);
         assert_eq!(rel(&scan.sockets), ["src/app.sock"]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    // proof5 #16: a folder holding `HEAD`, `objects/` and `refs/` (the
+    // project root too) is a repository to git: its config and HEAD are
+    // locked; a folder with only some of the parts is not touched.
+    // proves: SBX-6
+    #[test]
+    fn a_folder_that_passes_for_a_git_repository_has_its_parts_locked() {
+        let root = project("bare");
+        for dir in [
+            "objects",
+            "refs/heads",
+            "docs/objects",
+            "docs/refs",
+            "half/objects",
+        ] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        for file in ["HEAD", "config", "docs/HEAD", "half/HEAD", "half/config"] {
+            std::fs::write(root.join(file), "x").unwrap();
+        }
+        let scan = scan_project(&root, Unlistable::Refuse).unwrap();
+        let rel: Vec<String> = scan
+            .protected
+            .iter()
+            .map(|p| p.strip_prefix(&root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(rel, ["HEAD", "config", "docs/HEAD"]);
         std::fs::remove_dir_all(&root).unwrap();
     }
 
