@@ -125,6 +125,9 @@ impl SharedRedactor {
     }
 
     /// Teaches the shared redactor more secrets; returns the refused ones.
+    /// A deferred redactor stays deferred: the accepted values join the
+    /// ones it will be built from at its first use (one build for all,
+    /// instead of one now and one more for each addition).
     pub fn add_secrets<I, S>(&self, secrets: I) -> Vec<RejectedSecret>
     where
         I: IntoIterator<Item = S>,
@@ -132,7 +135,16 @@ impl SharedRedactor {
     {
         match self.inner.write() {
             Ok(mut guard) => {
-                let (next, rejected) = guard.ready().with_more(secrets);
+                if let Some(values) = guard.deferred.as_mut() {
+                    // Kept as given: the build takes them as `Redactor::new`
+                    // does, exactly as if they had been there from the start.
+                    let more: Vec<String> =
+                        secrets.into_iter().map(|s| s.as_ref().to_owned()).collect();
+                    let (_, rejected) = Redactor::accept(&more);
+                    values.extend(more);
+                    return rejected;
+                }
+                let (next, rejected) = guard.built.with_more(secrets);
                 guard.built = next;
                 rejected
             }

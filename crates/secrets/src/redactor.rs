@@ -168,6 +168,18 @@ impl Redactor {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        let (accepted, rejected) = Redactor::accept(secrets);
+        (Redactor::from_accepted(accepted), rejected)
+    }
+
+    /// The values [`Redactor::new`] searches for `secrets` (each accepted
+    /// value, its trimmed form, the password of a `user:password` value),
+    /// and the refused ones; nothing is built.
+    pub(crate) fn accept<I, S>(secrets: I) -> (Vec<String>, Vec<RejectedSecret>)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
         let mut accepted: Vec<String> = Vec::new();
         let mut rejected = Vec::new();
         for secret in secrets {
@@ -194,7 +206,7 @@ impl Redactor {
                     .map(str::to_owned),
             );
         }
-        (Redactor::from_accepted(accepted), rejected)
+        (accepted, rejected)
     }
 
     /// Builds a redactor from the secret variables of an environment (by
@@ -221,9 +233,11 @@ impl Redactor {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        // One automaton, for the whole set (the new values are only
+        // checked, not compiled on their own first).
         let mut all: Vec<String> = self.secrets().to_vec();
-        let (extra, rejected) = Redactor::new(more);
-        all.extend(extra.secrets().iter().cloned());
+        let (extra, rejected) = Redactor::accept(more);
+        all.extend(extra);
         (Redactor::from_accepted(all), rejected)
     }
 

@@ -175,3 +175,36 @@ fn a_deferred_redactor_redacts_from_the_first_line() {
     let debug = format!("{later:?} {:?}", SharedRedactor::deferred([SECRET]));
     assert!(!debug.contains(SECRET), "{debug}");
 }
+
+// proves: A-1, REDACT-1 (secrets added to a deferred redactor — the
+// gateway token, the project's `.env` values at `ploy -p`'s start — are
+// checked at once (a short one is refused as with a built redactor), stay
+// deferred without a build, and are all searched from the first use, in
+// every encoding, exactly as a redactor built from all of them at once)
+#[test]
+fn secrets_added_to_a_deferred_redactor_wait_for_one_build() {
+    let token = "gw-token-added-while-deferred-9c41";
+    let user_pass = "svc:pass-word-from-dotenv-77";
+    let shared = SharedRedactor::deferred([SECRET]);
+    let rejected = shared.add_secrets([token, "short"]);
+    assert_eq!(
+        rejected.len(),
+        1,
+        "the short value is refused: {rejected:?}"
+    );
+    assert!(shared.add_secrets([user_pass]).is_empty());
+    assert!(!shared.is_built(), "adding builds nothing");
+
+    let redactor = shared.current().expect("readable");
+    assert!(shared.is_built());
+    let (all_at_once, _) = Redactor::new([SECRET, token, "short", user_pass]);
+    assert_eq!(redactor.len(), all_at_once.len());
+    for secret in [SECRET, token, user_pass, "pass-word-from-dotenv-77"] {
+        for text in encodings_of(secret) {
+            let line = format!("x {text} y");
+            let out = redactor.redact(&line);
+            assert_eq!(out, all_at_once.redact(&line), "{line}");
+            assert!(out.contains(REDACTED) && !leaks(&out, secret), "{out}");
+        }
+    }
+}
