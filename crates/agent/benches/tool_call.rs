@@ -1,7 +1,9 @@
 //! The loop's overhead per tool call (issue 11 target: median < 1 ms).
 //!
 //! * `dispatch+store`: one `read` call through the one path — parse,
-//!   `Tool::prepare`, `Permission::assert`, the tool's run on a 2 KiB file,
+//!   the stored marks and approvals re-read (TAINT-2: one `PRAGMA
+//!   data_version` when nothing changed), `Tool::prepare`,
+//!   `Permission::assert`, the tool's run on a 2 KiB file,
 //!   redaction (a redactor that knows 50 secrets), the 50 KiB cap — and the
 //!   store's write of the exchange (tool call, decision, result: one
 //!   transaction, an ordinary write: `synchronous=NORMAL` in WAL mode; only
@@ -80,8 +82,13 @@ fn dispatch_and_store(c: &mut Criterion) {
         .id;
     let rules = Arc::new(Mutex::new(ConversationRules::new()));
     let root = ProjectRoot::new(&world.project).unwrap();
-    let policy =
-        Arc::new(Policy::new(root.clone(), Rules::builtin(), rules.clone(), Vec::new()).unwrap());
+    // As `Session::open` wires it: the policy re-reads the stored marks and
+    // approvals once per call (TAINT-2).
+    let policy = Arc::new(
+        Policy::new(root.clone(), Rules::builtin(), rules.clone(), Vec::new())
+            .unwrap()
+            .reading_store(store.clone(), conversation.clone(), key.clone()),
+    );
     let reads = policy.read_gate("shell");
     let dispatcher = Dispatcher::new(
         policy,

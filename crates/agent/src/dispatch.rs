@@ -201,23 +201,28 @@ impl Policy {
         &self.root
     }
 
-    /// Decide one action: `Permission::assert` with the conversation's
-    /// current rules and the saved approvals. A poisoned lock denies (a
-    /// decision that cannot be made is a no).
+    /// Decide one action: the stored state re-read when another process
+    /// changed it ([`Self::reading_store`]), then `Permission::assert` with
+    /// the conversation's current rules and the saved approvals. A store
+    /// that cannot be re-read or a poisoned lock denies (a decision that
+    /// cannot be made is a no).
     pub fn assert(&self, action: &Action) -> Decision {
-        self.asserts.fetch_add(1, Ordering::Relaxed);
-        if let Err(err) = self.refresh_or_mark() {
-            return Decision {
-                verdict: Verdict::Deny,
-                basis: ploy_policy::Basis::Default,
-                reason: format!(
-                    "the conversation's marks and approvals could not be re-read from the \
-                     store ({err}); nothing runs"
-                ),
-                requirement: "TAINT-2",
-                asked_kinds: ploy_policy::KindSet::EMPTY,
-            };
+        match self.refresh_or_mark() {
+            Ok(()) => self.decide(action),
+            Err(err) => {
+                self.asserts.fetch_add(1, Ordering::Relaxed);
+                unreadable_store(&err)
+            }
         }
+    }
+
+    /// `Permission::assert` with the state as last read, without looking
+    /// at the store: for the many checks of one dispatched call, after
+    /// [`Dispatcher::dispatch`] re-read the state once at its start (the
+    /// shell judge's and `grep`'s per-file [`ReadGate`] checks would
+    /// otherwise take the store's lock and ask SQLite once per file).
+    fn decide(&self, action: &Action) -> Decision {
+        self.asserts.fetch_add(1, Ordering::Relaxed);
         let (Ok(conversation), Ok(approvals)) = (self.conversation.lock(), self.approvals.lock())
         else {
             return Decision {
@@ -302,8 +307,27 @@ impl Policy {
     }
 }
 
+/// The refusal of every decision when the stored marks and approvals
+/// cannot be re-read (TAINT-2).
+fn unreadable_store(err: &str) -> Decision {
+    Decision {
+        verdict: Verdict::Deny,
+        basis: ploy_policy::Basis::Default,
+        reason: format!(
+            "the conversation's marks and approvals could not be re-read from the store \
+             ({err}); nothing runs"
+        ),
+        requirement: "TAINT-2",
+        asked_kinds: ploy_policy::KindSet::EMPTY,
+    }
+}
+
 /// Lets a tool that reads many files (`grep`) check each one through the
 /// same decision: only files whose `read` is allowed outright are opened.
+///
+/// It decides with the state [`Dispatcher::dispatch`] re-read from the store
+/// at the start of the call it is used in (TAINT-2 is checked once per tool
+/// call, not once per file); every gate a tool gets comes from a dispatch.
 #[derive(Debug, Clone)]
 pub struct ReadGate {
     policy: Arc<Policy>,
@@ -315,7 +339,7 @@ impl ReadGate {
     /// asking. Asks and denies are both "no": nobody is asked per file.
     pub fn may_read(&self, path: &str) -> bool {
         let action = Action::read(self.tool, path, &self.policy.root);
-        self.policy.assert(&action).is_allow()
+        self.policy.decide(&action).is_allow()
     }
 }
 
@@ -513,6 +537,21 @@ impl Dispatcher {
                 );
             }
         };
+        // TAINT-2: the marks and approvals another process stored are read
+        // once for the whole call, before `prepare` (the shell judge's read
+        // gate) and every decision below; when they cannot be read the
+        // conversation is marked and nothing of the call runs.
+        if let Err(err) = self.policy.refresh_or_mark() {
+            let refused = unreadable_store(&err);
+            let error = ToolError::rule(refused.requirement, refused.reason);
+            return self.finish(
+                call,
+                args,
+                ToolOutput::error(&call.function.name, &error),
+                None,
+                events,
+            );
+        }
         let mut prepared = match tool.prepare(&parsed, ctx) {
             Ok(prepared) if !prepared.actions.is_empty() => prepared,
             Ok(_) => {
@@ -541,7 +580,7 @@ impl Dispatcher {
         let decisions: Vec<(Decision, &Action)> = prepared
             .actions
             .iter()
-            .map(|action| (self.policy.assert(action), action))
+            .map(|action| (self.policy.decide(action), action))
             .collect();
         let pick = decisions
             .iter()
