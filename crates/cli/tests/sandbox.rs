@@ -178,6 +178,52 @@ fn sandbox_output_is_redacted_and_secret_env_is_not_passed() {
     assert!(!stdout.contains("OPENAI_API_KEY"), "{stdout}");
 }
 
+// proves: REDACT-1, SBX-4 (secrets known from the project, not the
+// environment: a `.env` value and an `.npmrc` token are redacted from
+// `ploy sandbox run` and `ploy proof run` output, even when the program
+// deletes `.env` before it ends)
+#[test]
+fn project_secrets_are_redacted_from_sandbox_and_proof_output() {
+    const DB: &str = "Hunter2Hunter2Zebra";
+    const TOKEN: &str = "ghp_R3alT0kenValue1234567890abcdefABCD";
+    let world = World::new();
+    world
+        .dir
+        .write("home/proj/.env", format!("DB_PASSWORD={DB}\n"));
+    world.dir.write(
+        "home/proj/remote.txt",
+        format!("url = https://alice:{TOKEN}@github.com/alice/repo.git\n"),
+    );
+    world.dir.write(
+        "home/proj/.npmrc",
+        format!("//registry.example/:_authToken={TOKEN}\n"),
+    );
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.base, uid, gid);
+    }
+    let out = world.sandbox_sh("cat .env remote.txt; echo $(cat .env); rm -f .env");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("DB_PASSWORD="), "{stdout}");
+    assert!(
+        !stdout.contains(DB) && !stdout.contains("R3alT0ken"),
+        "{stdout}"
+    );
+    world
+        .dir
+        .write("home/proj/.env", format!("DB_PASSWORD={DB}\n"));
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.base, uid, gid);
+    }
+    let out = world.ploy(&["proof", "run", "cat .env remote.txt", "--json"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("DB_PASSWORD="), "{out:?}");
+    assert!(
+        !report.contains(DB) && !report.contains("R3alT0ken"),
+        "{report}"
+    );
+}
+
 // proves: PROOF-6, BEYOND-4
 #[test]
 fn proof_run_passes_fails_refuses_and_never_changes_tracked_files() {

@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ploy_secrets::Redactor;
+use ploy_secrets::{Redactor, SecretSet};
 
 /// `count` distinct key-like secrets.
 fn secrets(count: usize) -> Vec<String> {
@@ -61,5 +61,40 @@ fn bench_redact(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_redact);
+/// A typical developer environment: 50 variables, 3 of them secrets
+/// (an API key by name, a token by shape, a database URL).
+fn typical_env() -> Vec<(String, String)> {
+    let mut vars: Vec<(String, String)> = (0..47)
+        .map(|i| (format!("VAR_{i}"), format!("/usr/lib/value-{i}:/opt/bin")))
+        .collect();
+    vars.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
+    vars.push(("OPENAI_API_KEY".into(), "sk-proj-T3BlbkFJq8Zr2mVw9xLc4nPd7sKe1Hy".into()));
+    vars.push(("GH".into(), "ghp_R4nd0mT0k3nF0rT3st1ngPurp0s3s0nly1".into()));
+    vars.push((
+        "DATABASE_URL".into(),
+        "postgres://app:Sup3rS3cretDbPw@db.internal:5432/app".into(),
+    ));
+    vars
+}
+
+/// Construction cost (a process builds its redactor at start: the hook,
+/// `ploy -p`): the set from a typical environment, then the compiled redactor.
+fn bench_construct(c: &mut Criterion) {
+    let vars = typical_env();
+    let mut group = c.benchmark_group("construct");
+    group.bench_function("set from 50 env vars", |b| {
+        b.iter(|| black_box(SecretSet::from_env(black_box(vars.clone()), &|_| false).len()))
+    });
+    let set = SecretSet::from_env(vars.clone(), &|_| false);
+    group.bench_function("redactor of a typical env (3 secrets)", |b| {
+        b.iter(|| black_box(set.redactor()))
+    });
+    let hundred = secrets(100);
+    group.bench_function("redactor of 100 secrets", |b| {
+        b.iter(|| black_box(Redactor::new(black_box(&hundred)).0))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_redact, bench_construct);
 criterion_main!(benches);
