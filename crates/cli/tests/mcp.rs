@@ -27,31 +27,7 @@ struct Session {
 /// `ploy mcp` in a fresh root (settings with the profile, a project with a
 /// file holding a secret of the server's environment), and a client.
 async fn start() -> Session {
-    let dir = TempDir::with_config_and_state("mcp");
-    dir.write_settings(support::WORKSPACE_PROFILE);
-    dir.write("home/proj/data.txt", "a\nb\na\n");
-    dir.write("home/proj/leak.txt", format!("key={CANARY}\n"));
-    dir.write(
-        "hosts",
-        "192.0.2.1 html.duckduckgo.com\n192.0.2.1 en.wikipedia.org\n",
-    );
-    let mut child = tokio::process::Command::new(support::PLOY)
-        .arg("mcp")
-        .arg("--hosts")
-        .arg(dir.path().join("hosts"))
-        .current_dir(dir.path().join("home/proj"))
-        .env("PLOY_CONFIG_DIR", dir.config())
-        .env("PLOY_STATE_DIR", dir.state())
-        .env("HOME", dir.path().join("home"))
-        .env("OPENAI_API_KEY", CANARY)
-        .env("PLOY_LOG", "info")
-        .env_remove("PLOY_MODEL")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let (dir, mut child) = spawn();
     let stdout = child.stdout.take().unwrap();
     let stdin = child.stdin.take().unwrap();
     let stderr = child.stderr.take().unwrap();
@@ -69,6 +45,88 @@ async fn start() -> Session {
         stderr: rx,
         _dir: dir,
     }
+}
+
+/// The server process in its fresh root, pipes not yet taken.
+fn spawn() -> (TempDir, tokio::process::Child) {
+    let dir = TempDir::with_config_and_state("mcp");
+    dir.write_settings(support::WORKSPACE_PROFILE);
+    dir.write("home/proj/data.txt", "a\nb\na\n");
+    dir.write("home/proj/leak.txt", format!("key={CANARY}\n"));
+    dir.write(
+        "hosts",
+        "192.0.2.1 html.duckduckgo.com\n192.0.2.1 en.wikipedia.org\n",
+    );
+    let child = tokio::process::Command::new(support::PLOY)
+        .arg("mcp")
+        .arg("--hosts")
+        .arg(dir.path().join("hosts"))
+        .current_dir(dir.path().join("home/proj"))
+        .env("PLOY_CONFIG_DIR", dir.config())
+        .env("PLOY_STATE_DIR", dir.state())
+        .env("HOME", dir.path().join("home"))
+        .env("OPENAI_API_KEY", CANARY)
+        .env("PLOY_LOG", "info")
+        .env_remove("PLOY_MODEL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    (dir, child)
+}
+
+// proves: REDACT-1 (integrations #9: the protocol layer echoed a client's
+// method name, a secret of the server's environment, back in clear)
+#[tokio::test]
+async fn protocol_errors_that_echo_the_client_are_redacted_too() {
+    use tokio::io::AsyncWriteExt;
+    let (_dir, mut child) = spawn();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let messages = [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-06-18","capabilities":{},
+            "clientInfo":{"name":"t","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":5,"method":CANARY}),
+    ];
+    for message in &messages {
+        stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    stdin.flush().await.unwrap();
+    let mut answer = None;
+    while let Some(line) = tokio::time::timeout(Duration::from_secs(60), stdout.next_line())
+        .await
+        .expect("an answer in time")
+        .unwrap()
+    {
+        assert!(
+            !line.contains(CANARY),
+            "the secret reached the client: {line}"
+        );
+        let value: Value = serde_json::from_str(&line).expect("each line stays JSON");
+        if value["id"] == json!(5) {
+            answer = Some(value);
+            break;
+        }
+    }
+    let answer = answer.expect("an answer to the unknown method");
+    assert_eq!(answer["error"]["code"], json!(-32601), "{answer}");
+    assert!(
+        answer.to_string().contains("[REDACTED]"),
+        "the echoed method is shown redacted: {answer}"
+    );
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .expect("ends when stdin closes")
+        .unwrap();
+    assert!(status.success(), "{status}");
 }
 
 fn args(value: Value) -> Map<String, Value> {

@@ -292,8 +292,60 @@ pub enum ServeError {
 
 /// Serve over stdin/stdout until the client goes away.
 pub async fn serve_stdio(server: Server) -> Result<(), ServeError> {
+    // Every byte for the client passes the one redactor (REDACT-1), also
+    // what ploy does not write itself: rmcp's protocol errors echo the
+    // client's own method names and ids.
+    let (to_client, from_server) = tokio::io::duplex(64 * 1024);
+    let forward = tokio::spawn(forward_redacted(
+        from_server,
+        tokio::io::stdout(),
+        server.redactor.clone(),
+    ));
+    let served = serve_on(server, to_client).await;
+    // The handler and its writer are gone: the forwarder drains and ends.
+    let forwarded = match forward.await {
+        Ok(result) => result,
+        Err(err) => Err(std::io::Error::other(format!(
+            "the output task failed: {err}"
+        ))),
+    };
+    match (served, forwarded) {
+        (_, Err(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => {
+            Err(ServeError::ClientGone)
+        }
+        (Err(err), _) => Err(err),
+        (Ok(()), Err(err)) => Err(ServeError::Failed(format!(
+            "the MCP session's output could not be written: {err}"
+        ))),
+        (Ok(()), Ok(())) => Ok(()),
+    }
+}
+
+/// Copy newline-delimited JSON-RPC messages from `from` to `to`, each line
+/// through the redactor. A line is redacted whole, so a secret is never cut
+/// between two reads; replacing a value inside a JSON string keeps it JSON.
+async fn forward_redacted<R, W>(from: R, mut to: W, redactor: Redactor) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut from = tokio::io::BufReader::new(from);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if from.read_until(b'\n', &mut line).await? == 0 {
+            return to.flush().await;
+        }
+        to.write_all(&redactor.redact_bytes(&line)).await?;
+        to.flush().await?;
+    }
+}
+
+/// Serve the client on stdin, writing to `to_client`, until it goes away.
+async fn serve_on(server: Server, to_client: tokio::io::DuplexStream) -> Result<(), ServeError> {
     let running = Handler::new(server)
-        .serve(rmcp::transport::stdio())
+        .serve((tokio::io::stdin(), to_client))
         .await
         .map_err(|e| {
             // rmcp keeps the transport's error in a field that is not its
