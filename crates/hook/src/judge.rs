@@ -97,6 +97,9 @@ pub enum Call {
         outgoing: String,
         /// The mark stored before the call runs.
         mark: TaintMark,
+        /// The host tool's own kind (`web` for a fetcher, `shell` for a
+        /// Bash line that reaches the network), as for `Actions`.
+        native: KindSet,
     },
     /// ploy has nothing to say about this tool.
     Pass,
@@ -116,8 +119,8 @@ pub struct Context {
     pub cwd: PathBuf,
     /// ploy's state folder.
     pub state_dir: PathBuf,
-    /// Where the known secrets come from (the environment, the working
-    /// folder's `.env` files, settings `secrets`), read on first use.
+    /// Where the known secrets come from (the environment, the `.env` files
+    /// of the enclosing git work tree's root, settings `secrets`), read on first use.
     secret_sources: SecretSources,
     /// The redactor of the known secrets, and why they could not all be
     /// read (then web calls are refused, BEYOND-6).
@@ -185,7 +188,12 @@ impl Context {
             .map(Settings::secrets)
             .cloned()
             .unwrap_or_default();
-        let secret_sources = SecretSources::new(Some(cwd), &declared.env, &declared.files);
+        // The project's secrets, not only the working folder's: Claude Code
+        // reports the Bash tool's folder as `cwd`, so after `cd src` the
+        // root's `.env` must still be known (secrets5 #2).
+        let secrets_folder = enclosing_work_tree(cwd, folders.home.as_deref());
+        let secret_sources =
+            SecretSources::new(Some(&secrets_folder), &declared.env, &declared.files);
         Ok(Self {
             hook,
             rules: resolved.rules,
@@ -198,7 +206,7 @@ impl Context {
     }
 
     /// The redactor of every known secret (`ploy_secrets::known_secrets`:
-    /// the environment, the working folder's `.env` files, settings
+    /// the environment, the work tree root's `.env` files, settings
     /// `secrets`), built on first use: only calls that send something out
     /// or print a reason pay for reading them. When a secret file cannot
     /// be read, the environment's secrets alone (web calls are then
@@ -264,7 +272,26 @@ impl Context {
                 action,
                 outgoing,
                 mark,
+                native,
             } => {
+                // URL-1: an address ploy's own door would refuse (loopback,
+                // private, metadata, local names, numeric spellings) is
+                // refused for the host's fetcher too, whatever the rules
+                // (secrets5 #17). The host resolves names itself: a public
+                // name that resolves to a private address is a limit the
+                // hook cannot close (docs/hook.md).
+                if let ploy_policy::Target::Url(url) = action.target()
+                    && let Err(refusal) = ploy_egress::check_url_text(url)
+                {
+                    return Answer::Deny {
+                        reason: format!(
+                            "the {} would reach an address ploy never fetches: {}",
+                            action.tool(),
+                            refusal.reason
+                        ),
+                        requirement: refusal.rule,
+                    };
+                }
                 let state = match sessions.state(session) {
                     Ok(state) => state,
                     Err(err) => {
@@ -299,11 +326,15 @@ impl Context {
                     };
                 }
                 if let Some(found) = self.redactor().find_secret(outgoing.as_bytes()) {
+                    // The form only: the reason goes back to the model, so
+                    // never a character of the value nor where it sits
+                    // (secrets5 #3).
                     return Answer::Deny {
                         reason: format!(
-                            "the {} carries a secret ploy knows ({found}); it would leave the \
+                            "the {} carries a secret ploy knows (in {} form); it would leave the \
                              machine",
-                            action.tool()
+                            action.tool(),
+                            found.form.as_str()
                         ),
                         requirement: "BEYOND-6",
                     };
@@ -318,9 +349,7 @@ impl Context {
                         requirement: "TAINT-3",
                     };
                 }
-                let mut native = KindSet::EMPTY;
-                native.insert(ploy_policy::ActionKind::Web);
-                let answer = self.answer(action, &decision, native);
+                let answer = self.answer(action, &decision, *native);
                 if !matches!(answer, Answer::Ask { .. } | Answer::Deny { .. }) {
                     self.record_visit(sessions, session, action);
                 }
@@ -396,6 +425,21 @@ fn stricter(a: Answer, b: Answer) -> Answer {
         }
     }
     if rank(&b) > rank(&a) { b } else { a }
+}
+
+/// The nearest folder from `cwd` up that holds `.git` (a git work tree's
+/// root), never above the home folder or at `/`; `cwd` itself when there is
+/// none.
+pub fn enclosing_work_tree(cwd: &Path, home: Option<&Path>) -> PathBuf {
+    for folder in cwd.ancestors() {
+        if folder.parent().is_none() || home.is_some_and(|h| folder == h) {
+            break;
+        }
+        if folder.join(".git").symlink_metadata().is_ok() {
+            return folder.to_path_buf();
+        }
+    }
+    cwd.to_path_buf()
 }
 
 /// The project's settings and trust for a canonical folder: saved decisions

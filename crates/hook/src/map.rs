@@ -14,13 +14,14 @@
 //! | `mcp__*__sandbox_run`, `mcp__*__proof_run` (ploy's own, any server name) | `shell` of `command` / `line`; cannot be remapped |
 //! | `mcp__*` matching `hook.web_tools` | `web` of the input's `url` (else its `query`); marks first |
 //! | a tool named in `hook.tools` | the kind configured |
-//! | `Task`, `TodoWrite`, `ExitPlanMode`, … and other MCP tools | no decision |
+//! | other `mcp__*` tools | marks first, secrets checked, judged as a command named after the tool (`unknown_mcp_call`) |
+//! | `Task`, `TodoWrite`, `ExitPlanMode`, … | no decision |
 //! | any other name | refused: ploy cannot judge a tool it does not know |
 //!
 //! Every path is also resolved on the disk (symbolic links followed), and
 //! both forms are judged (PERM-7 through a link).
 
-use ploy_policy::{Action, ActionKind, KindSet, TaintSource};
+use ploy_policy::{Action, ActionKind, KindSet, TaintMark, TaintSource};
 use serde_json::{Map, Value};
 
 use crate::config::ToolKind;
@@ -124,6 +125,7 @@ pub fn claude_code_call(
                 action: Action::web_search(tool, WEB_SEARCH_SERVICE, query),
                 outgoing: input_text(input),
                 mark: web_mark(tool, TaintSource::Tool(tool.to_string())),
+                native: kinds(&[ActionKind::Web]),
             })
         }
         name if PASS_TOOLS.contains(&name) => Ok(Call::Pass),
@@ -135,7 +137,7 @@ pub fn claude_code_call(
         }
         name => match ctx.hook.configured_kind(name) {
             Some(kind) => configured_call(ctx, name, kind, input),
-            None if name.starts_with("mcp__") => Ok(Call::Pass),
+            None if name.starts_with("mcp__") => Ok(unknown_mcp_call(ctx, name, input)),
             None => Err(Refused::new(
                 "PERM-1",
                 format!(
@@ -174,11 +176,13 @@ pub fn generic_call(ctx: &Context, kind: &str, target: &str) -> Result<Call, Ref
             action: Action::navigate("check", target),
             outgoing: target.to_string(),
             mark: web_mark("check", TaintSource::Url(target.to_string())),
+            native: kinds(&[ActionKind::Web]),
         }),
         "web_search" => Ok(Call::Web {
             action: Action::web_search("check", WEB_SEARCH_SERVICE, target),
             outgoing: target.to_string(),
             mark: web_mark("web_search", TaintSource::Tool("web_search".into())),
+            native: kinds(&[ActionKind::Web]),
         }),
         other => Err(Refused::new(
             "PERM-1",
@@ -223,6 +227,7 @@ fn configured_call(
                     action: Action::web(tool, &format!("mcp:{tool}")),
                     outgoing: input_text(input),
                     mark: web_mark(tool, TaintSource::Tool(tool.to_string())),
+                    native: kinds(&[ActionKind::Web]),
                 })
             }
         },
@@ -476,7 +481,76 @@ fn expand_braces(text: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// An MCP tool ploy was not told about (secrets5 #6): it may bring text
+/// from anywhere into the session (a GitHub issue, a Slack channel, an
+/// e-mail) and it may act on the world. Fail closed: the session is marked
+/// before it runs (TAINT-1), what it sends is checked for known secrets
+/// (BEYOND-6), and it is judged as a command named after the tool, so a
+/// `shell` rule on its name allows it in a clean session and a marked
+/// session asks (PERM-3). `hook.tools` says otherwise for a tool a person
+/// knows (`none`, `read`, `edit`, `shell`, `web`).
+fn unknown_mcp_call(ctx: &Context, tool: &str, input: &Map<String, Value>) -> Call {
+    Call::Web {
+        action: shell_action(ctx, tool, tool),
+        outgoing: input_text(input),
+        mark: TaintMark {
+            reason: format!("{tool} (an MCP tool ploy does not know) may bring outside text in"),
+            source: TaintSource::Tool(tool.to_string()),
+        },
+        native: KindSet::EMPTY,
+    }
+}
+
+/// Programs that fetch from the network whatever their arguments: a Bash
+/// line running one brings outside text into the session (secrets5 #6).
+/// A list cannot be complete; `hook.sandbox_bash` (no network) is the
+/// closed form.
+const NETWORK_PROGRAMS: [&str; 22] = [
+    "curl", "wget", "wget2", "gh", "glab", "hub", "http", "https", "xh", "aria2c", "lynx", "w3m",
+    "links", "elinks", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "ftp", "tftp",
+];
+
+/// `git` subcommands that fetch from a remote.
+const NETWORK_GIT: [&str; 5] = ["fetch", "pull", "clone", "ls-remote", "archive"];
+
+/// True when a judged shell line runs a program that reads the network.
+fn reaches_network(action: &Action) -> bool {
+    action
+        .units()
+        .iter()
+        .filter(|u| u.kind == ActionKind::Shell)
+        .flat_map(|u| u.candidates.iter().chain(&u.deny_candidates))
+        .any(|words| {
+            let mut words = words.split_whitespace();
+            let program = words.next().unwrap_or("");
+            let program = program.rsplit('/').next().unwrap_or(program);
+            NETWORK_PROGRAMS.contains(&program)
+                || (program == "git" && words.any(|w| NETWORK_GIT.contains(&w)))
+        })
+}
+
 fn shell_call(ctx: &Context, tool: &str, line: &str) -> Call {
+    let action = shell_action(ctx, tool, line);
+    if reaches_network(&action) {
+        // Marked before it runs, and what it sends is checked for known
+        // secrets, as a web tool's input is (TAINT-1, BEYOND-6).
+        return Call::Web {
+            outgoing: line.to_string(),
+            mark: TaintMark {
+                reason: format!("{tool} runs a program that reads the network"),
+                source: TaintSource::Tool(tool.to_string()),
+            },
+            action,
+            native: kinds(&[ActionKind::Shell]),
+        };
+    }
+    Call::Actions {
+        actions: vec![action],
+        native: kinds(&[ActionKind::Shell]),
+    }
+}
+
+fn shell_action(ctx: &Context, tool: &str, line: &str) -> Action {
     let resolve = |p: &str| ctx.resolve(p);
     // What the line may read without naming it (a recursive grep, a glob,
     // a program ploy does not know) is judged against the project's files
@@ -486,10 +560,7 @@ fn shell_call(ctx: &Context, tool: &str, line: &str) -> Call {
         resolve: Some(&resolve),
         guarded: &guarded,
     };
-    Call::Actions {
-        actions: vec![Action::shell_judged(tool, line, &ctx.root, facts)],
-        native: kinds(&[ActionKind::Shell]),
-    }
+    Action::shell_judged(tool, line, &ctx.root, facts)
 }
 
 fn path_call(ctx: &Context, kind: ActionKind, tool: &str, path: &str) -> Call {
@@ -525,6 +596,7 @@ fn web_call(tool: &str, url: &str, input: &Map<String, Value>) -> Call {
         action: Action::navigate(tool, url),
         outgoing: input_text(input),
         mark: web_mark(tool, TaintSource::Url(url.to_string())),
+        native: kinds(&[ActionKind::Web]),
     }
 }
 
