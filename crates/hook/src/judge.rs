@@ -100,6 +100,10 @@ pub enum Call {
         /// The host tool's own kind (`web` for a fetcher, `shell` for a
         /// Bash line that reaches the network), as for `Actions`.
         native: KindSet,
+        /// The host fetches, not ploy's door: its URL gets the door's text
+        /// check here (URL-1). `false` for `ploy mcp`'s own fetches, whose
+        /// door checks the address itself after the mark.
+        host_fetch: bool,
     },
     /// ploy has nothing to say about this tool.
     Pass,
@@ -273,6 +277,7 @@ impl Context {
                 outgoing,
                 mark,
                 native,
+                host_fetch,
             } => {
                 // URL-1: an address ploy's own door would refuse (loopback,
                 // private, metadata, local names, numeric spellings) is
@@ -280,7 +285,8 @@ impl Context {
                 // (secrets5 #17). The host resolves names itself: a public
                 // name that resolves to a private address is a limit the
                 // hook cannot close (docs/hook.md).
-                if let ploy_policy::Target::Url(url) = action.target()
+                if *host_fetch
+                    && let ploy_policy::Target::Url(url) = action.target()
                     && let Err(refusal) = ploy_egress::check_url_text(url)
                 {
                     return Answer::Deny {

@@ -86,7 +86,13 @@ pub fn claude_code_call(
     };
     let optional = |name: &str| input.get(name).and_then(Value::as_str);
     match tool {
-        "Bash" => Ok(shell_call(ctx, tool, field("command")?)),
+        // With `sandbox_bash` the line runs in ploy's sandbox: no network.
+        "Bash" => Ok(shell_call(
+            ctx,
+            tool,
+            field("command")?,
+            !ctx.hook.sandbox_bash,
+        )),
         "Edit" | "MultiEdit" | "Write" => {
             Ok(path_call(ctx, ActionKind::Edit, tool, field("file_path")?))
         }
@@ -126,6 +132,7 @@ pub fn claude_code_call(
                 outgoing: input_text(input),
                 mark: web_mark(tool, TaintSource::Tool(tool.to_string())),
                 native: kinds(&[ActionKind::Web]),
+                host_fetch: true,
             })
         }
         name if PASS_TOOLS.contains(&name) => Ok(Call::Pass),
@@ -133,7 +140,7 @@ pub fn claude_code_call(
         // command, judged as Bash is, before any setting can map it
         // (integrations #8: after a WebFetch they ran with no question).
         name if let Some(field_name) = command_tool_field(name) => {
-            Ok(shell_call(ctx, tool, field(field_name)?))
+            Ok(shell_call(ctx, tool, field(field_name)?, false))
         }
         name => match ctx.hook.configured_kind(name) {
             Some(kind) => configured_call(ctx, name, kind, input),
@@ -170,19 +177,21 @@ pub fn generic_call(ctx: &Context, kind: &str, target: &str) -> Result<Call, Ref
     match kind {
         "read" => Ok(path_call(ctx, ActionKind::Read, "check", target)),
         "edit" => Ok(path_call(ctx, ActionKind::Edit, "check", target)),
-        "shell" => Ok(shell_call(ctx, "check", target)),
+        "shell" => Ok(shell_call(ctx, "check", target, true)),
         "web" => Ok(Call::Web {
             // A navigation, as WebFetch is (BEYOND-7).
             action: Action::navigate("check", target),
             outgoing: target.to_string(),
             mark: web_mark("check", TaintSource::Url(target.to_string())),
             native: kinds(&[ActionKind::Web]),
+            host_fetch: true,
         }),
         "web_search" => Ok(Call::Web {
             action: Action::web_search("check", WEB_SEARCH_SERVICE, target),
             outgoing: target.to_string(),
             mark: web_mark("web_search", TaintSource::Tool("web_search".into())),
             native: kinds(&[ActionKind::Web]),
+            host_fetch: true,
         }),
         other => Err(Refused::new(
             "PERM-1",
@@ -218,7 +227,12 @@ fn configured_call(
         ToolKind::Edit => Ok(path_call(ctx, ActionKind::Edit, tool, path()?)),
         // Named after the tool, so `shell` rules on the tool's name match it;
         // a `command` field is judged as the line it is.
-        ToolKind::Shell => Ok(shell_call(ctx, tool, text(&["command"]).unwrap_or(tool))),
+        ToolKind::Shell => Ok(shell_call(
+            ctx,
+            tool,
+            text(&["command"]).unwrap_or(tool),
+            false,
+        )),
         ToolKind::Web => match text(&["url"]) {
             Some(url) => Ok(web_call(tool, url, input)),
             None => {
@@ -228,6 +242,7 @@ fn configured_call(
                     outgoing: input_text(input),
                     mark: web_mark(tool, TaintSource::Tool(tool.to_string())),
                     native: kinds(&[ActionKind::Web]),
+                    host_fetch: true,
                 })
             }
         },
@@ -498,6 +513,7 @@ fn unknown_mcp_call(ctx: &Context, tool: &str, input: &Map<String, Value>) -> Ca
             source: TaintSource::Tool(tool.to_string()),
         },
         native: KindSet::EMPTY,
+        host_fetch: true,
     }
 }
 
@@ -529,9 +545,27 @@ fn reaches_network(action: &Action) -> bool {
         })
 }
 
-fn shell_call(ctx: &Context, tool: &str, line: &str) -> Call {
+/// A command line `ploy mcp` runs in its sandbox (no network): judged as
+/// `Bash` is, never marked for reaching the network.
+pub fn sandboxed_command_call(ctx: &Context, line: &str) -> Call {
+    shell_call(ctx, "check", line, false)
+}
+
+/// A web check for `ploy mcp`'s own fetch tools: ploy's door fetches and
+/// checks the address itself, after the session is marked (TAINT-1).
+pub fn own_fetch_call(ctx: &Context, kind: &str, target: &str) -> Result<Call, Refused> {
+    let mut call = generic_call(ctx, kind, target)?;
+    if let Call::Web { host_fetch, .. } = &mut call {
+        *host_fetch = false;
+    }
+    Ok(call)
+}
+
+/// A command line; `on_host` when it runs outside ploy's sandbox with the
+/// network (then a network program marks the session first).
+fn shell_call(ctx: &Context, tool: &str, line: &str, on_host: bool) -> Call {
     let action = shell_action(ctx, tool, line);
-    if reaches_network(&action) {
+    if on_host && reaches_network(&action) {
         // Marked before it runs, and what it sends is checked for known
         // secrets, as a web tool's input is (TAINT-1, BEYOND-6).
         return Call::Web {
@@ -542,6 +576,7 @@ fn shell_call(ctx: &Context, tool: &str, line: &str) -> Call {
             },
             action,
             native: kinds(&[ActionKind::Shell]),
+            host_fetch: true,
         };
     }
     Call::Actions {
@@ -597,6 +632,7 @@ fn web_call(tool: &str, url: &str, input: &Map<String, Value>) -> Call {
         outgoing: input_text(input),
         mark: web_mark(tool, TaintSource::Url(url.to_string())),
         native: kinds(&[ActionKind::Web]),
+        host_fetch: true,
     }
 }
 

@@ -300,8 +300,7 @@ impl Server {
     /// here, since nobody on this channel can answer it (PERM-5).
     fn judge_command(&self, line: &str) -> Result<(), ToolError> {
         let ctx = self.ctx()?;
-        let call = ploy_hook::map::generic_call(&ctx, "shell", line)
-            .map_err(|r| ToolError::new(r.requirement, r.reason))?;
+        let call = ploy_hook::map::sandboxed_command_call(&ctx, line);
         refuse_unless_through(ctx.judge(&self.sessions, &self.session, &call))
     }
 
@@ -318,7 +317,7 @@ impl Server {
             .as_ref()
             .map_err(|reason| ToolError::new("PROFILE-2", reason.clone()))?;
         let ctx = self.ctx()?;
-        let call = ploy_hook::map::generic_call(&ctx, kind, target)
+        let call = ploy_hook::map::own_fetch_call(&ctx, kind, target)
             .map_err(|r| ToolError::new(r.requirement, r.reason))?;
         if !matches!(call, Call::Web { .. }) {
             return Err(ToolError::new(
