@@ -68,7 +68,10 @@ fn typical_env() -> Vec<(String, String)> {
         .map(|i| (format!("VAR_{i}"), format!("/usr/lib/value-{i}:/opt/bin")))
         .collect();
     vars.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
-    vars.push(("OPENAI_API_KEY".into(), "sk-proj-T3BlbkFJq8Zr2mVw9xLc4nPd7sKe1Hy".into()));
+    vars.push((
+        "OPENAI_API_KEY".into(),
+        "sk-proj-T3BlbkFJq8Zr2mVw9xLc4nPd7sKe1Hy".into(),
+    ));
     vars.push(("GH".into(), "ghp_R4nd0mT0k3nF0rT3st1ngPurp0s3s0nly1".into()));
     vars.push((
         "DATABASE_URL".into(),
