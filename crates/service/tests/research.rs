@@ -247,8 +247,9 @@ async fn research_uses_the_keys_the_panel_holds_and_no_secret_leaves() {
     );
     // The key echoed by the API comes back redacted; the mask may show.
     assert!(!text.contains(KEY_A), "{text}");
-    // The conversation is the service's and carries the mark (one copy:
-    // the route's mark first, the run's the same).
+    // The conversation is the service's and carries the marks: the route's,
+    // written before anything was sent, then the run's naming the page it
+    // read (tui-rpc #12: a mark names its page).
     let (code, detail) = api(
         &h,
         "GET",
@@ -258,11 +259,10 @@ async fn research_uses_the_keys_the_panel_holds_and_no_secret_leaves() {
     .await;
     assert_eq!(code, 200, "{detail}");
     let detail: serde_json::Value = serde_json::from_str(&detail).unwrap();
-    assert_eq!(
-        detail["ploy_tainted"].as_array().unwrap().len(),
-        1,
-        "{detail}"
-    );
+    let marks = detail["ploy_tainted"].as_array().unwrap();
+    assert_eq!(marks.len(), 2, "{detail}");
+    assert_eq!(marks[0]["source"]["value"], "research", "{detail}");
+    assert_eq!(marks[1]["source"]["type"], "url", "{detail}");
 
     // Replaced in the panel: the next run uses the new key only.
     replace_key(&h, KEY_A, KEY_B).await;
@@ -354,7 +354,10 @@ async fn the_mark_is_written_before_anything_is_sent_or_nothing_is_sent() {
     assert!(!seen.is_empty() && seen.iter().all(|n| *n >= 1), "{seen:?}");
     let (_, detail) = api(&h, "GET", &format!("/v1/conversations/{id}"), None).await;
     let detail: serde_json::Value = serde_json::from_str(&detail).unwrap();
-    assert_eq!(detail["ploy_tainted"].as_array().unwrap().len(), 1);
+    let marks = detail["ploy_tainted"].as_array().unwrap();
+    // The route's mark first (before the search left), then the run's.
+    assert_eq!(marks[0]["source"]["value"], "research", "{detail}");
+    assert!(!marks.is_empty() && marks.len() <= 2, "{detail}");
 
     // A conversation the store does not have: refused, nothing sent.
     let before = backends.tavily.requests().len();
