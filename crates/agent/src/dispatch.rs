@@ -473,6 +473,23 @@ impl Dispatcher {
         &self.redactor
     }
 
+    /// A call refused before any decision: its error is the tool's result.
+    fn refuse(
+        &self,
+        call: &ToolCall,
+        args: String,
+        error: &ToolError,
+        events: &dyn EventSink,
+    ) -> Dispatched {
+        self.finish(
+            call,
+            args,
+            ToolOutput::error(&call.function.name, error),
+            None,
+            events,
+        )
+    }
+
     fn finish(
         &self,
         call: &ToolCall,
@@ -516,25 +533,13 @@ impl Dispatcher {
                 call.function.name,
                 self.registry.names().join(", ")
             ));
-            return self.finish(
-                call,
-                args,
-                ToolOutput::error(&call.function.name, &error),
-                None,
-                events,
-            );
+            return self.refuse(call, args, &error, events);
         };
         let parsed = match parsed {
             Ok(value) => value,
             Err(err) => {
                 let error = ToolError::new(format!("the arguments are not a JSON object ({err})"));
-                return self.finish(
-                    call,
-                    args,
-                    ToolOutput::error(&call.function.name, &error),
-                    None,
-                    events,
-                );
+                return self.refuse(call, args, &error, events);
             }
         };
         // TAINT-2: the marks and approvals another process stored are read
@@ -544,35 +549,17 @@ impl Dispatcher {
         if let Err(err) = self.policy.refresh_or_mark() {
             let refused = unreadable_store(&err);
             let error = ToolError::rule(refused.requirement, refused.reason);
-            return self.finish(
-                call,
-                args,
-                ToolOutput::error(&call.function.name, &error),
-                None,
-                events,
-            );
+            return self.refuse(call, args, &error, events);
         }
         let mut prepared = match tool.prepare(&parsed, ctx) {
             Ok(prepared) if !prepared.actions.is_empty() => prepared,
             Ok(_) => {
                 // A tool that names no action would run unchecked: refused.
                 let error = ToolError::rule("PERM-1", "internal error: the call names no action");
-                return self.finish(
-                    call,
-                    args,
-                    ToolOutput::error(&call.function.name, &error),
-                    None,
-                    events,
-                );
+                return self.refuse(call, args, &error, events);
             }
             Err(error) => {
-                return self.finish(
-                    call,
-                    args,
-                    ToolOutput::error(&call.function.name, &error),
-                    None,
-                    events,
-                );
+                return self.refuse(call, args, &error, events);
             }
         };
 
@@ -589,13 +576,7 @@ impl Dispatcher {
             .or_else(|| decisions.first());
         let Some((decision, action)) = pick else {
             let error = ToolError::rule("PERM-1", "internal error: no decision");
-            return self.finish(
-                call,
-                args,
-                ToolOutput::error(&call.function.name, &error),
-                None,
-                events,
-            );
+            return self.refuse(call, args, &error, events);
         };
         let (decision, action) = (decision.clone(), *action);
         events.emit(&Event::Decision {
