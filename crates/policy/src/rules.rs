@@ -142,37 +142,20 @@ pub enum RuleError {
     },
 }
 
-/// The files a read asks about by default, as the user writes them: `.env`,
-/// `.env.*` except `.env.example`, `*.pem`, `*.key`, `id_rsa*`,
-/// `id_ed25519*`, in any folder. [`secret_file_patterns`] spells them as globs.
-pub const SECRET_FILE_PATTERNS: [&str; 6] = [
-    ".env",
-    ".env.* (not .env.example)",
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "id_ed25519*",
-];
+/// The files a read asks about by default, as a person reads them: the
+/// secret-file rule of ploy-secrets ([`ploy_secrets::SECRET_FILE_NAMES`]:
+/// `.env`, `.env.*` except the templates, `.envrc`, `*.env`, credential
+/// files such as `.aws/credentials`, `.netrc`, `.pgpass`, private keys), in
+/// any folder and any case. [`secret_file_patterns`] spells them as globs.
+pub const SECRET_FILE_PATTERNS: &[&str] = ploy_secrets::SECRET_FILE_NAMES;
 
-/// The built-in `read` ask patterns for secret files, as globs. A glob has
-/// no negation, so `.env.*` without `.env.example` is spelled out: every name
-/// that differs from `example` at some position, is a strict prefix of it,
-/// or is longer than it.
+/// The built-in `read` ask patterns for secret files, as globs: exactly
+/// [`ploy_secrets::secret_file_globs`], so the files whose read asks are
+/// the files whose values ploy knows as secrets (one rule; secrets5 #1,
+/// #10). A glob has no negation or case folding, so the rule spells out
+/// `.env*` without `.env.example` and each letter in both cases.
 pub fn secret_file_patterns() -> Vec<String> {
-    const KEEP: &str = "example";
-    let mut patterns = vec!["**/.env".to_string(), "**/.env.".to_string()];
-    for (i, c) in KEEP.char_indices() {
-        let prefix = &KEEP[..i];
-        patterns.push(format!("**/.env.{prefix}[!{c}]*"));
-        if !prefix.is_empty() {
-            patterns.push(format!("**/.env.{prefix}"));
-        }
-    }
-    patterns.push(format!("**/.env.{KEEP}?*"));
-    for name in ["*.pem", "*.key", "id_rsa*", "id_ed25519*"] {
-        patterns.push(format!("**/{name}"));
-    }
-    patterns
+    ploy_secrets::secret_file_globs()
 }
 
 /// Suffix of a web action's host candidate (and of host patterns). A parsed
@@ -632,17 +615,99 @@ mod tests {
             "id_rsa.pub",
             "id_ed25519",
             "/home/u/proj/.env",
+            // secrets5 #1: any env file, any folder, any case.
+            "backend/.envrc",
+            ".envrc2",
+            "backend/.ENV",
+            "backend/.env-prod",
+            "backend/prod.env",
+            "config/.env.local",
+            "sub/.Env.Production",
+            ".flaskenv",
+            // secrets5 #10: credential files copied into the project.
+            ".aws/credentials",
+            ".netrc",
+            ".pgpass",
+            ".docker/config.json",
+            ".git-credentials",
+            ".npmrc",
+            ".pypirc",
+            ".kube/config",
+            "secrets.yaml",
+            "credentials.json",
         ] {
             assert!(ask(secret), "{secret} must ask");
         }
         for plain in [
             ".env.example",
             "sub/.env.example",
+            "sub/.ENV.EXAMPLE",
             "src/env.rs",
             "keys.md",
-            ".envrc2",
+            "src/credentials.go",
         ] {
             assert!(!ask(plain), "{plain} must not ask");
+        }
+    }
+
+    // proves: PERM-2, REDACT-1 (secrets5 #1: the files whose read asks are
+    // exactly the files ploy-secrets reads known secrets from)
+    #[test]
+    fn read_ask_rules_are_the_secret_file_rule() {
+        let layer = RuleLayer::builtin();
+        let ask = |path: &str| {
+            layer
+                .first_match(ActionKind::Read, Effect::Ask, &cands(&[path]))
+                .is_some()
+        };
+        let names = [
+            ".env",
+            ".ENV",
+            ".envrc",
+            ".EnvRc",
+            ".env.example",
+            ".ENV.example",
+            ".env.sampl",
+            ".env.sample",
+            ".env.samplez",
+            "x.env",
+            "x.env.y",
+            "env",
+            "x.envy",
+            "prod.env.example",
+            "secrets",
+            "secrets.rs",
+            "secrets.json",
+            "credentials",
+            "credentials.go",
+            "id_rsa",
+            "id_rsa.pub",
+            "x.pem",
+            "x.PEM",
+            "x.key",
+            ".netrc",
+            ".NETRC",
+            "_netrc",
+            ".pgpass",
+            "kubeconfig",
+            "a.kubeconfig",
+            "terraform.tfvars",
+            ".vault-token",
+            "README.md",
+            "a.rs",
+        ];
+        for folder in [
+            "",
+            "sub/",
+            "/abs/proj/",
+            "a/.aws/",
+            "b/.docker/",
+            "c/.kube/",
+        ] {
+            for name in names.iter().chain(&["config", "config.json"]) {
+                let path = format!("{folder}{name}");
+                assert_eq!(ask(&path), ploy_secrets::is_secret_file(&path), "{path}");
+            }
         }
     }
 }

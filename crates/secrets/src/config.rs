@@ -103,14 +103,20 @@ fn url_userinfos(line: &str) -> Vec<(&str, Option<&str>)> {
 
 /// The value of a `key = value` / `key: value` line whose key (its last
 /// part after `:`, `/` or `.`) looks secret, unquoted; `None` otherwise.
-fn secret_keyed_value(line: &str) -> Option<&str> {
+pub(crate) fn secret_keyed_value(line: &str) -> Option<&str> {
     let line = line.trim();
     if line.starts_with(['#', ';', '[']) {
         return None;
     }
     // `//registry.npmjs.org/:_authToken=…` holds a `:` in its key: split at
     // the first `=`, else at the last `: ` (YAML).
-    let (key, value) = line.split_once('=').or_else(|| line.rsplit_once(": "))?;
+    // YAML's `key: value` whose value holds `=` (base64 padding) splits at
+    // the `: ` that comes first.
+    let (key, value) = match (line.find('='), line.find(": ")) {
+        (Some(eq), Some(colon)) if colon < eq => (&line[..colon], &line[colon + 2..]),
+        (Some(_), _) => line.split_once('=')?,
+        (None, _) => line.rsplit_once(": ")?,
+    };
     let name = key.trim().rsplit([':', '/', '.']).next()?;
     if !crate::is_secret_env_name(name) {
         return None;

@@ -151,7 +151,32 @@ const SECRET_NAME_FRAGMENTS: &[&str] = &[
     "SSH",
     "GPG",
     "PGP",
+    "HMAC",
+    // The word for "password" or "secret" in other languages (secrets5 #13).
+    "SENHA",
+    "CLAVE",
+    "CONTRASE",
+    "GEHEIM",
+    "KENNWORT",
+    "WACHTWOORD",
+    "PAROL",
+    "HASLO",
+    "HESLO",
+    "LOSENORD",
+    "SALASANA",
+    "SIFRE",
+    "JELSZO",
+    "PASSORD",
+    "ADGANGSKODE",
+    "MATKHAU",
+    "SEGREDO",
+    "SEGRETO",
 ];
+
+/// Short words that mark a variable as secret only as a whole part of its
+/// name (parts split by `_`, `-`, `.`): `DB_PIN`, `PIN_CODE`, `TOTP` but not
+/// `SHIPPING` or `PINNED_VERSION` (secrets5 #13).
+const SECRET_NAME_WORDS: &[&str] = &["PIN", "OTP", "TOTP", "HOTP", "SID", "CONN", "PSK", "MFA"];
 
 /// Names that match a fragment but hold a path: not secrets when the value
 /// is an existing absolute path (module docs).
@@ -176,6 +201,9 @@ pub fn is_secret_env_name(name: &str) -> bool {
     SECRET_NAME_FRAGMENTS
         .iter()
         .any(|fragment| upper.contains(fragment))
+        || upper
+            .split(['_', '-', '.'])
+            .any(|part| SECRET_NAME_WORDS.contains(&part))
 }
 
 /// Why an environment variable counts as a secret.
@@ -332,6 +360,76 @@ mod tests {
                 "{name} with an ordinary value must count as secret"
             );
         }
+    }
+
+    // proves: SBX-4, REDACT-1 (secrets5 #13: other languages' words, PIN
+    // and friends as name parts; credentials inside URLs and connection
+    // strings under any name)
+    #[test]
+    fn other_languages_pins_and_url_credentials_are_secret() {
+        for name in [
+            "SENHA",
+            "CLAVE",
+            "CONTRASENA",
+            "GEHEIM",
+            "DB_PIN",
+            "PIN",
+            "PIN_CODE",
+            "USER_OTP",
+            "HMAC_KEY",
+            "DB_CONN",
+            "PASSWORT",
+            "MOT_DE_PASSE",
+            "WACHTWOORD",
+            "HASLO",
+        ] {
+            assert!(is_secret_env_name(name), "{name}");
+        }
+        for name in [
+            "SHIPPING",
+            "PINNED_VERSION",
+            "MAPPING",
+            "OPTIONS",
+            "CONSOLE",
+        ] {
+            assert!(!is_secret_env_name(name), "{name}");
+        }
+        for (name, value, password) in [
+            (
+                "HTTPS_PROXY",
+                "http://bob:Zq8pWm3vTk9rLs2@proxy.corp:3128",
+                "Zq8pWm3vTk9rLs2",
+            ),
+            (
+                "GIT_URL",
+                "https://x-access-token:Zq8pWm3vTk9rLs2@github.com/o/r",
+                "Zq8pWm3vTk9rLs2",
+            ),
+            (
+                "JDBC_URL",
+                "jdbc:mysql://db:3306/app?user=app&password=Zq8pWm3vTk9rLs2",
+                "Zq8pWm3vTk9rLs2",
+            ),
+            (
+                "CONN_STRING_X",
+                "Server=db;Database=app;User Id=sa;Pwd=Zq8pWm3vTk9rLs2;",
+                "Zq8pWm3vTk9rLs2",
+            ),
+        ] {
+            assert!(is_secret_env(name, value, &|_| false), "{name}");
+            let set = crate::SecretSet::from_env([(name.to_owned(), value.to_owned())], &|_| false);
+            let out = set
+                .redactor()
+                .redact(&format!("?p={password}"))
+                .into_owned();
+            assert!(!out.contains(password), "{name}: {out}");
+        }
+        // A URL without a password stays an ordinary value.
+        assert!(!is_secret_env(
+            "HTTP_PROXY",
+            "http://proxy.corp:3128",
+            &|_| false
+        ));
     }
 
     // proves: SBX-4, REDACT-1 (known non-secrets are decided by value)

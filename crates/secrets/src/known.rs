@@ -6,14 +6,22 @@
 //! removes from a tool's output is also a value the egress door refuses to
 //! send.
 //!
-//! # The project's environment files
+//! # The project's secret files
 //!
-//! In the project folder itself (not its subfolders): `.env`, every
-//! `.env.*` except `.env.example` (the same names the `read` rules ask for
-//! by default), and direnv's `.envrc`. Each is read as the environment it
+//! Every file of the project whose name the secret-file rule names
+//! ([`crate::secret_file_kind`]: `.env`, `.env.*`, `.envrc`, `*.env`, any
+//! case, `.aws/credentials`, `.netrc`, `.pgpass`, private keys, ...), in the
+//! project folder and in the folders below it (a bounded walk, see
+//! `project_secret_files`: version control, build output and dependency
+//! folders are skipped, at most [`MAX_WALK_ENTRIES`] entries, depth
+//! [`MAX_WALK_DEPTH`]). An environment file is read as the environment it
 //! becomes ([`SecretSet::add_env_file_text`]: secret-looking names and
-//! credential-shaped values). A folder of one of these names (`python -m
-//! venv .env`) or a link to nothing holds no value and is passed over.
+//! credential-shaped values); a credential file by what it holds
+//! ([`SecretSet::add_secret_file_text`]). A folder of one of these names
+//! (`python -m venv .env`) or a link to nothing holds no value and is
+//! passed over. Reading any of these files asks by default (ploy-policy's
+//! built-in rules are the same name rule), so a file past the walk's
+//! bounds is still not read without a person's answer.
 //!
 //! # The project's configuration files
 //!
@@ -39,7 +47,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{ConfigKind, PROJECT_CONFIG_FILES};
+use crate::config::ConfigKind;
+use crate::files::SecretFileKind;
 use crate::set::{SecretOrigin, SecretSet};
 
 /// Largest secret file read (1 MiB): a larger `.env` is not a list of
@@ -119,11 +128,53 @@ pub enum KnownSecretsError {
     TooShort(String),
 }
 
-/// Whether `name` is one of the project's environment files (module docs):
-/// `.env`, `.env.*` except `.env.example`, `.envrc`.
+/// Whether `name` is one of the project's environment files: a secret
+/// file of kind [`SecretFileKind::Env`] ([`crate::secret_file_kind`]; `.env`,
+/// `.env.*`/`.env-*` except the templates, `.envrc`, `*.env`, any case).
 pub fn is_project_env_file(name: &str) -> bool {
-    name == ".env" || name == ".envrc" || (name.starts_with(".env.") && name != ".env.example")
+    crate::secret_file_kind(name) == Some(SecretFileKind::Env)
 }
+
+/// Folders the secret-file walk does not enter: version control data (git's
+/// configuration is read on its own), build output and installed
+/// dependencies, which hold other people's files and many entries.
+pub const WALK_SKIPPED_FOLDERS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".jj",
+    "target",
+    "node_modules",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".gradle",
+    ".terraform",
+    ".next",
+    ".nuxt",
+    "vendor",
+];
+
+/// How many folder entries the secret-file walk looks at; past it the walk
+/// stops (folders nearer the top are listed first). Files not reached are
+/// not known secrets, but reading them still asks (the name rule).
+pub const MAX_WALK_ENTRIES: usize = 50_000;
+
+/// How deep the secret-file walk goes below the project folder.
+pub const MAX_WALK_DEPTH: usize = 16;
+
+/// How many secret files one project may hold; more is an error (fail
+/// closed: ploy would not know them all).
+pub const MAX_SECRET_FILES: usize = 256;
+
+/// How many bytes all of a project's secret files may hold together; more
+/// is an error (fail closed).
+pub const MAX_SECRET_FILES_BYTES: u64 = 8 << 20;
 
 /// The run's secrets: this process's environment ([`SecretSet::from_process_env`]),
 /// the project's environment files, the variables and files the settings
@@ -148,9 +199,19 @@ pub fn sources_secrets(
 ) -> Result<SecretSet, KnownSecretsError> {
     let mut set = SecretSet::new();
     if let Some(project) = &sources.project {
-        for (label, path) in project_env_files(project)? {
+        let mut total = 0u64;
+        for (path, kind) in project_secret_files(project)? {
             if let Some(text) = read_secret_file(&path)? {
-                set.add_env_file_text(&label, &text, path_exists);
+                total += text.len() as u64;
+                if total > MAX_SECRET_FILES_BYTES {
+                    return Err(KnownSecretsError::Unreadable {
+                        path: project.display().to_string(),
+                        reason: format!(
+                            "its secret files hold more than {MAX_SECRET_FILES_BYTES} bytes together"
+                        ),
+                    });
+                }
+                set.add_secret_file_text(&path.display().to_string(), &text, kind, path_exists);
             }
         }
         for (path, kind) in project_config_files(project)? {
@@ -182,40 +243,93 @@ pub fn sources_secrets(
     Ok(set)
 }
 
-/// The project's environment files that exist as files, sorted by name,
-/// each with the label messages use (`.env` in `/p` → `/p/.env`).
-fn project_env_files(project: &Path) -> Result<Vec<(String, PathBuf)>, KnownSecretsError> {
-    let entries = std::fs::read_dir(project).map_err(|err| KnownSecretsError::Unreadable {
-        path: project.display().to_string(),
+/// The project's secret files ([`crate::secret_file_kind`]) in the
+/// project folder and the folders below it, each with its kind, nearer the
+/// top first and sorted by name within a folder. Folders are walked, never
+/// followed through a symbolic link, not past [`MAX_WALK_DEPTH`], skipping
+/// [`WALK_SKIPPED_FOLDERS`] and Python virtual environments (a folder with
+/// `pyvenv.cfg`, often named `.env`); at most [`MAX_WALK_ENTRIES`] entries
+/// are looked at. A symbolic link with a secret file's name is listed (its
+/// reader follows it, checking what it finds). The project folder must be
+/// listable (an error otherwise); a folder below it that cannot be opened is
+/// passed over (a program of the same user cannot read it either).
+fn project_secret_files(
+    project: &Path,
+) -> Result<Vec<(PathBuf, SecretFileKind)>, KnownSecretsError> {
+    let unreadable = |path: &Path, err: std::io::Error| KnownSecretsError::Unreadable {
+        path: path.display().to_string(),
         reason: err.to_string(),
-    })?;
+    };
     let mut found = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|err| KnownSecretsError::Unreadable {
-            path: project.display().to_string(),
-            reason: err.to_string(),
-        })?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if is_project_env_file(name) {
-            let path = entry.path();
-            found.push((path.display().to_string(), path));
+    let mut pending = std::collections::VecDeque::from([(project.to_path_buf(), String::new(), 0)]);
+    let mut seen = 0usize;
+    while let Some((folder, relative, depth)) = pending.pop_front() {
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(err) if depth == 0 => return Err(unreadable(&folder, err)),
+            Err(_) => continue,
+        };
+        let mut listed = Vec::new();
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) if depth == 0 => return Err(unreadable(&folder, err)),
+                Err(_) => break,
+            };
+            seen += 1;
+            if seen > MAX_WALK_ENTRIES {
+                break;
+            }
+            listed.push(entry);
+        }
+        listed.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in listed {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let location = if relative.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{relative}/{name}")
+            };
+            // The entry itself, never what a link points to.
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            if file_type.is_dir() {
+                let path = entry.path();
+                if depth < MAX_WALK_DEPTH
+                    && !WALK_SKIPPED_FOLDERS.contains(&name)
+                    && !path.join("pyvenv.cfg").exists()
+                {
+                    pending.push_back((path, location, depth + 1));
+                }
+                continue;
+            }
+            if let Some(kind) = crate::secret_file_kind(&location) {
+                if found.len() >= MAX_SECRET_FILES {
+                    return Err(KnownSecretsError::Unreadable {
+                        path: project.display().to_string(),
+                        reason: format!("it holds more than {MAX_SECRET_FILES} secret files"),
+                    });
+                }
+                found.push((entry.path(), kind));
+            }
+        }
+        if seen > MAX_WALK_ENTRIES {
+            break;
         }
     }
-    found.sort();
     Ok(found)
 }
 
 /// The project's configuration files that may hold credentials
 /// (`config.rs`): git's `config` and `config.worktree` (through `.git`, a
-/// folder or a worktree's `gitdir:` file, and its `commondir`), and
-/// [`PROJECT_CONFIG_FILES`]. Paths that do not exist are listed too (the
+/// folder or a worktree's `gitdir:` file, and its `commondir`)
+/// (the package managers' files are secret files, found by the walk).
+/// Paths that do not exist are listed too (the
 /// reader passes over them); a `.git` file that cannot be read is an error.
 fn project_config_files(project: &Path) -> Result<Vec<(PathBuf, ConfigKind)>, KnownSecretsError> {
-    let mut files: Vec<(PathBuf, ConfigKind)> = PROJECT_CONFIG_FILES
-        .iter()
-        .map(|name| (project.join(name), ConfigKind::Package))
-        .collect();
+    let mut files: Vec<(PathBuf, ConfigKind)> = Vec::new();
     let dot_git = project.join(".git");
     let git_dirs = match std::fs::symlink_metadata(&dot_git) {
         Ok(meta) if meta.is_dir() => vec![dot_git],
@@ -376,7 +490,8 @@ mod tests {
                 "layout python\nexport GH_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n",
             ),
             (".env.example", "DB_PASSWORD=example-placeholder-1\n"),
-            ("notes.env", "SECRET=not-a-project-env-file\n"),
+            ("notes.env", "SECRET=now-a-project-env-file\n"),
+            ("notes.txt", "SECRET=not-a-secret-file-name\n"),
         ]);
         let set = sources_secrets(&sources(&dir), &none, &|_| false).unwrap();
         let mut values: Vec<&str> = set.values().collect();
@@ -386,6 +501,7 @@ mod tests {
             [
                 "Hunter2Hunter2Zebra",
                 "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+                "now-a-project-env-file",
                 "sk_live_51HxAbCdEfGhIjKlMn",
                 "tok-local-0123456789",
             ]
@@ -395,6 +511,111 @@ mod tests {
             origins.iter().any(|o| o.ends_with("/.env line 1")),
             "{origins:?}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // proves: REDACT-1, BEYOND-6 (secrets5 #1: env files in sub-folders, any
+    // case and name shape, are known secrets; dependency and VCS folders
+    // are not walked; #10: credential files copied into the project)
+    #[test]
+    fn secret_files_anywhere_in_the_project_are_known() {
+        let dir = project(&[]);
+        let write = |rel: &str, text: &str| {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "backend/.envrc",
+            "export AWS_SECRET_ACCESS_KEY=EnvrcSecr3tKeyValue88\n",
+        );
+        write("backend/.ENV", "X_PASSWORD=UpperEnvPassw0rd66\n");
+        write("backend/.env-prod", "DB_PASSWORD=DashEnvPassw0rd55\n");
+        write("backend/prod.env", "API_TOKEN=SuffixEnvTok3n44\n");
+        write("config/.env.local", "SECRET_KEY=NestedLocalS3cret33\n");
+        write(
+            "deep/a/b/c/.env",
+            "STRIPE=sk_live_51HxAbCdEfGhIjKlMn\nNODE_ENV=production\n",
+        );
+        write(
+            ".aws/credentials",
+            "[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+        );
+        write(
+            ".netrc",
+            "machine db.internal login alice password Plain.Passw0rd-Netrc77\n",
+        );
+        write(".pgpass", "db.internal:5432:app:alice:PgpassPlainPw2024x\n");
+        write("node_modules/pkg/.env", "TOKEN=DependencyTok3nValue\n");
+        write(".git/.env", "TOKEN=GitFolderTok3nValue\n");
+        write("venvish/pyvenv.cfg", "home = /usr/bin\n");
+        write("venvish/.env", "TOKEN=VenvFolderTok3nValue\n");
+        write("src/main.rs", "fn main() {}\n");
+        // A link to a folder is not followed (no loops, nothing outside).
+        let outside = project(&[(".env", "TOKEN=OutsideTok3nValue9\n")]);
+        std::os::unix::fs::symlink(&outside, dir.join("linked")).unwrap();
+        std::os::unix::fs::symlink(&dir, dir.join("config/loop")).unwrap();
+
+        let set = sources_secrets(&sources(&dir), &none, &|_| false).unwrap();
+        let values: Vec<&str> = set.values().collect();
+        for expected in [
+            "EnvrcSecr3tKeyValue88",
+            "UpperEnvPassw0rd66",
+            "DashEnvPassw0rd55",
+            "SuffixEnvTok3n44",
+            "NestedLocalS3cret33",
+            "sk_live_51HxAbCdEfGhIjKlMn",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "Plain.Passw0rd-Netrc77",
+            "PgpassPlainPw2024x",
+        ] {
+            assert!(values.contains(&expected), "{expected}: {set:?}");
+        }
+        for skipped in [
+            "DependencyTok3nValue",
+            "GitFolderTok3nValue",
+            "VenvFolderTok3nValue",
+            "OutsideTok3nValue9",
+            "production",
+        ] {
+            assert!(!values.contains(&skipped), "{skipped}: {set:?}");
+        }
+        let out = set
+            .redactor()
+            .redact("GET /c?k=EnvrcSecr3tKeyValue88&u=UpperEnvPassw0rd66")
+            .into_owned();
+        assert!(
+            !out.contains("Secr3t") && !out.contains("Passw0rd"),
+            "{out}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&outside).unwrap();
+    }
+
+    // proves: REDACT-1 (secrets5 #1: a FIFO named like an env file in a
+    // sub-folder fails closed at once, it does not hang the walk)
+    #[test]
+    fn a_fifo_in_a_sub_folder_fails_closed_without_hanging() {
+        let dir = project(&[]);
+        std::fs::create_dir_all(dir.join("svc")).unwrap();
+        let fifo = dir.join("svc/.envrc");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let err = sources_secrets(&sources(&dir), &none, &|_| false).unwrap_err();
+        assert!(err.to_string().contains("svc/.envrc"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // proves: REDACT-1 (the walk's bounds: too many secret files fail closed)
+    #[test]
+    fn too_many_secret_files_fail_closed() {
+        let dir = project(&[]);
+        for i in 0..=MAX_SECRET_FILES {
+            std::fs::write(dir.join(format!("f{i}.env")), "A=b\n").unwrap();
+        }
+        let err = sources_secrets(&sources(&dir), &none, &|_| false).unwrap_err();
+        assert!(err.to_string().contains("secret files"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

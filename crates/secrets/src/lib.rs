@@ -6,9 +6,14 @@
 //! * [`mask`] names a secret by its last 4 characters only (REDACT-1).
 //! * [`cap`] cuts text to a shared byte budget on code point boundaries (CAP-1).
 //! * [`known_secrets`]: the one function building a run's [`SecretSet`]
-//!   (environment, the project's `.env`/`.env.*`/`.envrc`, credentials in
-//!   its git configuration and [`PROJECT_CONFIG_FILES`], settings
-//!   `secrets.env`/`secrets.files`); fails closed on an unreadable file.
+//!   (environment, the project's secret files anywhere in it, credentials
+//!   in its git configuration, settings `secrets.env`/`secrets.files`);
+//!   fails closed on an unreadable file.
+//! * [`secret_file_kind`] / [`is_secret_file`] / [`secret_file_globs`]: the
+//!   one name rule for files holding secrets (`.env*`, `.envrc`, `*.env`,
+//!   `.aws/credentials`, `.netrc`, private keys, ..., any case): their reads
+//!   ask by default (ploy-policy's built-in rules are these globs) and
+//!   their values are known secrets.
 //! * [`SecretSet`]: every secret value ploy knows (environment by name and by
 //!   value shape, declared variables, secret files, values given by the
 //!   program), each with its origin; one set feeds the redactor, the
@@ -121,6 +126,8 @@ mod config;
 mod encodings;
 mod engine;
 mod env;
+mod extract;
+mod files;
 mod known;
 pub mod logging;
 mod redactor;
@@ -140,9 +147,13 @@ pub use env::{
     EnvSecretReason, PATH_VALUED_NAMES, env_secret_reason, is_secret_env, is_secret_env_name,
     secret_values_from_env,
 };
+pub use files::{
+    SECRET_FILE_NAMES, SecretFileKind, is_secret_file, secret_file_globs, secret_file_kind,
+};
 pub use known::{
-    KnownSecretsError, MAX_SECRET_FILE_BYTES, SecretSources, is_project_env_file, known_secrets,
-    sources_secrets,
+    KnownSecretsError, MAX_SECRET_FILE_BYTES, MAX_SECRET_FILES, MAX_SECRET_FILES_BYTES,
+    MAX_WALK_DEPTH, MAX_WALK_ENTRIES, SecretSources, WALK_SKIPPED_FOLDERS, is_project_env_file,
+    known_secrets, sources_secrets,
 };
 pub use logging::{LoggingError, SharedRedactor, init_logging, init_logging_from_env};
 pub use redactor::{

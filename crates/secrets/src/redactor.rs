@@ -202,8 +202,14 @@ impl Redactor {
             // alone or after another user name it must go too.
             accepted.extend(
                 credential_password(trimmed)
+                    .into_iter()
+                    // A proxy's or a JDBC URL's password, a `Pwd=` of a
+                    // connection string (secrets5 #13).
+                    .chain(crate::shape::embedded_passwords(trimmed))
                     .filter(|password| password.len() >= MIN_SECRET_BYTES)
-                    .map(str::to_owned),
+                    .filter(|password| *password != trimmed)
+                    .map(str::to_owned)
+                    .collect::<std::collections::BTreeSet<_>>(),
             );
         }
         (accepted, rejected)

@@ -250,6 +250,32 @@ impl SecretSet {
         }
     }
 
+    /// Adds the values of a secret file found by its name
+    /// ([`crate::secret_file_kind`]): an environment file as
+    /// [`SecretSet::add_env_file_text`], any other kind by what that kind
+    /// of file holds (passwords of `.netrc`/`.pgpass`, secret-named keys and
+    /// credential-shaped values, private-key lines; see `extract.rs`).
+    pub fn add_secret_file_text(
+        &mut self,
+        label: &str,
+        text: &str,
+        kind: crate::SecretFileKind,
+        path_exists: &dyn Fn(&Path) -> bool,
+    ) {
+        if kind == crate::SecretFileKind::Env {
+            self.add_env_file_text(label, text, path_exists);
+        }
+        for (value, line) in crate::extract::file_values(text, kind) {
+            self.insert(
+                value,
+                SecretOrigin::File {
+                    path: label.to_owned(),
+                    line,
+                },
+            );
+        }
+    }
+
     /// Adds the credentials of a project configuration file (`config.rs`:
     /// URL user info, credential-shaped tokens, and for package managers'
     /// files secret-named keys), each with its line.

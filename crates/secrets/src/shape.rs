@@ -35,6 +35,11 @@ pub enum ShapeRule {
     PemPrivateKey,
     /// A long high-entropy token (see the module docs for the threshold).
     HighEntropy,
+    /// A URL or connection string carrying a password: user info
+    /// (`https://user:PASSWORD@host`, any scheme) or a `password=`-like
+    /// parameter (`jdbc:…?password=…`, `Server=…;Pwd=…`); see
+    /// [`embedded_passwords`].
+    UrlCredentials,
 }
 
 impl ShapeRule {
@@ -45,6 +50,7 @@ impl ShapeRule {
             ShapeRule::Jwt => "JSON Web Token".to_owned(),
             ShapeRule::PemPrivateKey => "PEM private-key block".to_owned(),
             ShapeRule::HighEntropy => "high-entropy token".to_owned(),
+            ShapeRule::UrlCredentials => "URL or connection string with a password".to_owned(),
         }
     }
 }
@@ -135,10 +141,67 @@ pub fn secret_shape(value: &str) -> Option<ShapeRule> {
     if value.contains("-----BEGIN") && value.contains("PRIVATE KEY-----") {
         return Some(ShapeRule::PemPrivateKey);
     }
+    if !embedded_passwords(value).is_empty() {
+        return Some(ShapeRule::UrlCredentials);
+    }
     if value.chars().any(char::is_whitespace) {
         return None;
     }
     token_shape(value)
+}
+
+/// Parameter names whose value is a password in a connection string or a
+/// URL's query (`jdbc:mysql://db/app?user=a&password=…`, ADO.NET
+/// `Server=…;Pwd=…`, an Azure SAS `sig=`), compared without case.
+const PASSWORD_PARAMETERS: &[&str] = &[
+    "password",
+    "pwd",
+    "passwd",
+    "pass",
+    "passphrase",
+    "secret",
+    "client_secret",
+    "token",
+    "access_token",
+    "auth_token",
+    "apikey",
+    "api_key",
+    "sig",
+];
+
+/// The passwords carried inside `value` (secrets5 #13): the password of
+/// every URL user info (`scheme://user:PASSWORD@host`, any scheme: a
+/// proxy, a git remote with a token) and the value of every
+/// [`PASSWORD_PARAMETERS`] parameter (`name=value`, parameters split by
+/// `&`, `;`, `?` or white space). Empty parts are left out.
+pub fn embedded_passwords(value: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some(at) = rest.find("://") {
+        let after = &rest[at + 3..];
+        let end = after
+            .find(|c: char| c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\''))
+            .unwrap_or(after.len());
+        if let Some((userinfo, _host)) = after[..end].rsplit_once('@')
+            && let Some((_user, password)) = userinfo.split_once(':')
+            && !password.is_empty()
+        {
+            out.push(password);
+        }
+        rest = &after[end..];
+    }
+    for part in value.split(|c: char| c.is_whitespace() || matches!(c, '&' | ';' | '?')) {
+        if let Some((name, password)) = part.split_once('=')
+            && !password.is_empty()
+            && PASSWORD_PARAMETERS
+                .iter()
+                .any(|known| known.eq_ignore_ascii_case(name.trim()))
+        {
+            out.push(password.trim_matches(|c| c == '"' || c == '\''));
+        }
+    }
+    out.retain(|password| !password.is_empty());
+    out
 }
 
 /// [`secret_shape`] for one token already cut out of text (no white space):
