@@ -1039,16 +1039,12 @@ impl Builder<'_> {
         let text: &str = match word.value.as_deref() {
             Some(value) => value,
             None => {
-                let f = &word.flags;
-                let plain = !(f.parameter_expansion
-                    || f.command_substitution
-                    || f.backticks
-                    || f.arithmetic_expansion
-                    || f.ansi_c
-                    || f.locale_string
-                    || f.brace_expansion
-                    || f.process_substitution
-                    || f.quoted);
+                // A `~` form is judged as written (see above).
+                let f = ploy_shell::WordFlags {
+                    tilde: false,
+                    ..word.flags
+                };
+                let plain = !(expands_beyond_glob(&f) || f.quoted);
                 if !plain {
                     return Some(format!(
                         "`{}` is computed at run time and may name one of ploy's own files or \
