@@ -64,6 +64,7 @@ mod action;
 mod approvals;
 mod conversation;
 mod decision;
+mod launchers;
 mod options;
 mod path;
 mod permission;

@@ -399,6 +399,222 @@ const AWK: Table = Table {
     permute: false,
 };
 
+/// curl's options (curl 8, `curl --help all`) that only fetch and print,
+/// and the ones that write files: `-o`/`--output` (secrets5 #5: `curl
+/// -sSo.git/hooks/pre-commit URL` planted a hook under `curl *`), the
+/// cookie jar, header dumps, traces, caches. `-O` names the file after the
+/// URL and `-J` lets the server name it ([`curl_outputs`]); `-K` reads
+/// options from a file ploy does not read. Any option not listed is unknown.
+const CURL: Table = Table {
+    short_flags: "#0123468aBfgGIijJklLMNnOpqRsSvVZ",
+    short_values: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
+    short_optional: "",
+    digits: false,
+    long_flags: &[
+        "--anyauth",
+        "--append",
+        "--basic",
+        "--ca-native",
+        "--compressed",
+        "--compressed-ssh",
+        "--create-dirs",
+        "--crlf",
+        "--digest",
+        "--disable",
+        "--disable-eprt",
+        "--disable-epsv",
+        "--fail",
+        "--fail-early",
+        "--fail-with-body",
+        "--false-start",
+        "--form-escape",
+        "--ftp-create-dirs",
+        "--ftp-pasv",
+        "--ftp-skip-pasv-ip",
+        "--ftp-ssl-ccc",
+        "--get",
+        "--globoff",
+        "--head",
+        "--help",
+        "--http0.9",
+        "--http1.0",
+        "--http1.1",
+        "--http2",
+        "--http2-prior-knowledge",
+        "--http3",
+        "--http3-only",
+        "--ignore-content-length",
+        "--include",
+        "--insecure",
+        "--ipv4",
+        "--ipv6",
+        "--junk-session-cookies",
+        "--list-only",
+        "--location",
+        "--location-trusted",
+        "--manual",
+        "--negotiate",
+        "--netrc",
+        "--netrc-optional",
+        "--next",
+        "--no-alpn",
+        "--no-buffer",
+        "--no-clobber",
+        "--no-keepalive",
+        "--no-npn",
+        "--no-progress-meter",
+        "--no-sessionid",
+        "--ntlm",
+        "--parallel",
+        "--parallel-immediate",
+        "--path-as-is",
+        "--post301",
+        "--post302",
+        "--post303",
+        "--progress-bar",
+        "--proxy-anyauth",
+        "--proxy-basic",
+        "--proxy-ca-native",
+        "--proxy-digest",
+        "--proxy-insecure",
+        "--proxy-negotiate",
+        "--proxy-ntlm",
+        "--proxytunnel",
+        "--raw",
+        "--remote-header-name",
+        "--remote-name",
+        "--remote-name-all",
+        "--remote-time",
+        "--remove-on-error",
+        "--retry-all-errors",
+        "--retry-connrefused",
+        "--show-error",
+        "--show-headers",
+        "--silent",
+        "--skip-existing",
+        "--ssl",
+        "--ssl-no-revoke",
+        "--ssl-reqd",
+        "--ssl-revoke-best-effort",
+        "--styled-output",
+        "--suppress-connect-headers",
+        "--tcp-fastopen",
+        "--tcp-nodelay",
+        "--tlsv1",
+        "--tlsv1.0",
+        "--tlsv1.1",
+        "--tlsv1.2",
+        "--tlsv1.3",
+        "--tr-encoding",
+        "--use-ascii",
+        "--verbose",
+        "--version",
+    ],
+    long_values: &[
+        "--abstract-unix-socket",
+        "--alt-svc",
+        "--aws-sigv4",
+        "--cacert",
+        "--capath",
+        "--cert",
+        "--cert-type",
+        "--ciphers",
+        "--config",
+        "--connect-timeout",
+        "--connect-to",
+        "--continue-at",
+        "--cookie",
+        "--cookie-jar",
+        "--crlfile",
+        "--data",
+        "--data-ascii",
+        "--data-binary",
+        "--data-raw",
+        "--data-urlencode",
+        "--dns-servers",
+        "--doh-url",
+        "--dump-header",
+        "--etag-compare",
+        "--etag-save",
+        "--expect100-timeout",
+        "--form",
+        "--form-string",
+        "--ftp-port",
+        "--header",
+        "--hsts",
+        "--interface",
+        "--json",
+        "--keepalive-time",
+        "--key",
+        "--key-type",
+        "--libcurl",
+        "--limit-rate",
+        "--local-port",
+        "--max-filesize",
+        "--max-redirs",
+        "--max-time",
+        "--noproxy",
+        "--oauth2-bearer",
+        "--output",
+        "--output-dir",
+        "--parallel-max",
+        "--pass",
+        "--pinnedpubkey",
+        "--preproxy",
+        "--proto",
+        "--proto-default",
+        "--proto-redir",
+        "--proxy",
+        "--proxy-cacert",
+        "--proxy-cert",
+        "--proxy-header",
+        "--proxy-key",
+        "--proxy-user",
+        "--quote",
+        "--range",
+        "--rate",
+        "--referer",
+        "--request",
+        "--request-target",
+        "--resolve",
+        "--retry",
+        "--retry-delay",
+        "--retry-max-time",
+        "--speed-limit",
+        "--speed-time",
+        "--stderr",
+        "--telnet-option",
+        "--time-cond",
+        "--tls-max",
+        "--trace",
+        "--trace-ascii",
+        "--trace-config",
+        "--unix-socket",
+        "--upload-file",
+        "--url",
+        "--url-query",
+        "--user",
+        "--user-agent",
+        "--variable",
+        "--write-out",
+    ],
+    long_optional: &[],
+    effects: &[
+        ("-c", Does::WritesValue),
+        ("--cookie-jar", Does::WritesValue),
+        ("-D", Does::WritesValue),
+        ("--dump-header", Does::WritesValue),
+        ("--trace", Does::WritesValue),
+        ("--trace-ascii", Does::WritesValue),
+        ("--stderr", Does::WritesValue),
+        ("--libcurl", Does::WritesValue),
+        ("--etag-save", Does::WritesValue),
+        ("--hsts", Does::WritesValue),
+        ("--alt-svc", Does::WritesValue),
+    ],
+    permute: true,
+};
+
 const XARGS: Table = Table {
     short_flags: "0rtpxo",
     short_values: "adEILnPs",
@@ -709,6 +925,10 @@ pub(crate) fn judge(program: &str, args: &[&Word], from_input: bool) -> Judged {
             let parsed = table_judge(program, &AWK, args, &mut judged);
             awk_program(&parsed, &mut judged);
         }
+        "curl" => {
+            let parsed = table_judge(program, &CURL, args, &mut judged);
+            curl_outputs(&parsed, &mut judged);
+        }
         "find" => find(args, &mut judged),
         "git" => git(args, &mut judged),
         _ => {}
@@ -904,6 +1124,93 @@ fn text_of(word: &Word) -> &str {
     word.value.as_deref().unwrap_or(&word.raw)
 }
 
+/// `curl`: the files its output options write. `-o FILE` (and `--output`)
+/// lands below `--output-dir` when one is given; `-O` writes the last part
+/// of each URL's path there; `-J` takes the name the server sends. A name
+/// ploy cannot work out (a `#1` glob reference, a percent-escape or glob in
+/// the URL's name) is a write no rule can name. `-K` reads options (an
+/// `output` among them) from a file ploy does not read. `-` and `%` are
+/// stdout and stderr.
+fn curl_outputs(parsed: &Parsed, judged: &mut Judged) {
+    if parsed.has(&["-K", "--config"]) {
+        judged.unknown("`curl -K` reads options from a file ploy does not read".into());
+    }
+    // The table recorded the other writers' values; a dash means stdout.
+    judged
+        .effects
+        .retain(|e| !matches!(e, Effect::Writes(path) if matches!(path.as_str(), "-" | "%")));
+    let dir = parsed
+        .values_of(&["--output-dir"])
+        .last()
+        .map(|d| d.to_string());
+    if let Some(dir) = &dir {
+        judged.effects.push(Effect::Writes(dir.clone()));
+    }
+    let place = |name: &str| match &dir {
+        Some(dir) if !name.starts_with('/') => format!("{}/{name}", dir.trim_end_matches('/')),
+        _ => name.to_string(),
+    };
+    let blocked = |why: String| Effect::Blocked(ActionKind::Edit, "curl output".into(), why);
+    for name in parsed.values_of(&["-o", "--output"]) {
+        if name == "-" {
+            continue;
+        }
+        if name.contains('#') {
+            judged.effects.push(blocked(format!(
+                "`curl -o {name}` names the file it writes after the URL's glob (`#1`)"
+            )));
+            continue;
+        }
+        judged.effects.push(Effect::Writes(place(name)));
+    }
+    if parsed.has(&["-J", "--remote-header-name"]) {
+        judged.effects.push(blocked(
+            "`curl -J` writes a file the server names (Content-Disposition)".into(),
+        ));
+    }
+    if parsed.has(&["-O", "--remote-name", "--remote-name-all"]) {
+        let urls = parsed
+            .operands
+            .iter()
+            .map(|u| u.as_deref())
+            .chain(parsed.values_of(&["--url"]).into_iter().map(Some));
+        for url in urls {
+            match url.and_then(url_file_name) {
+                Some(name) => judged.effects.push(Effect::Writes(place(&name))),
+                None => judged.effects.push(blocked(format!(
+                    "`curl -O` writes a file named after `{}`, a name ploy cannot work out",
+                    url.unwrap_or("a URL computed at run time")
+                ))),
+            }
+        }
+    }
+    for format in parsed.values_of(&["-w", "--write-out"]) {
+        // `%output{FILE}` (curl 8.3) sends the rest of the output to FILE.
+        let mut rest = format;
+        while let Some(at) = rest.find("%output{") {
+            rest = &rest[at + "%output{".len()..];
+            let end = rest.find('}').unwrap_or(rest.len());
+            let path = rest[..end].trim_start_matches(">>");
+            judged.effects.push(Effect::Writes(place(path)));
+            rest = &rest[end..];
+        }
+    }
+}
+
+/// The file name `curl -O` takes from a URL: the last part of its path,
+/// or `None` when ploy cannot be sure of it (none, a percent-escape, a
+/// curl glob).
+fn url_file_name(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = rest.split(['?', '#']).next().unwrap_or_default();
+    let (_, path) = path.split_once('/')?;
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let unsure = name.is_empty()
+        || matches!(name, "." | "..")
+        || name.contains(['%', '{', '}', '[', ']', '\\']);
+    (!unsure).then(|| name.to_string())
+}
+
 /// `sed`: the script (first operand, or every `-e`), checked command by
 /// command; `-i` writes every file operand; `-f FILE` hides the script.
 fn sed_script(parsed: &Parsed, from_input: bool, judged: &mut Judged) {
@@ -952,8 +1259,8 @@ fn sed_script(parsed: &Parsed, from_input: bool, judged: &mut Judged) {
 }
 
 /// Walks a sed script as GNU sed parses it. Commands that only print and
-/// edit the pattern space pass; `w FILE` (and the `w` flag of `s`) is a
-/// write; `e`, `r`, `R`, `W`… and anything not recognised are errors. Where
+/// edit the pattern space pass; `w FILE`, `W FILE` (and the `w` flag of
+/// `s`) are writes; `e`, `r`, `R`… and anything not recognised are errors. Where
 /// this reader could disagree with sed, it stops a text early, so sed's
 /// extra text is read here as commands (stricter, never looser).
 fn sed_commands(script: &str, judged: &mut Judged) -> Result<(), String> {
@@ -1056,13 +1363,13 @@ fn sed_commands(script: &str, judged: &mut Judged) -> Result<(), String> {
                 i = sed_delimited(&chars, i + 1, delimiter)?;
                 i = sed_delimited(&chars, i, delimiter)?;
             }
-            'w' => {
+            // `W` writes the first line of the pattern space: a write too.
+            'w' | 'W' => {
                 let path = rest_of_line(&mut i).trim().to_string();
                 sed_write(&path, judged)?;
             }
             'e' => return Err("`e` runs a command".into()),
             'r' | 'R' => return Err(format!("`{command}` reads a file the line does not name")),
-            'W' => return Err("`W` writes to a file".into()),
             'v' => {
                 while i < chars.len() && !matches!(chars[i], '\n' | ';' | '}') {
                     i += 1;

@@ -13,9 +13,11 @@
 //! Allow rules cannot cover a command whose program is computed, which holds a
 //! substitution, which runs a string (`eval`, `sh -c`, `source`), which
 //! changes what later names mean (`alias`, functions), or a line that does
-//! not parse. Wrappers (`env`, `xargs`, `sudo`, `timeout`, `nice`, `find
-//! -exec`, …) add a unit for the wrapped command: both must be allowed, and a
-//! deny on either denies. Strings run by `eval` / `sh -c` are analysed too, so
+//! not parse. Launchers (`env`, `xargs`, `sudo`, `timeout`, `nice`, `find
+//! -exec`, `npm exec`, `npx`, … see [`crate::launchers`]) add a unit for the
+//! command they start: both must be allowed, and a deny on either denies; a
+//! command line a launcher hands to a shell (`script -c`, `npm exec -c`) is
+//! judged like `sh -c`. Strings run by `eval` / `sh -c` are analysed too, so
 //! deny rules see inside them.
 
 use std::collections::HashSet;
@@ -663,27 +665,14 @@ impl Builder<'_> {
             Some(_) => self.command_reads(name, args),
             None => self.command_reads(None, args),
         }
+        let own = self.units.len();
         self.push_command_unit(assignments, words, blocker.clone());
         if let Some(name) = name {
             self.option_effects(name, args, depth, blocker.as_deref());
         }
         if let Some(name) = name {
-            match inner_command(name, args) {
-                Inner::Words(start) => {
-                    let inner = &args[start..];
-                    if !inner.is_empty() {
-                        let outer = self.from_input;
-                        self.from_input |= name == "xargs";
-                        self.command_words(&[], inner, depth + 1, blocker.as_deref());
-                        self.from_input = outer;
-                    }
-                }
-                Inner::Unknown(why) => {
-                    let text: Vec<&str> = args.iter().map(|w| text_of(w)).collect();
-                    self.blocked_unit(ActionKind::Shell, &text.join(" "), &why);
-                    self.read_everything(&why);
-                }
-                Inner::None => {}
+            if let Some(launched) = crate::launchers::launched(name, args) {
+                self.launched(name, args, own, launched, depth, blocker.as_deref());
             }
             if name == "find" {
                 for (start, end) in find_exec_ranges(args) {
@@ -695,6 +684,71 @@ impl Builder<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// What a launcher starts (see [`crate::launchers`]): each command a
+    /// simple command of its own (both must be allowed, a deny on either
+    /// denies; only deny and ask rules see a possible project script), each
+    /// command line handed to a shell judged as shell with the launcher's
+    /// own unit out of reach of allow rules (as `sh -c`), and what ploy
+    /// cannot see a unit no allow rule covers. `own` is the launcher's unit.
+    fn launched(
+        &mut self,
+        name: &str,
+        args: &[&Word],
+        own: usize,
+        launched: crate::launchers::Launched,
+        depth: usize,
+        blocker: Option<&str>,
+    ) {
+        for start in &launched.starts {
+            let inner = &args[*start..];
+            if inner.is_empty() {
+                continue;
+            }
+            if launched.deny_only {
+                let program = text_of(inner[0]).rsplit('/').next().unwrap_or_default();
+                let rest: Vec<&str> = inner[1..].iter().map(|w| text_of(w)).collect();
+                let mut forms = vec![
+                    std::iter::once(program)
+                        .chain(rest.iter().copied())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ];
+                forms.extend(crate::subcommand::normalise(program, &rest).forms);
+                if let Some(unit) = self.units.get_mut(own) {
+                    for form in forms {
+                        if !unit.deny_candidates.contains(&form) {
+                            unit.deny_candidates.push(form);
+                        }
+                    }
+                }
+                continue;
+            }
+            let outer = self.from_input;
+            self.from_input |= name == "xargs";
+            self.command_words(&[], inner, depth + 1, blocker);
+            self.from_input = outer;
+        }
+        if !launched.lines.is_empty() {
+            let why = format!("`{name}` runs a command line the policy cannot match");
+            if let Some(unit) = self.units.get_mut(own) {
+                unit.allow_blocker.get_or_insert(why.clone());
+            }
+            for line in &launched.lines {
+                self.line(line, depth + 1, Some(&why));
+            }
+        }
+        if let Some(why) = launched.unknown {
+            let text: Vec<&str> = args.iter().map(|w| text_of(w)).collect();
+            self.notes.push(why.clone());
+            self.blocked_unit(
+                ActionKind::Shell,
+                &format!("{name} {}", text.join(" ")),
+                &why,
+            );
+            self.read_everything(&why);
         }
     }
 
@@ -778,7 +832,7 @@ impl Builder<'_> {
         for word in words {
             match word.value.as_deref() {
                 Some(text) => {
-                    for candidate in protected_candidates(text) {
+                    for candidate in protected_candidates(text, false) {
                         if candidate != "-" {
                             self.read_path(candidate, recursive);
                         }
@@ -1058,7 +1112,7 @@ impl Builder<'_> {
         let candidates = if redirect {
             vec![text]
         } else {
-            protected_candidates(text)
+            protected_candidates(text, true)
         };
         for candidate in candidates {
             let Some(expanded) = glob_variants(candidate, self.dot_globs) else {
@@ -1243,19 +1297,29 @@ fn path_candidates(text: &str) -> Vec<&str> {
     out
 }
 
-/// The parts of an argument that may name a path for PERM-7: the word, the
-/// value after `=`, and a short option's glued value (`-C.git`).
-fn protected_candidates(text: &str) -> Vec<&str> {
+/// The parts of an argument that may name a path: the word, the value
+/// after `=`, and a short option's glued value (`-C.git`). With
+/// `every_suffix` (PERM-7 for words a program may write), the glued value
+/// may start after any letter of a cluster of flags (`curl
+/// -sSo.git/hooks/x`: `-s` and `-S` take no value, `-o` takes the rest;
+/// secrets5 #5): which letter takes a value is the program's business, so
+/// every suffix is a candidate (an extra one only makes the answer
+/// stricter).
+fn protected_candidates(text: &str, every_suffix: bool) -> Vec<&str> {
     let mut out = Vec::new();
     if !text.is_empty() && (!text.starts_with('-') || text == "-") {
         out.push(text);
     }
     if let Some(rest) = text.strip_prefix('-')
         && !rest.starts_with('-')
-        && let Some(value) = rest.get(1..)
-        && !value.is_empty()
     {
-        out.push(value);
+        let starts: Vec<usize> = rest.char_indices().skip(1).map(|(at, _)| at).collect();
+        let starts = if every_suffix {
+            &starts[..]
+        } else {
+            &starts[..starts.len().min(1)]
+        };
+        out.extend(starts.iter().map(|at| &rest[*at..]));
     }
     if let Some((_, value)) = text.split_once('=')
         && !value.is_empty()
@@ -1361,98 +1425,6 @@ fn shell_c_string<'w>(args: &[&'w Word]) -> Option<&'w Word> {
         }
     }
     None
-}
-
-enum Inner {
-    /// The wrapped command starts at this argument index.
-    Words(usize),
-    /// It wraps something this analysis cannot see.
-    Unknown(String),
-    /// Not a wrapper.
-    None,
-}
-
-/// Where a wrapper's command starts among its arguments.
-fn inner_command(name: &str, args: &[&Word]) -> Inner {
-    // (options that take a separate value, number of positional values before the command)
-    let (with_value, positionals): (&[&str], usize) = match name {
-        "env" => {
-            if args.iter().any(|w| {
-                let t = text_of(w);
-                t == "-S"
-                    || t.starts_with("--split-string")
-                    || (t.starts_with("-S") && !t.starts_with("--"))
-            }) {
-                return Inner::Unknown("env -S splits a string into a command".into());
-            }
-            (&["-u", "--unset", "-C", "--chdir"], 0)
-        }
-        "command" | "builtin" | "exec" | "nohup" | "setsid" | "time" | "unbuffer" => {
-            (&["-a", "-f", "-o"], 0)
-        }
-        "nice" => (&["-n", "--adjustment"], 0),
-        "timeout" => (&["-s", "--signal", "-k", "--kill-after"], 1),
-        "xargs" => (
-            &[
-                "-a",
-                "--arg-file",
-                "-d",
-                "--delimiter",
-                "-E",
-                "-I",
-                "-L",
-                "--max-lines",
-                "--process-slot-var",
-                "-n",
-                "--max-args",
-                "-P",
-                "--max-procs",
-                "-s",
-                "--max-chars",
-            ],
-            0,
-        ),
-        "sudo" | "doas" => (
-            &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T"],
-            0,
-        ),
-        "stdbuf" => (&["-i", "-o", "-e"], 0),
-        "ionice" => (&["-c", "-n", "-p", "-P", "-u"], 0),
-        "chrt" => (&["-p"], 1),
-        "taskset" => (&[], 1),
-        "flock" => (&["-w", "--timeout", "-E", "--conflict-exit-code"], 1),
-        "watch" => (&["-n", "--interval", "-d"], 0),
-        "strace" | "ltrace" => (&["-e", "-o", "-p", "-s", "-u", "-E"], 0),
-        _ => return Inner::None,
-    };
-    let mut i = 0;
-    let mut positional_left = positionals;
-    while i < args.len() {
-        let text = text_of(args[i]);
-        if text == "--" {
-            i += 1;
-            break;
-        }
-        if text.starts_with('-') && text.len() > 1 {
-            i += if with_value.contains(&text) { 2 } else { 1 };
-            continue;
-        }
-        if name == "env" && text.contains('=') {
-            i += 1;
-            continue;
-        }
-        if positional_left > 0 {
-            positional_left -= 1;
-            i += 1;
-            continue;
-        }
-        break;
-    }
-    if positional_left > 0 && i < args.len() {
-        // `timeout -- 5 rm x`: the duration comes after `--`.
-        i += positional_left;
-    }
-    Inner::Words(i.min(args.len()))
 }
 
 /// `find … -exec CMD … ;` (also `-execdir`, `-ok`, `-okdir`, ended by `;` or `+`).

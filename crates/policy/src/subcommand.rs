@@ -361,6 +361,14 @@ fn git(args: &[&str], normal: &mut Normal) {
         push_form(&mut normal.forms, &program, rest);
         clusters(&program, rest, &mut normal.forms);
     }
+    // `git lfs push REMOTE` sends objects to the remote: deny and ask rules
+    // for `git push*` see it as a push too (secrets5 #16).
+    if sub == "lfs"
+        && let Some(at) = rest.iter().position(|a| !a.starts_with('-'))
+        && rest[at] == "push"
+    {
+        push_form(&mut normal.forms, "git push", &rest[at + 1..]);
+    }
 }
 
 /// npm's commands (npm 10 `cmd-list`).
@@ -578,9 +586,11 @@ fn npm_command(word: &str) -> Option<&'static str> {
     found
 }
 
-fn npm(args: &[&str], normal: &mut Normal) {
-    // Every reading of the options before the command: an option ploy does
-    // not know may or may not take the next word.
+/// Where npm's command may start among its arguments: every reading of
+/// the options before it (an option ploy does not know may or may not take
+/// the next word), sorted; and why ploy is unsure, if it is.
+pub(crate) fn npm_starts(args: &[&str]) -> (Vec<usize>, Option<String>) {
+    let mut unknown = None;
     let mut starts = Vec::new();
     let mut pending = vec![0usize];
     while let Some(mut i) = pending.pop() {
@@ -597,7 +607,7 @@ fn npm(args: &[&str], normal: &mut Normal) {
             } else if NPM_VALUE_OPTIONS.contains(arg) {
                 i += 2;
             } else {
-                normal.unknown.get_or_insert_with(|| {
+                unknown.get_or_insert_with(|| {
                     format!("`npm {arg}` is an option ploy does not know before the command")
                 });
                 pending.push(i + 2);
@@ -607,6 +617,19 @@ fn npm(args: &[&str], normal: &mut Normal) {
     }
     starts.sort_unstable();
     starts.dedup();
+    (starts, unknown)
+}
+
+/// npm's command for the word at a start [`npm_starts`] found.
+pub(crate) fn npm_command_at(args: &[&str], start: usize) -> Option<&'static str> {
+    args.get(start).and_then(|word| npm_command(word))
+}
+
+fn npm(args: &[&str], normal: &mut Normal) {
+    let (starts, unknown) = npm_starts(args);
+    if let Some(why) = unknown {
+        normal.unknown.get_or_insert(why);
+    }
     for start in starts {
         let word = args[start];
         let rest = &args[start + 1..];

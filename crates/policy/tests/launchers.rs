@@ -1,0 +1,290 @@
+//! Deny rules hold through programs that launch other commands (outside
+//! attacker's secrets5 #16: `npm exec -- npm publish`, `npm x`, `npm exec
+//! -c "…"`, `script -c "rm -rf build"` were allowed under `npm *` /
+//! `script *` with deny rules for `npm publish*` and `rm -rf *`). What a
+//! launcher starts is a simple command of its own; a command line it hands
+//! to a shell is judged as shell (deny rules see inside; no allow rule
+//! covers the launcher then); what ploy cannot see asks.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is a test failure
+
+use ploy_policy::{
+    Action, ActionKind, Approvals, ConversationRules, Effect, Permission, ProjectRoot,
+    ProjectTrust, Rule, RuleLayer, RuleSource, Rules, Verdict,
+};
+
+fn root() -> ProjectRoot {
+    ProjectRoot::new("/home/dev/proj").unwrap()
+}
+
+/// The attacker's settings (integrations #6 shape), with every launcher
+/// allowed by name: only what they start can be refused.
+fn rules() -> Rules {
+    let mut list: Vec<Rule> = [
+        "git *",
+        "npm *",
+        "npx *",
+        "pnpm *",
+        "pnpx *",
+        "yarn *",
+        "bun *",
+        "bunx *",
+        "rm *",
+        "script *",
+        "env *",
+        "nice *",
+        "timeout *",
+        "nohup *",
+        "stdbuf *",
+        "setsid *",
+        "flock *",
+        "watch *",
+        "sudo *",
+        "doas *",
+        "xargs *",
+        "parallel *",
+        "find *",
+        "time *",
+        "chronic *",
+        "unbuffer *",
+        "faketime *",
+        "uv *",
+        "uvx *",
+        "poetry *",
+        "pipenv *",
+        "bundle *",
+        "mise *",
+        "direnv *",
+        "nix-shell *",
+        "unshare *",
+        "chroot *",
+        "fakeroot *",
+        "gosu *",
+        "pkexec *",
+        "eatmydata *",
+        "torsocks *",
+        "ionice *",
+        "taskset *",
+        "cat *",
+        "echo *",
+        "cargo *",
+        "command *",
+    ]
+    .iter()
+    .map(|p| Rule::new(ActionKind::Shell, Effect::Allow, *p))
+    .collect();
+    for deny in ["git push*", "npm publish*", "rm -rf *"] {
+        list.push(Rule::new(ActionKind::Shell, Effect::Deny, deny));
+    }
+    list.push(Rule::new(ActionKind::Edit, Effect::Allow, "**"));
+    let layer = RuleLayer::new(RuleSource::User, list).unwrap();
+    Rules::builtin().with_layer(layer, ProjectTrust::Untrusted)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum V {
+    Allow,
+    Ask,
+    Deny,
+}
+
+fn verdict(line: &str) -> V {
+    let action = Action::shell("bash", line, &root());
+    let d = Permission::assert(
+        &action,
+        &ConversationRules::new(),
+        &rules(),
+        &Approvals::new(),
+    );
+    match d.verdict {
+        Verdict::Allow => V::Allow,
+        Verdict::Ask { .. } => V::Ask,
+        Verdict::Deny => V::Deny,
+    }
+}
+
+// proves: PERM-2 (deny rules deny the command a launcher starts)
+#[test]
+fn deny_rules_see_the_command_a_launcher_starts() {
+    let denied = [
+        // secrets5 #16, as the attacker sent them
+        "npm exec -- npm publish",
+        "npm exec npm publish",
+        "npm x -- npm publish",
+        "npm exec -c 'npm publish'",
+        "npm exec -c \"npm publish\"",
+        "npm exec --call='npm publish'",
+        "npm --loglevel silent exec -- npm publish",
+        "npm exec --package=npm -- npm publish",
+        "npm exec -y npm pub",
+        "script -c 'rm -rf build' /dev/null",
+        "script -qc 'rm -rf build' /dev/null",
+        "script /dev/null -c 'rm -rf build'",
+        "script --command='rm -rf build'",
+        "script -q -e -c 'cd x && rm -rf build' log.txt",
+        "git lfs push origin main",
+        "git lfs push --all origin",
+        // the same class
+        "npx npm publish",
+        "npx -y -- npm publish",
+        "npx -p npm npm publish",
+        "npx -c 'npm publish'",
+        "pnpm exec rm -rf build",
+        "pnpm -C sub exec rm -rf build",
+        "pnpm dlx npm publish",
+        "pnpx npm publish",
+        "pnpm git push origin",
+        "pnpm exec -c 'rm -rf build'",
+        "yarn exec rm -rf build",
+        "yarn exec 'echo hi; rm -rf build'",
+        "yarn dlx npm publish",
+        "bunx npm publish",
+        "bun x npm publish",
+        "bun exec 'rm -rf build'",
+        "env rm -rf build",
+        "env -u HOME A=b rm -rf build",
+        "nice -n 5 rm -rf build",
+        "nice -10 rm -rf build",
+        "timeout 5 rm -rf build",
+        "timeout -s KILL --preserve-status 5 rm -rf build",
+        "nohup rm -rf build",
+        "stdbuf -oL rm -rf build",
+        "setsid -w rm -rf build",
+        "flock /tmp/l rm -rf build",
+        "flock -c 'rm -rf build' /tmp/l",
+        "flock /tmp/l -c 'rm -rf build'",
+        "flock -w 5 /tmp/l --command 'git push'",
+        "watch rm -rf build",
+        "watch 'rm -rf build'",
+        "watch -d rm -rf build",
+        "watch -n 1 -x rm -rf build",
+        "sudo rm -rf build",
+        "sudo -u root rm -rf build",
+        "sudo --user root rm -rf build",
+        "sudo -Eu root rm -rf build",
+        "sudo -uroot rm -rf build",
+        "doas -u root rm -rf build",
+        "xargs rm -rf",
+        "xargs -I {} rm -rf {}",
+        "parallel rm -rf ::: build dist",
+        "parallel -j 2 'rm -rf {}' ::: build",
+        "find . -exec rm -rf {} +",
+        "time rm -rf build",
+        "command time -a rm -rf build",
+        "command time -o t.txt rm -rf build",
+        "timeout $T rm -rf build",
+        "chronic rm -rf build",
+        "unbuffer rm -rf build",
+        "faketime '2020-01-01' rm -rf build",
+        "uv run rm -rf build",
+        "uv run --with x rm -rf build",
+        "uvx npm publish",
+        "poetry run rm -rf build",
+        "pipenv run rm -rf build",
+        "bundle exec rm -rf build",
+        "mise exec node@20 -- npm publish",
+        "mise x -c 'npm publish'",
+        "direnv exec . rm -rf build",
+        "nix-shell --run 'rm -rf build'",
+        "nix-shell shell.nix --command 'git push'",
+        "unshare -rn rm -rf build",
+        "chroot / rm -rf build",
+        "fakeroot rm -rf build",
+        "gosu root rm -rf build",
+        "pkexec rm -rf build",
+        "eatmydata rm -rf build",
+        "torsocks git push",
+        "ionice -c 3 rm -rf build",
+        "taskset -c 0 rm -rf build",
+        // launchers in launchers
+        "sudo timeout 5 npm exec -- npm publish",
+        "env npx -c 'script -c \"rm -rf build\"'",
+        "nice xargs rm -rf",
+    ];
+    let mut wrong = Vec::new();
+    for line in denied {
+        let got = verdict(line);
+        if got != V::Deny {
+            wrong.push(format!("{line}: {got:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "not denied:\n{}", wrong.join("\n"));
+}
+
+// proves: PERM-2 (a launcher ploy cannot see through asks: no allow rule covers it)
+#[test]
+fn what_a_launcher_hides_asks() {
+    let asked = [
+        // a command line handed to a shell: judged, but never allowed
+        "npm exec -c 'echo hi'",
+        "script -c 'echo hi' /dev/null",
+        "flock /tmp/l -c 'echo hi'",
+        "watch 'echo hi'",
+        "yarn exec echo hi",
+        // what ploy cannot see
+        "script /dev/null",
+        "script -c \"$CMD\" /dev/null",
+        "npm exec -c \"$CMD\"",
+        "env -S 'rm -rf build'",
+        "parallel",
+        "faketime --date-prog ./x '2020-01-01' echo hi",
+        "timeout $T cargo test",
+        // an option ploy does not know: each reading is judged
+        "npx --frobnicate echo hi",
+        "sudo --frob rm x",
+        // the launched command must be allowed by its own rule
+        "npx prettier --write .",
+        "uv run pytest",
+        "sudo make install",
+        "timeout 5 python3 x.py",
+    ];
+    let mut wrong = Vec::new();
+    for line in asked {
+        let got = verdict(line);
+        if got != V::Ask {
+            wrong.push(format!("{line}: {got:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "not asked:\n{}", wrong.join("\n"));
+}
+
+// proves: PERM-2 (twins: launching an allowed command stays allowed)
+#[test]
+fn launching_an_allowed_command_stays_allowed() {
+    let allowed = [
+        "npm exec -- npm install",
+        "npm exec cargo test",
+        "npx -y cargo build",
+        "npm run build",
+        "pnpm install",
+        "pnpm build",
+        "pnpm exec cargo test",
+        "yarn install",
+        "yarn dlx cargo test",
+        "bunx cargo test",
+        "timeout 5 cargo test",
+        "timeout --preserve-status 5 cargo test",
+        "nice -n 5 cargo build",
+        "env A=b cargo test",
+        "sudo -u root cargo build",
+        "watch -x cargo test",
+        "flock .lock cargo test",
+        "command time -f %e cargo test",
+        "xargs cat",
+        "uv run cargo test",
+        "pipenv run test",
+        "poetry run cargo test",
+        "mise exec node@20 -- cargo test",
+        "git lfs pull",
+        "git lfs ls-files",
+        "rm -r build",
+    ];
+    let mut wrong = Vec::new();
+    for line in allowed {
+        let got = verdict(line);
+        if got != V::Allow {
+            wrong.push(format!("{line}: {got:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "not allowed:\n{}", wrong.join("\n"));
+}
