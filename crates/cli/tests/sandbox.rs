@@ -319,6 +319,48 @@ fn plan_check_prints_a_table_and_exits_0_only_when_all_pass() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
 
+// proves: PROOF-6, SBX-5 (proof5 #8: model-written titles and proof lines
+// never reach the terminal raw: no concealed verdict, no overwritten line,
+// no clipboard write)
+#[test]
+fn plan_check_shows_hostile_titles_and_proof_lines_escaped() {
+    let world = World::new();
+    world.write_plan(
+        r#"{"steps":[
+            {"title":"ok step\u001b[8m\u001b]52;c;ZXZpbA==\u0007","proof":"grep -q zzz README.md"},
+            {"title":"x\r\u001b[2K[1/1] tests ... passed\n2/2 steps passed\u202e","proof":"grep -q app README.md"},
+            {"title":"refused","proof":"grep -q x README.md\u001b]52;c;ZXZpbA==\u0007\u001b[8m; rm -rf ."}
+        ]}"#,
+    );
+    let out = world.ploy(&["plan", "check"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    for (face, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let text = String::from_utf8_lossy(text);
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| (c.is_control() && *c != '\n') || *c == '\u{202e}')
+            .collect();
+        assert!(
+            raw.is_empty(),
+            "plan check {face} printed {raw:?} raw: {text:?}"
+        );
+        // The fake summary stays inside its step's line, visibly escaped.
+        assert!(!text.lines().any(|l| l == "2/2 steps passed"), "{text}");
+    }
+    let table = String::from_utf8_lossy(&out.stdout);
+    let progress = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        progress.contains("ok step^[[8m^[]52;c;ZXZpbA==^G ... failed"),
+        "{progress}"
+    );
+    assert!(
+        progress.contains("x^M^[[2K[1/1] tests ... passed^J2/2"),
+        "{progress}"
+    );
+    assert!(table.contains("grep -q x README.md^[]52;c;"), "{table}");
+    assert!(table.contains("1/3 steps passed"), "{table}");
+}
+
 // proves: PROOF-6
 #[test]
 fn plan_check_explains_a_malformed_or_missing_plan() {

@@ -204,7 +204,7 @@ pub fn proof_run(args: ProofRunArgs) -> ExitCode {
             ProofOutcome::Refused => {
                 eprintln!("ploy proof run: refused, nothing was run");
                 for hit in &report.refusals {
-                    eprintln!("{}: {}", hit.rule, hit.detail);
+                    eprintln!("{}: {}", hit.rule, one_line(&hit.detail));
                 }
                 eprintln!(
                     "hint: `ploy check proof 'LINE'` explains the rules; `ploy doctor` checks the sandbox"
@@ -298,6 +298,17 @@ fn on_screen(text: &str, terminal: bool) -> std::borrow::Cow<'_, str> {
     ploy_text::escape_for_screen(text, |c| !c.is_control() || matches!(c, '\n' | '\t' | '\r'))
 }
 
+/// Model-written text (a plan step's title, a proof line, a refusal that
+/// quotes it) as one line a person reads, on a terminal or in a file: every
+/// character [`ploy_text::is_shown`] rejects, newline and carriage return
+/// included, escaped. Found attacking the sandbox (proof5 #8): a title
+/// holding `ESC[8m` concealed ploy's real verdict, `\r ESC[2K` overwrote a
+/// line with a fake "passed", OSC 52 wrote the clipboard. The verdicts
+/// themselves are ploy's own words.
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    ploy_text::escape_for_screen(text, ploy_text::is_shown)
+}
+
 /// Says which limit stopped a run, if one did.
 fn report_limits(command: &str, out: &RunOutput) {
     if out.cancelled {
@@ -344,7 +355,7 @@ pub fn plan_check(args: PlanCheckArgs) -> ExitCode {
     };
     let total = plan.steps.len();
     let mut progress = |number: usize, step: &PlanStep, done: Option<&StepReport>| match done {
-        None => eprint!("[{number}/{total}] {} ... ", step.title),
+        None => eprint!("[{number}/{total}] {} ... ", one_line(&step.title)),
         Some(report) => eprintln!(
             "{} ({} ms)",
             report.proof.verdict.as_str(),
@@ -401,8 +412,8 @@ fn plan_table(steps: &[StepReport]) -> String {
             ProofOutcome::Passed => "passed".to_string(),
         };
         rows.push([
-            clip(&format!("{}. {}", step.step, step.title), 40),
-            clip(&step.proof.line, 50),
+            clip(&format!("{}. {}", step.step, one_line(&step.title)), 40),
+            clip(&one_line(&step.proof.line), 50),
             result,
             format!("{} ms", step.proof.time_ms),
         ]);
