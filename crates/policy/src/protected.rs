@@ -14,7 +14,12 @@
 //! outside the project: a nested repository's hooks or another project's
 //! `.claude` folder plant code just as well):
 //! * the folders `.ploy`, `.claude`, `.pi`, `.codex`, `.vscode`, `.agents`
-//!   and everything below them;
+//!   and everything below them; other agents' and editors' folders
+//!   (`.opencode`, `.gemini`, `.cursor`, `.continue`, `.zed`, `.idea`,
+//!   `.amazonq`, `.kiro`, `.roo`, `.windsurf`, `.theia`, `.fleet`),
+//!   `.devcontainer`, other version control's folders (`.hg`, `.jj`), hook
+//!   folders by convention (`.husky`, `.githooks`, `.git-hooks`) and
+//!   `.mise` (`PROTECTED_DIRS` says what runs each);
 //! * a `hooks` folder below a `.git` folder (`.git/hooks/**`, and a
 //!   submodule's `.git/modules/x/hooks/**`), and git's `config` /
 //!   `config.worktree` files below a `.git` folder;
@@ -30,7 +35,12 @@
 //!   commits, pushes and which filters it runs, and the sandbox locks the
 //!   whole folder anyway (SBX-6); a `.git` *file* (a worktree's or a
 //!   submodule's `gitdir:` pointer) is the `.git` name itself;
-//! * the files `.mcp.json` and `.envrc`;
+//! * the files `.mcp.json` and `.envrc`, git hook managers' lists, and the
+//!   configuration of tools that run a program it names on the user's next
+//!   ordinary command: `.npmrc`, `.yarnrc(.yml)`, `.pnpmfile.cjs`,
+//!   `bunfig.toml`, mise's `mise.toml`, `opencode.json(c)`,
+//!   `.aider.conf.yml`, `.devcontainer.json`, `.hgrc`, and cargo's
+//!   `.cargo/config(.toml)` (`PROTECTED_FILES`, `PROTECTED_TAILS`);
 //! * below the home folder (or `~`): git's user configuration
 //!   (`.gitconfig`, `.config/git/config`), Claude Code's `.claude.json`,
 //!   the shells' start-up files, `.ssh/**`, cargo's and npm's user
@@ -70,8 +80,14 @@ use std::path::{Component, Path, PathBuf};
 /// path is protected like the rest of `.ploy/**`.
 pub const PLAN_FILE: &str = ".ploy/plan.json";
 
-/// Folders protected with everything below them, and why.
-const PROTECTED_DIRS: [(&str, &str); 7] = [
+/// What another agent's or editor's project folder is, for the person asked.
+const AGENT_DIR: &str = "another agent's or editor's project folder (its settings name MCP servers, hooks and \
+     tasks it starts)";
+
+/// Folders protected with everything below them, and why. Each runs
+/// programs later, outside ploy and any sandbox, when the tool named opens
+/// the folder or runs its next ordinary command (secrets5 #14, proof5 #5).
+const PROTECTED_DIRS: &[(&str, &str)] = &[
     (
         ".ploy",
         "ploy's project folder (settings, extensions, skills)",
@@ -94,14 +110,58 @@ const PROTECTED_DIRS: [(&str, &str); 7] = [
         ".husky",
         "husky's git hooks folder (git runs its scripts at commit and push)",
     ),
+    (
+        ".githooks",
+        "a git hooks folder by convention (`core.hooksPath` points git at it)",
+    ),
+    (
+        ".git-hooks",
+        "a git hooks folder by convention (`core.hooksPath` points git at it)",
+    ),
+    (
+        ".hg",
+        "Mercurial's repository folder (`hgrc` hooks run at the next hg command)",
+    ),
+    (
+        ".jj",
+        "Jujutsu's repository folder (its config names programs jj runs)",
+    ),
+    (
+        ".devcontainer",
+        "a dev container definition (postCreateCommand and its kin run when an editor opens the \
+         folder)",
+    ),
+    (
+        ".opencode",
+        "OpenCode's project folder (plugins, commands and MCP servers it starts)",
+    ),
+    (".gemini", AGENT_DIR),
+    (".cursor", AGENT_DIR),
+    (".continue", AGENT_DIR),
+    (".zed", AGENT_DIR),
+    (".idea", AGENT_DIR),
+    (".amazonq", AGENT_DIR),
+    (".kiro", AGENT_DIR),
+    (".roo", AGENT_DIR),
+    (".windsurf", AGENT_DIR),
+    (".theia", AGENT_DIR),
+    (".fleet", AGENT_DIR),
+    (
+        ".mise",
+        "mise's project folder (hooks, tasks and env scripts run on entering the folder)",
+    ),
 ];
 
 /// What a hook manager's configuration is, for the person asked.
 const HOOK_LIST: &str =
     "a git hook manager's list (the installed git hook runs the commands it names)";
 
+/// What mise's configuration is, for the person asked.
+const MISE: &str =
+    "mise's configuration (its hooks, tasks and `_.source` scripts run on entering the folder)";
+
 /// Files protected wherever they are, and why.
-const PROTECTED_FILES: [(&str, &str); 19] = [
+const PROTECTED_FILES: &[(&str, &str)] = &[
     (
         ".mcp.json",
         "an MCP server list (it names programs an agent starts)",
@@ -129,7 +189,79 @@ const PROTECTED_FILES: [(&str, &str); 19] = [
     (".lintstagedrc.mjs", HOOK_LIST),
     (".lintstagedrc.cjs", HOOK_LIST),
     ("lint-staged.config.js", HOOK_LIST),
+    // Package managers and tools that run a program their configuration
+    // names on the user's next ordinary command (secrets5 #14, proof5 #5).
+    (
+        ".npmrc",
+        "npm's configuration (node-options, script-shell and hooks run programs with every npm \
+         script)",
+    ),
+    (
+        ".yarnrc.yml",
+        "Yarn's configuration (yarnPath and plugins run on every yarn command)",
+    ),
+    (
+        ".yarnrc",
+        "Yarn's configuration (yarn-path runs a program on every yarn command)",
+    ),
+    (
+        ".pnpmfile.cjs",
+        "pnpm's hook file (code pnpm runs on every install)",
+    ),
+    (
+        ".pnpmfile.mjs",
+        "pnpm's hook file (code pnpm runs on every install)",
+    ),
+    (
+        "bunfig.toml",
+        "Bun's configuration (preload scripts run with every bun command)",
+    ),
+    (
+        ".bunfig.toml",
+        "Bun's configuration (preload scripts run with every bun command)",
+    ),
+    ("mise.toml", MISE),
+    (".mise.toml", MISE),
+    ("mise.local.toml", MISE),
+    (".mise.local.toml", MISE),
+    (
+        "opencode.json",
+        "OpenCode's configuration (MCP servers and plugins it starts)",
+    ),
+    (
+        "opencode.jsonc",
+        "OpenCode's configuration (MCP servers and plugins it starts)",
+    ),
+    (
+        ".aider.conf.yml",
+        "aider's configuration (the lint and test commands it runs)",
+    ),
+    (
+        ".devcontainer.json",
+        "a dev container definition (postCreateCommand and its kin run when an editor opens the \
+         folder)",
+    ),
+    (
+        ".hgrc",
+        "Mercurial's configuration (hooks run at the next hg command)",
+    ),
 ];
+
+/// Files protected by their last names, wherever they are: (names, why).
+/// cargo reads `.cargo/config.toml` in every folder up from where it runs;
+/// its `[build] rustc-wrapper`, `[target.*] runner` and aliases run programs
+/// on every `cargo build`/`test`/`run` (secrets5 #14).
+const PROTECTED_TAILS: &[(&[&str], &str)] = &[
+    (&[".cargo", "config.toml"], CARGO),
+    (&[".cargo", "config"], CARGO),
+    (&[".config", "mise.toml"], MISE),
+    (&[".config", "mise", "config.toml"], MISE),
+    (&[".config", "mise", "config.local.toml"], MISE),
+];
+
+/// What cargo's configuration is, for the person asked.
+const CARGO: &str = "cargo's configuration (rustc-wrapper, runners and aliases run programs on every cargo \
+     command)";
 
 /// What a shell start-up file is, for the person asked.
 const SHELL_START: &str = "a shell start-up file (every new shell runs it)";
@@ -218,6 +350,11 @@ fn matchable_names() -> impl Iterator<Item = &'static str> {
         .iter()
         .chain(PROTECTED_FILES.iter())
         .map(|(name, _)| *name)
+        .chain(
+            PROTECTED_TAILS
+                .iter()
+                .flat_map(|(names, _)| names.iter().copied()),
+        )
         .chain([".git", "hooks"])
         .chain(GIT_CONFIG_FILES)
         .chain(GIT_POINTER_FILES)
@@ -646,6 +783,11 @@ fn name_rule(names: &[String]) -> Option<&'static str> {
                  checks out, commits, pushes and runs)",
             );
         }
+    }
+    if let Some((_, what)) = PROTECTED_TAILS.iter().find(|(tail, _)| {
+        names.len() >= tail.len() && names[names.len() - tail.len()..].iter().eq(tail.iter())
+    }) {
+        return Some(what);
     }
     let last = names.last()?;
     PROTECTED_FILES

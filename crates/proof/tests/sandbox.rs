@@ -2007,6 +2007,68 @@ fn hook_manager_lists_and_husky_stay_read_only() {
     );
 }
 
+// secrets5 #14 / proof5 #5: configuration other tools run programs from on
+// the user's next ordinary command (cargo's runners, npm's node-options,
+// Yarn's yarnPath, other agents' MCP servers) is on PERM-7's one list, so
+// the sandbox keeps it read-only and moves a new one aside.
+// proves: SBX-6, PERM-7
+#[test]
+fn other_tools_auto_run_configuration_stays_read_only() {
+    let world = World::new();
+    for dir in [".cargo", ".gemini", ".devcontainer"] {
+        std::fs::create_dir_all(world.project.join(dir)).unwrap();
+    }
+    let existing = [
+        ".cargo/config.toml",
+        ".npmrc",
+        ".yarnrc.yml",
+        ".gemini/settings.json",
+        ".devcontainer/devcontainer.json",
+        "opencode.json",
+    ];
+    for file in existing {
+        std::fs::write(world.project.join(file), "original\n").unwrap();
+    }
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let script = format!(
+        "for f in {}; do echo 'evil' >> $f 2>/dev/null && echo wrote $f; done; echo done",
+        existing.join(" ")
+    );
+    for options in [&["--writable-project"][..], &[][..]] {
+        let result = world.sh(options, &script);
+        let text = stdout(&result);
+        assert!(
+            text.contains("done") && !text.contains("wrote"),
+            "{options:?}: {result}"
+        );
+    }
+    for file in existing {
+        assert_eq!(
+            std::fs::read_to_string(world.project.join(file)).unwrap(),
+            "original\n",
+            "{file}"
+        );
+    }
+    // Made by a writable run: moved aside and reported.
+    for (created, script) in [
+        (
+            ".cursor",
+            "mkdir -p .cursor && echo '{}' > .cursor/mcp.json",
+        ),
+        (".pnpmfile.cjs", "echo 'module.exports={}' > .pnpmfile.cjs"),
+    ] {
+        let result = world.sh(&["--writable-project"], script);
+        let notes = result["notes"].to_string();
+        assert!(
+            notes.contains(created) && notes.contains("SBX-6"),
+            "{created}: {result}"
+        );
+        assert!(!world.project.join(created).exists(), "{created} stayed");
+    }
+}
+
 // BEYOND-3 holds for the home folder the user database names, not only for
 // HOME: found attacking it, `HOME=/tmp/x ploy sandbox run --project <real
 // home>` showed the dotfiles and tokens there.
