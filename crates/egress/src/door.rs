@@ -18,11 +18,20 @@
 //!   that is not a letter or digit removed (a secret cut into DNS labels or
 //!   path segments: `abcd.efgh.evil.example`, `/abcd/efgh`).
 //!
+//! * each of those reversed, character by character;
+//! * `%XX` escapes that are not UTF-8, read as Latin-1;
+//! * every layer under base64 or hex tokens ([`ploy_secrets::layer_views`]:
+//!   base64 of base64, of hex, of percent escapes; gzip and zlib; UTF-16;
+//!   up to 3 layers, at most 1 MiB of decoded text, more is refused), as
+//!   decoded and as its skeleton.
+//!
 //! Each view is searched with a [`Redactor`] that knows every secret, its
 //! lower-cased form and its letters-and-digits skeleton (skeletons shorter
 //! than [`ploy_secrets::MIN_SECRET_BYTES`] are not searched: too many false
 //! alarms), in every encoding the redactor knows (plain, string-escaped,
-//! percent, hex, base64 at every alignment, and whatever decoded forms it
+//! percent, hex, base64 at every alignment, decimal byte lists, one
+//! character per line, compatibility forms folded by NFKC (full-width,
+//! NFD) and invisible characters removed, and whatever decoded forms it
 //! gains).
 //!
 //! A secret cut into short pieces with filler between them, inside one
@@ -171,9 +180,38 @@ impl SecretDoor {
             return Ok(());
         }
         let (views, fully_decoded) = views(text, query_like);
-        for view in views {
+        for view in &views {
             if let Some(found) = self.matcher.find_secret(view.as_bytes()) {
                 return Err(refusal(part, found.form.as_str()));
+            }
+        }
+        // Layers under base64 or hex (base64 of base64, gzip, UTF-16):
+        // each decoded layer searched as written and as its skeleton.
+        let mut layered: Vec<String> = Vec::new();
+        for base in bases(text, query_like).0 {
+            let layers = ploy_secrets::layer_views(&base);
+            if layers.exhausted {
+                return Err(Refusal::new(
+                    RULE,
+                    Stage::Request,
+                    format!(
+                        "the request's {part} carries more encoded data than the door decodes ({} bytes), so it cannot see what it carries; it was not sent",
+                        ploy_secrets::MAX_LAYER_BYTES
+                    ),
+                ));
+            }
+            for layer in layers.views {
+                if !layered.contains(&layer) {
+                    layered.push(layer);
+                }
+            }
+        }
+        for layer in &layered {
+            let skeleton = skeleton(&layer.to_lowercase());
+            for view in [layer.as_str(), skeleton.as_str()] {
+                if self.matcher.find_secret(view.as_bytes()).is_some() {
+                    return Err(refusal(part, "layered (base64, hex, gzip or UTF-16)"));
+                }
             }
         }
         if !fully_decoded {
@@ -285,10 +323,14 @@ fn skeleton(text: &str) -> String {
 /// whether percent-decoding reached a fixed point within [`DECODE_ROUNDS`].
 fn views(text: &str, query_like: bool) -> (Vec<Cow<'_, str>>, bool) {
     let (bases, fully_decoded) = bases(text, query_like);
-    let mut all = Vec::with_capacity(bases.len() * 3);
+    let mut all = Vec::with_capacity(bases.len() * 5);
     for base in bases {
         let lower = base.to_lowercase();
         let skeleton = skeleton(&lower);
+        // Reversed, character by character (secrets5 #4: a model asked to
+        // send the key backwards).
+        all.push(Cow::Owned(base.chars().rev().collect()));
+        all.push(Cow::Owned(skeleton.chars().rev().collect()));
         all.push(base);
         all.push(Cow::Owned(lower));
         all.push(Cow::Owned(skeleton));
@@ -322,6 +364,12 @@ fn bases(text: &str, query_like: bool) -> (Vec<Cow<'_, str>>, bool) {
     }
     if query_like && current.contains('+') {
         bases.push(Cow::Owned(current.replace('+', " ")));
+    }
+    // `%XX` escapes that are not UTF-8, read as Latin-1 (`P%E4ssw%F6rd`:
+    // secrets5 #4's non-ASCII password).
+    let raw: Vec<u8> = percent_encoding::percent_decode_str(text).collect();
+    if std::str::from_utf8(&raw).is_err() {
+        bases.push(Cow::Owned(raw.iter().map(|&b| char::from(b)).collect()));
     }
     (bases, fully_decoded)
 }

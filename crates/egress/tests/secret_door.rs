@@ -404,3 +404,110 @@ async fn a_git_remote_token_of_the_project_never_leaves() {
     assert!(s.server.requests().is_empty());
     assert_eq!(s.resolver.queries(), 0);
 }
+
+/// The bytes of `value` gzip-compressed.
+fn gzip(value: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(value).expect("gzip");
+    encoder.finish().expect("gzip")
+}
+
+// proves: BEYOND-6 (secrets5 #4: full-width, NFD, Latin-1 %XX, decimal
+// bytes, reversed, base64 of base64, of hex, of percent escapes, gzip and
+// UTF-16 under base64/hex, in the URL and in a form body; nothing resolved,
+// nothing received)
+#[tokio::test]
+async fn reversible_reshapings_of_a_secret_are_refused() {
+    let s = setup().await;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let url_b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let full_width: String = KEY
+        .chars()
+        .map(|c| char::from_u32(c as u32 + 0xFEE0).expect("full-width"))
+        .collect();
+    let decimal = KEY
+        .bytes()
+        .map(|b| b.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let reversed: String = KEY.chars().rev().collect();
+    let utf16: Vec<u8> = KEY.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let percent_every: String = KEY.bytes().map(|b| format!("%{b:02X}")).collect();
+    let forms = [
+        url_encode(&full_width),
+        decimal.clone(),
+        reversed,
+        url_b64(b64(KEY.as_bytes()).as_bytes()),
+        url_b64(hex(KEY.as_bytes()).as_bytes()),
+        url_b64(percent_every.as_bytes()),
+        url_b64(&gzip(KEY.as_bytes())),
+        hex(&gzip(KEY.as_bytes())),
+        url_b64(&utf16),
+        hex(&utf16),
+    ];
+    for form in &forms {
+        let url = format!("http://api.example.com/c?d={form}");
+        let outcome = get(&s.fetcher, &url).await;
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "{url}: {outcome:?}"
+        );
+        let outcome = s
+            .fetcher
+            .post_form(
+                "http://api.example.com/submit",
+                format!("q={form}").into_bytes(),
+                &CancellationToken::new(),
+            )
+            .await
+            .expect("not cancelled");
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "body {form}: {outcome:?}"
+        );
+    }
+    // A non-ASCII password: NFD and Latin-1 percent escapes.
+    let door = SecretDoor::new(["Pässwörd2024!xyzÆ"]);
+    for text in [
+        "http://x.example/?p=Pa%CC%88sswo%CC%88rd2024!xyz%C3%86",
+        "http://x.example/?p=P%E4ssw%F6rd2024!xyz%C6",
+    ] {
+        assert!(
+            door.check_text(ploy_egress::Part::Url, text, true).is_err(),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        s.resolver.queries(),
+        0,
+        "a refused request resolves nothing"
+    );
+    assert!(s.server.requests().is_empty() && s.other.requests().is_empty());
+    // Ordinary requests with numbers, base64 ids and gzip-looking data pass.
+    for url in [
+        "http://api.example.com/?ids=101,102,103,104,105,106,107,108,109",
+        "http://api.example.com/?page=eyJvZmZzZXQiOjQwLCJsaW1pdCI6MjB9",
+        "http://api.example.com/?q=%EF%BC%A1%EF%BC%A2%EF%BC%A3+full+width",
+        "http://api.example.com/?q=sesroh+and+rodbuort",
+    ] {
+        let fine = get(&s.fetcher, url).await;
+        assert!(matches!(fine, FetchOutcome::Page(_)), "{url}: {fine:?}");
+    }
+}
+
+/// Every byte outside unreserved ASCII percent-encoded.
+fn url_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}

@@ -51,6 +51,13 @@ pub enum SecretForm {
     Decoded,
     /// A run of at least 12 characters of a long secret.
     Fragment,
+    /// Its bytes as decimal numbers (`115 107 45`, `115,107,45`).
+    Decimal,
+    /// One character per line.
+    Spread,
+    /// Unicode compatibility forms (full-width, NFD) or invisible
+    /// characters between its characters, folded away.
+    Folded,
 }
 
 impl SecretForm {
@@ -65,6 +72,9 @@ impl SecretForm {
             SecretForm::Base32 => "base32",
             SecretForm::Decoded => "escaped (percent, backslash or HTML)",
             SecretForm::Fragment => "fragment",
+            SecretForm::Decimal => "decimal bytes",
+            SecretForm::Spread => "one character per line",
+            SecretForm::Folded => "compatibility or invisible characters folded",
         }
     }
 }

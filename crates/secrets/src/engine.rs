@@ -203,12 +203,26 @@ impl Engine {
         let hex_views = joined.len();
         // Wrapped lines joined: the listed base64/base32 patterns match.
         runs::wrapped_views(window, 0, &mut joined);
+        let wrapped_views = joined.len();
+        // Decimal byte lists decoded, one character per line joined, and
+        // compatibility forms folded (secrets5 #4/#12, proof5 #7).
+        runs::decimal_views(window, 0, &mut joined);
+        let decimal_views = joined.len();
+        runs::char_line_views(window, 0, &mut joined);
+        let line_views = joined.len();
+        runs::folded_view(window, 0, &mut joined);
         for (index, view) in joined.iter().enumerate() {
             self.collect_view(view, found, |form| {
                 if index < hex_views {
                     SecretForm::Hex
-                } else {
+                } else if index < wrapped_views {
                     form
+                } else if index < decimal_views {
+                    SecretForm::Decimal
+                } else if index < line_views {
+                    SecretForm::Spread
+                } else {
+                    SecretForm::Folded
                 }
             });
         }

@@ -63,8 +63,14 @@
 //!   [`SHORT_FRAGMENT_MIN_SECRET_CHARS`] (16) to 23 characters, plain, escaped,
 //!   in hex (decoded runs) or base64-encoded on its own (a piece of the
 //!   secret given to `base64`);
-//! * the password of a `user:password` value or of a URL's user info, on
-//!   its own (when at least [`MIN_SECRET_BYTES`] long).
+//! * the password of a `user:password` value or of a URL's user info, or
+//!   of a `password=`/`pwd=`-like parameter of a connection string, on
+//!   its own (when at least [`MIN_SECRET_BYTES`] long);
+//! * its bytes as a list of decimal numbers (`od -tu1`, `115,107,45`,
+//!   byte arrays), and printed one character per line (`grep -o .`),
+//!   decoded or joined (`runs.rs`);
+//! * Unicode compatibility forms folded by NFKC (full-width, NFD) and
+//!   invisible characters between its characters removed (`runs.rs`).
 //!
 //! [`Redactor::redact_cut_tail`] also removes a partial secret (4 bytes or
 //! more of its start) at the end of text that was cut before it could be
@@ -77,14 +83,15 @@
 //! encoding; characters reordered or
 //! substituted (reversed, ROT13, Caesar shifts, every other character);
 //! separators or markup *between characters* of the plain value (`s k - …`,
-//! `<b></b>`, ANSI codes, zero-width characters: the scrubber takes white
-//! space and invisible characters out for search phrases); base64 or base32
+//! `<b></b>`, ANSI codes: the scrubber takes white space out for search
+//! phrases); base64 or base32
 //! of a fragment inside a longer blob at another alignment; base32 of a
 //! fragment; base64 wrapped by spaces rather than line breaks; hex grouped
-//! by `-`; decimal or binary byte lists; other encodings (UTF-16,
-//! quoted-printable, base85, uuencode, nested base64/hex, compression,
-//! encryption, homoglyphs and full-width forms: the scrubber folds those
-//! for search phrases); an escaped form longer than 12 bytes per secret
+//! by `-`; binary byte lists, a decimal big integer; other encodings
+//! (UTF-16, quoted-printable, base85, uuencode, nested base64/hex,
+//! compression, encryption, homoglyphs: the scrubber folds those for
+//! search phrases; the egress door decodes nested base64/hex, gzip, zlib
+//! and UTF-16 with [`layer_views`]); an escaped form longer than 12 bytes per secret
 //! byte (deeper stacking); an escape glued to what precedes it so that the
 //! parse differs (`%4` before a secret starting with `1` decodes as `%41`;
 //! fragments still catch long secrets).
@@ -129,6 +136,7 @@ mod env;
 mod extract;
 mod files;
 mod known;
+mod layers;
 pub mod logging;
 mod redactor;
 mod runs;
@@ -155,6 +163,7 @@ pub use known::{
     MAX_WALK_DEPTH, MAX_WALK_ENTRIES, SecretSources, WALK_SKIPPED_FOLDERS, is_project_env_file,
     known_secrets, sources_secrets,
 };
+pub use layers::{LayerViews, MAX_LAYER_BYTES, MAX_LAYER_DEPTH, layer_views};
 pub use logging::{LoggingError, SharedRedactor, init_logging, init_logging_from_env};
 pub use redactor::{
     MIN_SECRET_BYTES, REDACTED, Redactor, RejectReason, RejectedSecret, SecretMatch,

@@ -298,9 +298,285 @@ pub(crate) fn wrapped_views(window: &[u8], base: usize, views: &mut Vec<View>) {
     }
 }
 
+/// Decimal numbers a run must hold to be decoded: the bytes of the
+/// shortest secret.
+const MIN_DECIMAL_NUMBERS: usize = MIN_SECRET_BYTES;
+
+/// Digits and the separators of decimal byte lists (`od -An -tu1`,
+/// `115,107,45`, a C array's `{115, 107}`, `fromCharCode(115,107)`).
+static DECIMAL_CLASS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_digit() || is_decimal_separator(b);
+        byte += 1;
+    }
+    table
+};
+
+const fn is_decimal_separator(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\r' | b'\n' | b',' | b';')
+}
+
+fn is_decimal_class(byte: u8) -> bool {
+    DECIMAL_CLASS[usize::from(byte)]
+}
+
+/// Decoded views of every run of decimal byte values (each 0-255,
+/// separated by white space, `,` or `;`) holding at least
+/// [`MIN_DECIMAL_NUMBERS`] of them (secrets5 #12: `od -tu1`, byte arrays,
+/// `115,107,45,…` in a URL). A printable secret's bytes are 32-126, two or
+/// three digits each, so such a run is at least 23 bytes long and holds an
+/// aligned 8-byte block at a multiple of [`HEX_STEP`]: one block in every
+/// 16 bytes is tested, as for hex.
+pub(crate) fn decimal_views(window: &[u8], base: usize, views: &mut Vec<View>) {
+    let mut block = 0usize;
+    while block + 8 <= window.len() {
+        let at = block;
+        let candidate = window[at..at + 8].iter().all(|&b| is_decimal_class(b))
+            && window[at..at + 8].iter().any(u8::is_ascii_digit);
+        if !candidate {
+            block += HEX_STEP;
+            continue;
+        }
+        let mut start = at;
+        while start > 0 && at - start < MAX_RUN && is_decimal_class(window[start - 1]) {
+            start -= 1;
+        }
+        let mut end = at + 1;
+        while end < window.len() && end - at < MAX_RUN && is_decimal_class(window[end]) {
+            end += 1;
+        }
+        decode_decimal_span(window, start, end, base, views);
+        block = (end.max(at + HEX_STEP)).next_multiple_of(HEX_STEP);
+    }
+}
+
+/// Splits `window[start..end]` at separators and decodes every sequence
+/// of consecutive numbers 0-255 (a larger number ends a sequence).
+fn decode_decimal_span(
+    window: &[u8],
+    start: usize,
+    end: usize,
+    base: usize,
+    views: &mut Vec<View>,
+) {
+    let mut view = View {
+        kinds: KIND_JOINED,
+        ..View::default()
+    };
+    let flush = |view: &mut View, views: &mut Vec<View>| {
+        if view.bytes.len() >= MIN_DECIMAL_NUMBERS {
+            views.push(std::mem::take(view));
+            view.kinds = KIND_JOINED;
+        } else {
+            view.bytes.clear();
+            view.starts.clear();
+            view.ends.clear();
+        }
+    };
+    let mut at = start;
+    while at < end {
+        if is_decimal_separator(window[at]) {
+            at += 1;
+            continue;
+        }
+        let token = at;
+        while at < end && window[at].is_ascii_digit() {
+            at += 1;
+        }
+        let value = window[token..at].iter().try_fold(0u32, |sum, &digit| {
+            let sum = sum * 10 + u32::from(digit - b'0');
+            (sum <= 255).then_some(sum)
+        });
+        match value {
+            Some(value) => {
+                view.bytes.push(value as u8);
+                view.starts.push(base + token);
+                view.ends.push(base + at);
+            }
+            None => flush(&mut view, views),
+        }
+    }
+    flush(&mut view, views);
+}
+
+/// Joined views of text printed one character per line (`grep -o .`,
+/// `sed 's/./&\n/g'`, `fold -w1`; proof5 #7, secrets5 #12): every run of
+/// at least [`MIN_SECRET_BYTES`] consecutive lines that each hold exactly
+/// one character (a `\r` before the newline allowed) becomes the string of
+/// those characters. Found at newlines (`memchr`), so ordinary text pays a
+/// look at each line's length.
+pub(crate) fn char_line_views(window: &[u8], base: usize, views: &mut Vec<View>) {
+    let mut run: Vec<(usize, usize)> = Vec::new();
+    let mut line_from = 0usize;
+    let flush = |run: &mut Vec<(usize, usize)>, views: &mut Vec<View>| {
+        if run.len() >= MIN_SECRET_BYTES {
+            let mut view = View {
+                kinds: KIND_JOINED,
+                ..View::default()
+            };
+            for &(from, to) in run.iter() {
+                view.bytes.extend_from_slice(&window[from..to]);
+                view.starts.extend((from..to).map(|_| base + from));
+                view.ends.extend((from..to).map(|_| base + to));
+            }
+            views.push(view);
+        }
+        run.clear();
+    };
+    for newline in memchr::memchr_iter(b'\n', window) {
+        let mut to = newline;
+        if to > line_from && window[to - 1] == b'\r' {
+            to -= 1;
+        }
+        let line = &window[line_from..to];
+        let one_char = !line.is_empty()
+            && line.len() <= 4
+            && std::str::from_utf8(line).is_ok_and(|text| text.chars().count() == 1)
+            && !line[0].is_ascii_whitespace();
+        if one_char {
+            run.push((line_from, to));
+        } else {
+            flush(&mut run, views);
+        }
+        line_from = newline + 1;
+    }
+    flush(&mut run, views);
+}
+
+/// A view of `window` with Unicode compatibility forms folded (NFKC of
+/// each character with the combining marks after it: full-width
+/// `ｓｋ－ｌｉｖｅ`, ligatures, an NFD `a` + U+0308) and invisible characters
+/// (zero-width, soft hyphen, bidi controls: [`ploy_text::is_invisible`])
+/// removed (secrets5 #4/#12). Only for text with a non-ASCII byte, and only
+/// when folding changes something.
+pub(crate) fn folded_view(window: &[u8], base: usize, views: &mut Vec<View>) {
+    use unicode_normalization::UnicodeNormalization as _;
+    use unicode_normalization::char::is_combining_mark;
+    if window.is_ascii() {
+        return;
+    }
+    let text = String::from_utf8_lossy(window);
+    if text.len() != window.len() {
+        // Not UTF-8: offsets would not map back; the plain search still runs.
+        return;
+    }
+    let mut view = View {
+        kinds: KIND_JOINED,
+        ..View::default()
+    };
+    let mut changed = false;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let marks_follow = chars
+            .peek()
+            .is_some_and(|&(_, next)| is_combining_mark(next));
+        if c.is_ascii() && !marks_follow {
+            view.bytes.push(c as u8);
+            view.starts.push(base + at);
+            view.ends.push(base + at + 1);
+            continue;
+        }
+        if ploy_text::is_invisible(c) {
+            changed = true;
+            continue;
+        }
+        let mut end = at + c.len_utf8();
+        while let Some(&(next_at, next)) = chars.peek() {
+            if !is_combining_mark(next) {
+                break;
+            }
+            end = next_at + next.len_utf8();
+            chars.next();
+        }
+        let cluster = &text[at..end];
+        let folded: String = cluster.nfkc().collect();
+        changed |= folded != cluster;
+        for byte in folded.bytes() {
+            view.bytes.push(byte);
+            view.starts.push(base + at);
+            view.ends.push(base + end);
+        }
+    }
+    if changed {
+        views.push(view);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn folded(text: &str) -> Vec<String> {
+        let mut views = Vec::new();
+        folded_view(text.as_bytes(), 0, &mut views);
+        views
+            .into_iter()
+            .map(|view| String::from_utf8(view.bytes).expect("utf-8"))
+            .collect()
+    }
+
+    // proves: REDACT-1, BEYOND-6 (secrets5 #4/#12: full-width, NFD and
+    // zero-width forms fold to the plain value)
+    #[test]
+    fn compatibility_and_invisible_forms_fold() {
+        assert_eq!(folded("d=ｓｋ－ｌｉｖｅ－ａｂ"), vec!["d=sk-live-ab"]);
+        assert_eq!(folded("Pa\u{308}sswo\u{308}rd"), vec!["Pässwörd"]);
+        assert_eq!(folded("s\u{200b}k\u{ad}-live"), vec!["sk-live"]);
+        assert!(folded("plain ascii").is_empty());
+        assert!(folded("café déjà vu").is_empty());
+    }
+
+    fn decimal(text: &str) -> Vec<Vec<u8>> {
+        let mut views = Vec::new();
+        decimal_views(text.as_bytes(), 0, &mut views);
+        views.into_iter().map(|view| view.bytes).collect()
+    }
+
+    fn char_lines(text: &str) -> Vec<String> {
+        let mut views = Vec::new();
+        char_line_views(text.as_bytes(), 0, &mut views);
+        views
+            .into_iter()
+            .map(|view| String::from_utf8(view.bytes).expect("utf-8"))
+            .collect()
+    }
+
+    // proves: REDACT-1, BEYOND-6 (secrets5 #12: decimal byte lists decode)
+    #[test]
+    fn decimal_byte_lists_decode() {
+        let want = b"sk-live-ab".to_vec();
+        for text in [
+            "x 115 107 45 108 105 118 101 45 97 98 y",
+            "/dec?d=115,107,45,108,105,118,101,45,97,98",
+            "{115, 107, 45, 108, 105, 118, 101, 45, 97, 98}",
+            "   115  107   45  108  105  118  101   45   97   98\n",
+        ] {
+            assert!(decimal(text).contains(&want), "{text}: {:?}", decimal(text));
+        }
+        for text in [
+            "2026-11-29 16:00:00 INFO took 1234 ms, 56 rows",
+            "ports 8080 8081 8082",
+        ] {
+            assert!(decimal(text).is_empty(), "{text}");
+        }
+    }
+
+    // proves: REDACT-1 (proof5 #7, secrets5 #12: one character per line)
+    #[test]
+    fn one_character_per_line_joins() {
+        assert_eq!(
+            char_lines("out:\nR\no\no\nt\nT\no\nk\n3\nn\ndone\n"),
+            vec!["RootTok3n"]
+        );
+        assert_eq!(
+            char_lines("a\r\nb\r\nc\r\nd\r\ne\r\nf\r\ng\r\nh\r\n"),
+            vec!["abcdefgh"]
+        );
+        assert!(char_lines("a\nb\nc\n\nlonger line\n").is_empty());
+    }
 
     fn hex(text: &str) -> Vec<Vec<u8>> {
         let mut views = Vec::new();
