@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use std::path::Path;
 
-use ploy_validate::{ProofPlan, ProofVerdict, validate};
+use ploy_validate::{Needed, ProofPlan, ProofVerdict, validate};
 
 use crate::sandbox::{Sandbox, SandboxError, Termination};
 
@@ -140,6 +140,7 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
     if let Some(hit) = script_outside_project(sandbox.project(), &plan)
         .or_else(|| argument_outside_project(sandbox.project(), &plan))
         .or_else(|| git_dir_not_plain(sandbox.project(), &plan))
+        .or_else(|| needed_missing(sandbox.project(), &plan))
     {
         return ProofReport::refused(line, vec![hit], started.elapsed());
     }
@@ -234,6 +235,83 @@ fn git_dir_not_plain(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
         );
     }
     None
+}
+
+/// PROOF-5: what the plan needs the project to hold for it to decide
+/// anything ([`ploy_validate::needed`]; the validator never looks at the
+/// disk). A git pathspec that names no path matches nothing, silently
+/// (outside attacker's proof5 #10c: `git diff --quiet -- zzz` passed with
+/// changes present); a unittest name whose first part is not the
+/// project's own module imports an installed one (proof5 #4: `python3 -m
+/// unittest crcmod.test` passed on an empty project).
+fn needed_missing(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
+    let refuse = |detail: String| {
+        Some(ProofRuleHit {
+            rule: "PROOF-5".to_string(),
+            detail,
+        })
+    };
+    for need in ploy_validate::needed(plan) {
+        match need {
+            Needed::Path(path) => {
+                if std::fs::symlink_metadata(project.join(&path)).is_err() {
+                    return refuse(format!(
+                        "the git pathspec `{path}` names no path in the project, so it matches nothing and git finds no difference or match whatever the project holds; name paths that exist"
+                    ));
+                }
+            }
+            Needed::MakeGoal(goal) => {
+                if std::fs::symlink_metadata(project.join(&goal)).is_ok()
+                    && !declared_phony(project, &goal)
+                {
+                    return refuse(format!(
+                        "the make target `{goal}` is also a file or folder of the project, so make calls it up to date and runs nothing unless the makefile declares `.PHONY: {goal}`; declare it so (in the project's own Makefile), or name another target"
+                    ));
+                }
+            }
+            Needed::PythonModule(module) => {
+                let is_file =
+                    |p: std::path::PathBuf| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+                if !(is_file(project.join(format!("{module}.py")))
+                    || is_file(project.join(&module).join("__init__.py")))
+                {
+                    return refuse(format!(
+                        "the test name starts with `{module}`, which is not a module of the project (`{module}.py` or `{module}/__init__.py`), so unittest would import an installed module of that name and run its tests; name the project's tests (add `{module}/__init__.py`), or use `python3 -m unittest discover -s DIR`"
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether the makefile GNU make reads first (`GNUmakefile`, `makefile`,
+/// `Makefile`) names `goal` on a `.PHONY:` line of its own. Included
+/// makefiles are not read: a goal declared only there is refused, never
+/// wrongly run (the check can only say "no" too often).
+fn declared_phony(project: &Path, goal: &str) -> bool {
+    const MAX_MAKEFILE_BYTES: u64 = 1 << 20;
+    let Some(text) = ["GNUmakefile", "makefile", "Makefile"]
+        .iter()
+        .map(|name| project.join(name))
+        .find(|path| std::fs::symlink_metadata(path).is_ok())
+        .and_then(|path| {
+            let file = std::fs::File::open(path).ok()?;
+            let mut text = String::new();
+            std::io::Read::read_to_string(
+                &mut std::io::Read::take(file, MAX_MAKEFILE_BYTES),
+                &mut text,
+            )
+            .ok()?;
+            Some(text)
+        })
+    else {
+        return false;
+    };
+    text.lines().any(|line| {
+        line.strip_prefix(".PHONY:")
+            .is_some_and(|goals| goals.split_whitespace().any(|g| g == goal))
+    })
 }
 
 /// Whether `head` is what git accepts in `.git/HEAD`: a symbolic ref below
@@ -360,6 +438,60 @@ mod tests {
 
     fn plan(line: &str) -> ProofPlan {
         validate(line).plan().cloned().unwrap()
+    }
+
+    // proves: PROOF-5 (outside attacker's proof5 #10c, a git pathspec that
+    // names nothing, and #4, an installed package's tests run by unittest
+    // on an empty project: refused before the run)
+    #[test]
+    fn what_a_plan_needs_must_be_in_the_project() {
+        let root = std::env::temp_dir().join(format!("ploy-needed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::create_dir_all(root.join("nsp")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), "").unwrap();
+        std::fs::write(root.join("tests/__init__.py"), "").unwrap();
+        std::fs::write(root.join("tests/test_api.py"), "").unwrap();
+        std::fs::write(root.join("test_top.py"), "").unwrap();
+        let refused = |line: &str| {
+            needed_missing(&root, &plan(line)).is_some_and(|hit| hit.rule == "PROOF-5")
+        };
+        for line in [
+            "git diff --quiet -- zzz",
+            "git diff --exit-code HEAD -- zzz",
+            "! git grep -q TODO -- zzz",
+            "git diff --quiet -- src/lib.rs zzz",
+            "! git ls-files -m zzz | grep -q .",
+            "python3 -m unittest crcmod.test",
+            "python3 -m unittest wadllib.tests.test_docs",
+            "python3 -m unittest setuptools.command.test",
+            "python3 -m unittest nsp.test_x",
+            "python3 -m unittest tests.test_api test_zzz",
+        ] {
+            assert!(refused(line), "{line}");
+        }
+        // A make goal named like a project path, unless declared phony.
+        assert!(refused("make src"));
+        std::fs::write(root.join("check"), "").unwrap();
+        std::fs::write(root.join("Makefile"), "check:\n\ttrue\n").unwrap();
+        assert!(refused("make check"));
+        std::fs::write(root.join("Makefile"), ".PHONY: all check\ncheck:\n\ttrue\n").unwrap();
+        assert!(!refused("make check"));
+        assert!(!refused("make lint"));
+        for line in [
+            "git diff --quiet -- src/lib.rs",
+            "git diff --quiet -- src",
+            "! git grep -q TODO -- src",
+            "git diff --quiet",
+            "python3 -m unittest tests.test_api",
+            "python3 -m unittest tests/test_api.py",
+            "python3 -m unittest test_top",
+            "python3 -m unittest discover -s tests",
+        ] {
+            assert!(!refused(line), "{line}");
+        }
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     // proves: PROOF-3, PROOF-6 (git runs only in a plain repository: the

@@ -81,7 +81,7 @@ fn a_usage_error_under_negation_is_a_failure_and_a_real_no_a_pass() {
         "! cmp -s a b",
         "! diff -q a b",
         "! jq -e .missing f.json",
-        "! rg -q zzz f",
+        "! rg -quuu zzz f",
         "! test -e nope",
         "! grep -q -E '(z)' f",
         "! cat f | grep -q zzz",

@@ -90,8 +90,8 @@ fn an_argument_leading_out_of_the_project_through_a_link_is_refused() {
         "ls -l rootl/".to_string(),
         "grep -r -l -i -e token -e password rootl/etc".to_string(),
         "cargo check --manifest-path pw".to_string(),
-        "grep -q -f pw src/main.rs".to_string(),
-        "grep -q --file=pw src/main.rs".to_string(),
+        "grep -rq x --exclude-from pw src".to_string(),
+        "grep -rq x --exclude-from=pw src".to_string(),
         "test -f src/main.rs && grep -q root pw".to_string(),
     ] {
         let report = run_proof(&sandbox, &line, &redactor);

@@ -165,6 +165,52 @@ pub fn allowed_programs() -> Vec<(&'static str, ProgramKind)> {
         .collect()
 }
 
+/// Something the project must hold for a command of an accepted plan to
+/// decide anything. The validator is pure and never looks at the disk, so
+/// `ploy proof run` checks each of these before the run and refuses the
+/// line (PROOF-5) when one is missing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "name", rename_all = "snake_case")]
+pub enum Needed {
+    /// A path (relative to the project) that must exist: a git pathspec,
+    /// which matches nothing silently when it names no file, so `git diff
+    /// --quiet -- zzz` passes whatever the work tree holds.
+    Path(String),
+    /// A top-level Python module that must be the project's own, `NAME.py`
+    /// or `NAME/__init__.py` in the project folder: otherwise unittest
+    /// imports an installed module of that name and runs its tests
+    /// (`python3 -m unittest crcmod.test` passes on an empty project).
+    PythonModule(String),
+    /// A make goal that must not name a file or folder of the project
+    /// unless the project's makefile declares it `.PHONY`: make calls an
+    /// existing file with no rule (or no newer prerequisite) up to date and
+    /// passes without running anything (`make src`, or `make check` once
+    /// the project holds a file named `check`).
+    MakeGoal(String),
+}
+
+/// What the project must hold for `plan` (an accepted plan) to decide
+/// anything; see [`Needed`]. Empty for most plans.
+pub fn needed(plan: &ProofPlan) -> Vec<Needed> {
+    let mut out: Vec<Needed> = Vec::new();
+    for command in plan.commands() {
+        let at = grammar::At {
+            head: true,
+            upstream: "",
+            argv: &command.argv,
+            negated: false,
+        };
+        if let Ok(checked) = grammar::check(&command.argv, &at) {
+            for need in checked.needed {
+                if !out.contains(&need) {
+                    out.push(need);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// How a GNU program reads a long option the way glibc's `getopt_long`
 /// resolves it (see [`gnu_long_option`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -346,6 +392,7 @@ fn check_line(line: &str, refusals: &mut Refusals) -> Option<ProofPlan> {
                     head: true,
                     upstream: "",
                     argv: &argv,
+                    negated: false,
                 };
                 if let Err(found) = grammar::check(&argv, &at) {
                     refusals.extend(found);
@@ -395,6 +442,7 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
                 head: index == 0,
                 upstream: &upstream,
                 argv: &command.argv,
+                negated: pipeline.negated,
             };
             match grammar::check(&command.argv, &at) {
                 Ok(checked) => {

@@ -736,7 +736,7 @@ fn outside_attacker_round_three() {
         "head -n -0 f | grep -q x",
         "find src -maxdepth 2 -name x | grep -q x",
         "! grep -rq TODO src",
-        "! rg -q TODO src",
+        "! rg -quuu TODO src",
         "grep -rq --include='*.rs' TODO src",
     ] {
         assert!(
@@ -770,7 +770,7 @@ fn negation_of_a_checker_without_a_no_answer() {
     ]);
     for line in [
         "! grep -q x f",
-        "! rg -q x src",
+        "! rg -quuu x src",
         "! test -e x",
         "! cmp -s a b",
         "! diff -q a b",
@@ -1377,8 +1377,340 @@ fn own_round_five() {
         "grep -c x f | grep -qx 2",
         "jq -s length f.json | grep -qx 1",
         "grep -q 'a—b' f",
-        "cargo test -- --skip slow",
         "git log -1 --format=%s | grep -q release",
+    ] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}
+
+// proves: PROOF-5 (outside attacker's proof5 #3, #3a, #3b, #10, #10b,
+// #10d, #17: lines that passed while the project's tests failed or while
+// the project held what the line denied. Every one was ACCEPTED before;
+// each is refused now. #4 and #10c depend on what the project holds and
+// are refused by `ploy proof run` from `ploy_validate::needed`, tested in
+// `needed_names_what_the_project_must_hold` below and in
+// crates/proof/src/proof_run.rs.)
+#[test]
+fn outside_attacker_round_five_proof5() {
+    let no_test = "runs no test and passes while the tests fail";
+    all_refused(&[
+        // #3: test runs that select no test.
+        ("go test -count 0 ./...", "PROOF-5", no_test),
+        ("go test -count=00 ./...", "PROOF-5", no_test),
+        ("go test -run XXX ./...", "PROOF-5", no_test),
+        ("go test -run=Zzz .", "PROOF-5", no_test),
+        ("go test -skip TestAdd ./...", "PROOF-5", no_test),
+        ("go test -bench . -run XXX ./...", "PROOF-5", no_test),
+        ("cargo test zzz", "PROOF-5", no_test),
+        ("cargo test -q zzz -- --nocapture", "PROOF-5", no_test),
+        ("cargo test -- zzz", "PROOF-5", no_test),
+        ("cargo test -- --exact zzz", "PROOF-5", no_test),
+        ("cargo test -- --ignored", "PROOF-5", no_test),
+        ("cargo test --doc", "PROOF-5", no_test),
+        ("cargo test --no-run", "PROOF-5", no_test),
+        ("cargo test -- --skip test", "PROOF-5", no_test),
+        ("cargo test -- --skip adds", "PROOF-5", no_test),
+        ("cargo test -- --skip=adds", "PROOF-5", no_test),
+        ("cargo test --bench x", "PROOF-5", no_test),
+        ("cargo test --benches", "PROOF-5", no_test),
+        ("cargo test --example x", "PROOF-5", no_test),
+        ("cargo test --examples", "PROOF-5", no_test),
+        ("cargo test --bins", "PROOF-5", no_test),
+        ("cargo test --bin app", "PROOF-5", no_test),
+        (
+            "pytest -q --lf",
+            "PROOF-5",
+            "the last-failed list is a project file",
+        ),
+        ("python3 -m pytest -q --lf", "PROOF-5", "the same"),
+        ("pytest -q --cache-clear --lf", "PROOF-5", "the same"),
+        ("pytest --last-failed tests", "PROOF-5", "the same"),
+        ("pytest --ff", "PROOF-5", "the same"),
+        ("pytest --failed-first", "PROOF-5", "the same"),
+        // #3a: unittest on Python 3.11 passes with "Ran 0 tests".
+        (
+            "python3 -m unittest tests.test_api -k zzz",
+            "PROOF-5",
+            no_test,
+        ),
+        (
+            "python3 -m unittest discover -s tests -p zzz",
+            "PROOF-5",
+            no_test,
+        ),
+        (
+            "python3 -m unittest discover -s tests -k zzz",
+            "PROOF-5",
+            no_test,
+        ),
+        ("python3 -m unittest discover tests zzz", "PROOF-5", no_test),
+        (
+            "python3 -m unittest discover -s tests --pattern=zzz",
+            "PROOF-5",
+            no_test,
+        ),
+        // #3b: a make target that names a file.
+        ("make Makefile", "PROOF-5", "up to date: nothing runs"),
+        ("make -s Makefile", "PROOF-5", "the same"),
+        ("make README.md", "PROOF-5", "a file with no rule"),
+        ("make GNUmakefile", "PROOF-5", "the same"),
+        ("make rules.mk", "PROOF-5", "the same"),
+        ("make build/app.js", "PROOF-5", "the same"),
+        ("make check Makefile", "PROOF-5", "the same"),
+        // #10: a negated rg search emptied by the project's ignore files,
+        // hidden files or a NUL byte.
+        ("! rg -q TODO src", "PROOF-5", "a .ignore with `*`"),
+        ("! rg -q TODO .", "PROOF-5", "a .rgignore naming src"),
+        ("! rg -qu TODO src", "PROOF-5", "hidden and binary files"),
+        ("! rg -quu TODO src", "PROOF-5", "binary files"),
+        (
+            "! rg -q --no-ignore --hidden TODO src",
+            "PROOF-5",
+            "the same",
+        ),
+        ("! rg --files src | grep -q x", "PROOF-5", "rg's file list"),
+        ("! grep -rqI TODO src", "PROOF-5", "a NUL byte hides a file"),
+        (
+            "! grep -rq --binary-files=without-match TODO src",
+            "PROOF-5",
+            "the same",
+        ),
+        // #10b: `.gitignore` hides new files from `git status`.
+        (
+            "! git status --porcelain | grep -q .",
+            "PROOF-5",
+            ".gitignore `*`",
+        ),
+        ("! git status -s | grep -q .", "PROOF-5", "the same"),
+        (
+            "! git status --porcelain --ignored=no | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        (
+            "! git status --porcelain --ignored -uno | grep -q .",
+            "PROOF-5",
+            "new files hidden in the line",
+        ),
+        (
+            "! git ls-files -o --exclude-standard | grep -q .",
+            "PROOF-5",
+            ".gitignore again",
+        ),
+        // #10d: patterns from a project file.
+        (
+            "! grep -q -f pats src/main.rs",
+            "PROOF-5",
+            "an empty pattern file",
+        ),
+        ("! rg -quuu -f pats src", "PROOF-5", "the same"),
+        ("! grep -rq -f pats src", "PROOF-5", "the same"),
+        (
+            "grep -q -f pats2 src/main.rs",
+            "PROOF-5",
+            "an empty line matches all",
+        ),
+        ("grep -q --file=pats f", "PROOF-5", "the same"),
+        ("! git grep -q -f pats", "PROOF-5", "git grep's -f"),
+        // #17: pipes whose first command prints nothing.
+        (
+            "! tail -n +99999999999999 src/main.rs | grep -q TODO",
+            "PROOF-5",
+            "from line 10^14",
+        ),
+        (
+            "! tail -c +1000000 f | grep -q x",
+            "PROOF-5",
+            "the same, bytes",
+        ),
+        ("! git log -n 0 HEAD | grep -q .", "PROOF-5", "no commit"),
+        (
+            "! git log --max-count=0 HEAD | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        ("! git log -0 HEAD | grep -q .", "PROOF-5", "the same"),
+        ("! git log -00 HEAD | grep -q .", "PROOF-5", "the same"),
+        ("! git log -n 00 HEAD | grep -q .", "PROOF-5", "the same"),
+        (
+            "! git log --skip=999999 -n 1 HEAD | grep -q .",
+            "PROOF-5",
+            "past every commit",
+        ),
+        (
+            "! find src -mindepth 99 | grep -q .",
+            "PROOF-5",
+            "deeper than any project",
+        ),
+        (
+            "! find src -mindepth 99 -name main.rs | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        (
+            "! git log --format= -n 1 HEAD | grep -q .",
+            "PROOF-5",
+            "an empty format",
+        ),
+        (
+            "! git log --pretty=format: -n 1 HEAD | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        (
+            "! git show -s --format= HEAD | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        (
+            "! git log --format=tformat:%n -n 1 HEAD | grep -q .",
+            "PROOF-5",
+            "only line breaks",
+        ),
+        (
+            "! git ls-files -o -x '*' | grep -q .",
+            "PROOF-5",
+            "excludes all",
+        ),
+        (
+            "! git diff --name-only --diff-filter=X | grep -q .",
+            "PROOF-5",
+            "selects no change",
+        ),
+        // #17, the opposite: a branch header whatever the tree holds.
+        ("git status -sb | grep -q .", "PROOF-5", "a branch header"),
+        (
+            "git status --branch --porcelain | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        (
+            "git status --porcelain=v2 --branch | grep -q .",
+            "PROOF-5",
+            "the same",
+        ),
+        ("git status --long | grep -q .", "PROOF-5", "the long form"),
+        ("git status | grep -q .", "PROOF-5", "the same"),
+    ]);
+    // The honest forms stay accepted.
+    for line in [
+        "cargo test",
+        "cargo test -q --workspace",
+        "cargo test -p ploy-shell --test hard_cases",
+        "cargo test --lib",
+        "cargo test --tests",
+        "cargo test --all-targets",
+        "cargo test -- --include-ignored",
+        "cargo test -- --test-threads=1 --nocapture",
+        "go test ./...",
+        "go test -count=1 -v ./pkg/...",
+        "go test -short -race ./...",
+        "pytest -q -k 'not slow' tests",
+        "python3 -m pytest -q tests/test_api.py::test_get",
+        "python3 -m unittest discover -s tests",
+        "python3 -m unittest tests.test_api -v",
+        "make check",
+        "make -s test-unit",
+        "! rg -quuu TODO src",
+        "! rg -q --no-ignore --hidden -a TODO src",
+        "! grep -rq TODO src",
+        "! git status --porcelain --ignored | grep -q .",
+        "! git status --porcelain -uall --ignored | grep -q .",
+        "git status --porcelain | grep -q .",
+        "grep -q -e a -e b f",
+        "tail -n +2 data.csv | grep -q x",
+        "! find src -mindepth 2 -name x | grep -q .",
+        "git log -1 --format=%s | grep -q release",
+        "! git log --skip=5 -n 1 HEAD | grep -q .",
+        "git diff --quiet -- src",
+        "! git grep -q TODO -- src",
+    ] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}
+
+// proves: PROOF-5 (proof5 #4 and #10c: what `ploy proof run` must find in
+// the project before it runs the line, from the validator's own reading)
+#[test]
+fn needed_names_what_the_project_must_hold() {
+    use ploy_validate::{Needed, needed};
+    let needs = |line: &str| {
+        let verdict = validate(line);
+        let plan = verdict
+            .plan()
+            .unwrap_or_else(|| panic!("{line}: {verdict:?}"));
+        needed(plan)
+    };
+    let path = |p: &str| Needed::Path(p.to_string());
+    let module = |m: &str| Needed::PythonModule(m.to_string());
+    assert_eq!(needs("git diff --quiet -- zzz"), [path("zzz")]);
+    assert_eq!(needs("git diff --exit-code HEAD -- zzz"), [path("zzz")]);
+    assert_eq!(needs("! git grep -q TODO -- zzz"), [path("zzz")]);
+    assert_eq!(needs("! git ls-files -m zzz | grep -q ."), [path("zzz")]);
+    assert_eq!(needs("git show HEAD:src/main.rs | grep -q x"), []);
+    assert_eq!(needs("python3 -m unittest crcmod.test"), [module("crcmod")]);
+    assert_eq!(
+        needs("python3 -m unittest wadllib.tests.test_docs"),
+        [module("wadllib")]
+    );
+    assert_eq!(needs("python3 -m unittest py.test"), [module("py")]);
+    assert_eq!(
+        needs("python3 -m unittest tests/test_api.py"),
+        [module("tests")]
+    );
+    assert_eq!(needs("python3 -m unittest discover -s tests"), []);
+    assert_eq!(needs("cargo test && grep -q x f"), []);
+    assert_eq!(
+        needs("make -s check lint"),
+        [
+            Needed::MakeGoal("check".to_string()),
+            Needed::MakeGoal("lint".to_string())
+        ]
+    );
+}
+
+// proves: PROOF-4, PROOF-2 (outside attacker's proof5 #12: project scripts
+// named like an interpreter, a loader or an allowed program under another
+// spelling, and script arguments that carry shell text; all ACCEPTED
+// before)
+#[test]
+fn project_scripts_round_five() {
+    all_refused(&[
+        ("bin/ipython x", "PROOF-4", "an interpreter"),
+        ("bin/xonsh x", "PROOF-4", "a shell"),
+        ("bin/rbash x", "PROOF-4", "a shell"),
+        ("bin/sh.distrib x", "PROOF-4", "sh under Debian's name"),
+        ("bin/busybox.static sh", "PROOF-4", "busybox"),
+        ("bin/ld.so x", "PROOF-4", "the loader runs any program"),
+        ("bin/ld-linux-x86-64.so.2 x", "PROOF-4", "the same"),
+        ("bin/tcc -run x", "PROOF-4", "compiles and runs C"),
+        ("bin/cmake -P x", "PROOF-4", "runs a cmake script"),
+        (
+            "bin/rg --pre id x",
+            "PROOF-4",
+            "rg's --pre outside rg's grammar",
+        ),
+        ("bin/jq -n 1", "PROOF-4", "jq outside its grammar"),
+        ("./check.sh 'a;id'", "PROOF-4", "shell text in an argument"),
+        ("./check.sh 'a|id'", "PROOF-4", "the same"),
+        ("./check.sh 'a b'", "PROOF-4", "the same"),
+        ("scripts//x.sh", "PROOF-2", "another spelling"),
+        ("scripts/./x.sh", "PROOF-2", "the same"),
+    ]);
+    for line in [
+        "./check.sh",
+        "scripts/test.sh --fast",
+        "./test",
+        "scripts/grep.sh x",
+        "./check.sh src/main.rs a=b",
     ] {
         assert!(
             validate(line).is_accepted(),

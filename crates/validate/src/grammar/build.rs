@@ -30,6 +30,21 @@ fn opaque_all(ctx: &mut Ctx, values: &[(&str, bool)], what: &str) {
     }
 }
 
+/// PROOF-5 (proof5 #3): cargo's and libtest's test-name filters select
+/// the tests whose names hold the text, and a filter that matches none
+/// (`cargo test zzz`) passes with "0 passed" while the tests fail; cargo
+/// has no status for "nothing ran", and whether a filter matches a test
+/// cannot be seen from the line. Refused; `-p`, `--lib` or `--test NAME`
+/// narrow by what cargo refuses when missing.
+fn test_name_filters(ctx: &mut Ctx, filters: &[(&str, bool)]) {
+    if let Some((filter, _)) = filters.first() {
+        ctx.refuse(
+            PROOF_5,
+            format!("the test-name filter `{filter}` can match no test, and then the run passes with 0 tests while the tests fail; run every test (`cargo test`), or narrow by target: `-p PKG`, `--lib`, `--test NAME`"),
+        );
+    }
+}
+
 // ---- cargo -----------------------------------------------------------
 
 const CARGO_SUBCOMMANDS: &[&str] = &["test", "check", "clippy", "fmt"];
@@ -172,14 +187,39 @@ const CARGO_COMMON_RULES: &[Rule] = &[
     ("help", Use::No(PROOF_5, "prints help and verifies nothing")),
 ];
 
+/// PROOF-5 (outside attacker's proof5 #3): a test run must run the
+/// project's tests, so no option may leave it running none whatever the
+/// tests hold. Test-name filters, `--no-run`, `--doc` and the selections of
+/// targets that hold no test by default (binaries, examples, benchmarks)
+/// are refused; what stays (`-p`, `--lib`, `--tests`, `--test NAME`,
+/// `--all-targets`) names packages and targets cargo refuses to run when
+/// they are missing.
+const SELECTS_NO_TEST: &str = "selects targets that hold no test by default (binaries, examples, benchmarks), so the run can pass without running one while the project's tests fail; run `cargo test`, or narrow it with `-p PKG`, `--lib`, `--tests` or `--test NAME`";
+
 const CARGO_TEST_RULES: [Rule; 40] = join(
     CARGO_COMMON_RULES,
     &[
-        ("no-run", Use::Flag),
+        (
+            "no-run",
+            Use::No(
+                PROOF_5,
+                "builds the tests and runs none, so it passes while they fail; `cargo check --tests` checks that they build",
+            ),
+        ),
         ("no-fail-fast", Use::Flag),
-        ("doc", Use::Flag),
+        (
+            "doc",
+            Use::No(
+                PROOF_5,
+                "runs only the documentation tests (often none), so it passes while the other tests fail; run `cargo test`",
+            ),
+        ),
     ],
 );
+
+/// The target selections of `cargo test` refused by [`SELECTS_NO_TEST`].
+const CARGO_TEST_NO_TEST_TARGETS: &[&str] =
+    &["bins", "bin", "examples", "example", "benches", "bench"];
 const CARGO_CLIPPY_RULES: [Rule; 39] = join(
     CARGO_COMMON_RULES,
     &[
@@ -237,11 +277,29 @@ const LIBTEST: Table = Table {
 const LIBTEST_RULES: &[Rule] = &[
     ("test-threads", Use::Value(Val::Count)),
     ("nocapture", Use::Flag),
-    ("exact", Use::Flag),
-    ("ignored", Use::Flag),
+    (
+        "exact",
+        Use::No(
+            PROOF_5,
+            "narrows a test-name filter to exact names, and a filter can match no test; run every test",
+        ),
+    ),
+    (
+        "ignored",
+        Use::No(
+            PROOF_5,
+            "runs only the ignored tests (often none), so it passes while the others fail; `--include-ignored` runs all",
+        ),
+    ),
     ("include-ignored", Use::Flag),
     ("q", Use::Flag),
-    ("skip", Use::Value(Val::Opaque)),
+    (
+        "skip",
+        Use::No(
+            PROOF_5,
+            "skips the tests whose names hold the text, the failing ones as easily as any (`--skip ''` skips all); run every test",
+        ),
+    ),
     ("show-output", Use::Flag),
     (
         "color",
@@ -471,21 +529,19 @@ pub(super) fn cargo(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         "test" => {
             let items = read_options(ctx, &CARGO_BUILD, &CARGO_TEST_RULES, before)?;
             ctx.identify(&items, CARGO_NEUTRAL, &[]);
-            let filters = operands(&items);
-            if filters.len() > 1 {
-                ctx.refuse(PROOF_2, "takes one test-name filter before `--`");
+            if let Some(Item::Opt { written, .. }) = items.iter().find(
+                |i| matches!(i, Item::Opt { id, .. } if CARGO_TEST_NO_TEST_TARGETS.contains(id)),
+            ) {
+                ctx.refuse(PROOF_5, format!("`{written}` {SELECTS_NO_TEST}"));
             }
+            let filters = operands(&items);
             opaque_all(ctx, &filters, "the test filter");
+            test_name_filters(ctx, &filters);
             if !after.is_empty() {
                 let harness = read_options(ctx, &LIBTEST, LIBTEST_RULES, after)?;
-                opaque_all(ctx, &operands(&harness), "the test filter");
-                // Every test name holds the empty text: `--skip ''` skips all.
-                if values(&harness, "skip").any(str::is_empty) {
-                    ctx.refuse(
-                        PROOF_5,
-                        "`--skip ''` skips every test (each name holds the empty text), so the tests verify nothing; skip by a real name or not at all",
-                    );
-                }
+                let filters = operands(&harness);
+                opaque_all(ctx, &filters, "the test filter");
+                test_name_filters(ctx, &filters);
             }
         }
         "check" | "clippy" => {
@@ -615,7 +671,13 @@ const GO_FLAGS: Table = Table {
 
 const GO_RULES: &[Rule] = &[
     ("v", Use::Flag),
-    ("run", Use::Value(Val::Pattern)),
+    (
+        "run",
+        Use::No(
+            PROOF_5,
+            "selects tests (or benchmarks) by name, and a name that matches none passes with \"no tests to run\" while the tests fail; run every test (`go test ./...`), or narrow by package (`go test ./pkg/...`)",
+        ),
+    ),
     ("count", Use::Value(Val::Count)),
     ("short", Use::Flag),
     ("race", Use::Flag),
@@ -693,6 +755,13 @@ pub(super) fn go(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         ctx.refuse(
             PROOF_2,
             format!("`{name}` is not a `go vet` option a proof may use (-tags, -json, -v)"),
+        );
+    }
+    // `-count 0` runs no test and says "ok" (proof5 #3).
+    if let Some(count) = values(&items, "count").find(|v| super::zero_count(v)) {
+        ctx.refuse(
+            PROOF_5,
+            format!("`-count {count}` runs every test zero times, so it passes while they fail; leave it out or use `-count=1`"),
         );
     }
     for (package, _) in operands(&items) {
@@ -871,7 +940,13 @@ const PYTEST_RULES: &[Rule] = &[
         "capture",
         Use::Value(Val::Choice(&["fd", "sys", "no", "tee-sys"])),
     ),
-    ("lf", Use::Flag),
+    (
+        "lf",
+        Use::No(
+            PROOF_5,
+            "chooses the tests from pytest's cache of earlier failures, a project file (`.pytest_cache/v/cache/lastfailed`) that can name only passing tests; run the tests by path",
+        ),
+    ),
     ("strict", Use::Flag),
     ("disable-warnings", Use::Flag),
     ("no-header", Use::Flag),
@@ -1002,11 +1077,21 @@ const UNITTEST_RULES: &[Rule] = &[
     ("b", Use::Flag),
     ("locals", Use::Flag),
     ("durations", Use::Value(Val::Count)),
-    ("k", Use::Value(Val::Pattern)),
+    (
+        "k",
+        Use::No(
+            PROOF_5,
+            "selects tests by name, and on Python 3.11 a name that matches none passes (\"Ran 0 tests … OK\") while the tests fail; name the test modules",
+        ),
+    ),
     ("s", Use::Value(Val::Path)),
-    // A file-name pattern, checked as a path all the same (it never needs
-    // `/`, `..` or `~`).
-    ("p", Use::Value(Val::Opaque)),
+    (
+        "p",
+        Use::No(
+            PROOF_5,
+            "selects test files by a pattern that can match none, and on Python 3.11 finding no test passes (\"Ran 0 tests … OK\"); keep the default `test*.py`",
+        ),
+    ),
     ("t", Use::Value(Val::Path)),
     ("help", Use::No(PROOF_5, "prints help and verifies nothing")),
 ];
@@ -1023,12 +1108,15 @@ fn unittest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         );
     }
     if discover {
-        if ops.len() > 3 {
-            ctx.refuse(PROOF_2, "`discover` takes at most START PATTERN TOP");
+        if ops.len() > 1 {
+            ctx.refuse(
+                PROOF_5,
+                "`discover` takes the start folder only: a PATTERN operand can match no test file, and on Python 3.11 finding no test passes (\"Ran 0 tests … OK\"); write `discover -s DIR` (`-t DIR` for the top level)",
+            );
         }
         for (value, _) in &ops {
-            // START, PATTERN (a file-name pattern, checked all the same), TOP.
-            ctx.path(value, "the folder or pattern");
+            // START (PATTERN and TOP refused above, still path-checked).
+            ctx.path(value, "the folder");
         }
     } else if ops.is_empty() {
         ctx.refuse(
@@ -1040,6 +1128,13 @@ fn unittest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         for (name, _) in &ops {
             if let Some(why) = not_a_project_test(name) {
                 ctx.refuse(PROOF_2, format!("the test name `{name}` {why}"));
+            }
+            // unittest imports the name's first part from the project, or
+            // else from the installed packages (proof5 #4: `crcmod.test`
+            // runs crcmod's own tests on an empty project).
+            if let Some(root) = name.split(['.', '/']).find(|p| !p.is_empty()) {
+                ctx.needed
+                    .push(crate::Needed::PythonModule(root.to_string()));
             }
         }
     }
@@ -1357,6 +1452,18 @@ pub(super) fn make(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             );
         } else {
             ctx.shell_text(target, "the target");
+            // A goal with no rule that names an existing file or folder
+            // is "up to date" too (`make src`): `ploy proof run` checks it.
+            ctx.needed.push(crate::Needed::MakeGoal(target.to_string()));
+            if target.contains(['.', '/'])
+                || target.eq_ignore_ascii_case("makefile")
+                || target.eq_ignore_ascii_case("gnumakefile")
+            {
+                ctx.refuse(
+                    PROOF_5,
+                    format!("the target `{target}` names a file: make passes without running anything when the file exists and has no rule or is up to date (`make Makefile`, `make README.md`); name a rule such as `make check`"),
+                );
+            }
         }
     }
     if targets.is_empty() {

@@ -252,9 +252,12 @@ fn head_or_tail(ctx: &mut Ctx, table: &Table, args: &[String]) -> Option<Facts> 
         prints_for_any_input(ctx, &files, "`-v` (a header line)");
     }
     let prints_all = if ctx.program == "tail" { '+' } else { '-' };
-    ctx.silent = values(&items, "n")
-        .chain(values(&items, "c"))
-        .any(|v| zero_count(v) && !v.starts_with(prints_all));
+    // `tail -n +N` starts at line N: past a million lines (proof5 #17,
+    // `tail -n +99999999999999`) it prints nothing in any real project.
+    ctx.silent = values(&items, "n").chain(values(&items, "c")).any(|v| {
+        (zero_count(v) && !v.starts_with(prints_all))
+            || (ctx.program == "tail" && v.starts_with('+') && super::beyond_any_project(v))
+    });
     reads_files(ctx, &items)
 }
 

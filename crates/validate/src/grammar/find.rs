@@ -6,6 +6,9 @@ use super::{At, Ctx, Facts, Val, check_value, zero_count};
 use crate::vacuity::{Cond, PathTest};
 use crate::{PROOF_2, PROOF_3, PROOF_5};
 
+/// `-mindepth` from which find prints nothing in any real project.
+const MAX_DEPTH: u64 = 32;
+
 /// What follows an expression word, and whether a proof may use it.
 enum Primary {
     /// No argument.
@@ -162,6 +165,20 @@ pub(super) fn find(ctx: &mut Ctx, args: &[String], _at: &At) -> Option<Facts> {
                 PROOF_5,
                 "`-maxdepth 0` from the project folder only ever names `.` itself",
             );
+        }
+        // A project is never that deep (PATH_MAX allows about 2,000
+        // levels, real trees a few dozen): `-mindepth 99` prints nothing
+        // (proof5 #17).
+        if word == "-mindepth"
+            && let Some(value) = args.get(i)
+            && value.bytes().all(|b| b.is_ascii_digit())
+            && value.trim_start_matches('0').len() >= 2
+            && value
+                .trim_start_matches('0')
+                .parse::<u64>()
+                .map_or(true, |d| d >= MAX_DEPTH)
+        {
+            ctx.silent = true;
         }
         if matches!(word.as_str(), "-maxdepth" | "-mindepth")
             && let Some(value) = args.get(i)

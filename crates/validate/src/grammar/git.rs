@@ -6,12 +6,12 @@
 //! (`--output`) or read outside the repository (`--no-index`, `-C`,
 //! `--git-dir`, `-c`) are refused.
 
-use super::options::{Arg, GIT, Long, Short, Table, long, short};
+use super::options::{Arg, GIT, Item, Long, Short, Table, long, short};
 use super::{
     At, Ctx, Facts, Rule, Use, Val, has, join, operands, read_options, values, zero_count,
 };
 use crate::vacuity::Cond;
-use crate::{PROOF_2, PROOF_3};
+use crate::{PROOF_2, PROOF_3, PROOF_5};
 
 const NO: Arg = Arg::No;
 const REQ: Arg = Arg::Required;
@@ -381,7 +381,7 @@ const GREP_TABLE: Table = Table {
 const GREP_RULES: &[Rule] = &[
     ("q", Use::Flag),
     ("e", Use::Value(Val::Pattern)),
-    ("f", Use::Value(Val::Path)),
+    ("f", super::grep::PATTERN_FILE),
     ("i", Use::Flag),
     ("w", Use::Flag),
     ("v", Use::Flag),
@@ -422,6 +422,58 @@ const GREP_RULES: &[Rule] = &[
         Use::No(PROOF_2, "opens the matching files in a pager program"),
     ),
 ];
+
+/// Whether a `--format`/`--pretty` value prints nothing but line breaks
+/// (`--format=`, `--pretty=format:`, `tformat:%n`).
+fn empty_format(format: &str) -> bool {
+    let body = format
+        .strip_prefix("format:")
+        .or_else(|| format.strip_prefix("tformat:"))
+        .unwrap_or(format);
+    body.replace("%n", "").is_empty()
+}
+
+/// PROOF-5 (outside attacker's proof5 #10b, #17): under `!`, a git listing
+/// must not hide what the project's own files can hide. `.gitignore` (a new
+/// one hides itself too) empties `git status` of untracked files unless
+/// `--ignored` shows them; `-uno` hides them in the line; `git ls-files`'
+/// exclude lists (`-x '*'`, `--exclude-standard`) and `--diff-filter` can
+/// select nothing at all.
+fn negated_selection(ctx: &mut Ctx, sub: &str, items: &[Item]) {
+    let ignored_shown = items.iter().any(
+        |i| matches!(i, Item::Opt { id: "ignored", value, .. } if value.as_deref() != Some("no")),
+    );
+    let untracked_hidden = items
+        .iter()
+        .any(|i| matches!(i, Item::Opt { id: "u", value: Some(v), .. } if v == "no"));
+    let narrowing = items.iter().find_map(|i| match i {
+        Item::Opt { id, written, .. }
+            if (sub == "ls-files" && matches!(*id, "x" | "X" | "exclude-standard"))
+                || (matches!(sub, "diff" | "log" | "show") && *id == "diff-filter") =>
+        {
+            Some(written.as_str())
+        }
+        _ => None,
+    });
+    if sub == "status" && !ignored_shown {
+        ctx.refuse(
+            PROOF_5,
+            "a negated `git status` does not list what `.gitignore` names, and the project can write a `.gitignore` that names everything (itself included), so `! git status … | grep -q .` passes with new files present; add `--ignored` (`-uall --ignored` lists each file)",
+        );
+    }
+    if sub == "status" && untracked_hidden {
+        ctx.refuse(
+            PROOF_5,
+            "`-uno` hides new files, so a negated `git status` passes with new files present; leave it out",
+        );
+    }
+    if let Some(written) = narrowing {
+        ctx.refuse(
+            PROOF_5,
+            format!("`{written}` narrows what a negated git listing shows, and it can select nothing (`-x '*'`, a `.gitignore` naming everything, `--diff-filter=X`); then `! git … | grep -q …` passes whatever the project holds; leave it out"),
+        );
+    }
+}
 
 /// Global options before the subcommand.
 fn global(ctx: &mut Ctx, arg: &str) -> bool {
@@ -590,10 +642,30 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             "`%(describe)` makes git start another git process; not needed in a proof",
         );
     }
-    // `git log -n 0` (`-0`, `--max-count=0`) shows no commit at all.
+    // `git log -n 0` (`-0`, `--max-count=0`) shows no commit at all, a
+    // skip past a million commits none in any real repository, and an
+    // empty format only empty lines (proof5 #17).
     ctx.silent = has(&items, "quiet")
         || (sub == "grep" && has(&items, "q"))
-        || (matches!(sub.as_str(), "log" | "show") && values(&items, "n").any(zero_count));
+        || (matches!(sub.as_str(), "log" | "show")
+            && (values(&items, "n").any(zero_count)
+                || values(&items, "skip").any(super::beyond_any_project)
+                || values(&items, "format").any(empty_format)));
+    // `git status` prints a branch header whatever the tree holds in the
+    // long form and with `-b` (proof5 #17: `git status -sb | grep -q .`
+    // passed on a fresh, empty repository).
+    if sub == "status"
+        && (has(&items, "b")
+            || has(&items, "long")
+            || !(has(&items, "s") || has(&items, "porcelain")))
+    {
+        ctx.fixed_lines = Some(
+            "prints a branch header whatever the tree holds; use `git status --porcelain` without `-b`",
+        );
+    }
+    if at.negated {
+        negated_selection(ctx, sub, &items);
+    }
     // Output shapes only; for `log`, `-n` (a count) is not among them.
     ctx.identify(
         &items,
@@ -633,6 +705,13 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     }
     for (operand, after) in ops_iter {
         check_operand(ctx, operand, *after);
+        // A pathspec that matches no file is a silent "no difference", "no
+        // match" or "nothing listed" (proof5 #10c: `git diff --quiet --
+        // zzz`, `! git grep -q TODO -- zzz`): it must name a path the
+        // project holds. `ls-files` and `status` take pathspecs only.
+        if *after || matches!(sub.as_str(), "ls-files" | "status") {
+            ctx.needed.push(crate::Needed::Path((*operand).to_string()));
+        }
     }
     let status = match sub.as_str() {
         "diff" if !(has(&items, "quiet") || has(&items, "exit-code")) => {

@@ -7,6 +7,15 @@ use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options, values,
 use crate::vacuity::{Cond, PathTest};
 use crate::{PROOF_2, PROOF_3, PROOF_5};
 
+/// PROOF-5 (outside attacker's proof5 #10d): patterns read from a file
+/// come from the project, which the model writes: an empty file matches
+/// nothing (`! grep -q -f pats f` passes on any file) and an empty line
+/// matches every line (`grep -q -f pats f` passes on any non-empty file).
+pub(super) const PATTERN_FILE: Use = Use::No(
+    PROOF_5,
+    "reads the patterns from a project file, which can be empty (matching nothing) or hold an empty line (matching everything); write the patterns in the line with `-e PATTERN`",
+);
+
 const NO: Arg = Arg::No;
 const REQ: Arg = Arg::Required;
 const OPT: Arg = Arg::Optional;
@@ -140,7 +149,7 @@ const GREP_RULES: &[Rule] = &[
     ("b", Use::Flag),
     ("c", Use::Flag),
     ("e", Use::Value(Val::Pattern)),
-    ("f", Use::Value(Val::Path)),
+    ("f", PATTERN_FILE),
     ("i", Use::Flag),
     ("y", Use::Flag),
     ("no-ignore-case", Use::Flag),
@@ -280,6 +289,27 @@ pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         );
         return None;
     }
+    // A negated search that skips binary files (`-I`) passes when the
+    // project puts a NUL byte in the file that holds the match.
+    if at.negated
+        && let Some(written) = items.iter().find_map(|i| match i {
+            Item::Opt {
+                id: "I", written, ..
+            } => Some(written.as_str()),
+            Item::Opt {
+                id: "binary-files",
+                value: Some(v),
+                written,
+                ..
+            } if v == "without-match" => Some(written.as_str()),
+            _ => None,
+        })
+    {
+        ctx.refuse(
+            PROOF_5,
+            format!("`{written}` skips files that look binary, and one NUL byte makes any file look so; then `! grep …` passes whatever the file holds; leave it out"),
+        );
+    }
     if !recursive {
         for (id, what) in [("c", "`grep -c` (a count)"), ("L", "`grep -L`")] {
             if has(&items, id) {
@@ -406,7 +436,7 @@ const RG_RULES: &[Rule] = &[
     ("N", Use::Flag),
     ("F", Use::Flag),
     ("e", Use::Value(Val::Pattern)),
-    ("f", Use::Value(Val::Path)),
+    ("f", PATTERN_FILE),
     ("g", Use::Value(Val::Pattern)),
     ("iglob", Use::Value(Val::Pattern)),
     ("t", Use::Value(Val::Name)),
@@ -498,6 +528,9 @@ pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         );
         return None;
     }
+    if at.negated {
+        unrestricted_when_negated(ctx, &items);
+    }
     // `--json` prints a summary record whatever it finds.
     if has(&items, "json") {
         ctx.fixed_lines = Some("prints a JSON summary record whatever it finds");
@@ -505,6 +538,36 @@ pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     Some(Facts {
         status: search_status(ctx, &paths, has(&items, "q"), false, at),
     })
+}
+
+/// PROOF-5 (outside attacker's proof5 #10): rg skips what the project's
+/// own `.ignore`, `.rgignore` and `.gitignore` files name, hidden files,
+/// and (in folders) files with a NUL byte, so `! rg -q TODO src` passes on
+/// a project full of TODOs once it holds a `.ignore` with `*`. Negated, rg
+/// must read everything: `-uuu` (`--no-ignore`, `--hidden`, and `-a` or a
+/// third `-u`).
+fn unrestricted_when_negated(ctx: &mut Ctx, items: &[Item]) {
+    let count = |id: &str| {
+        items
+            .iter()
+            .filter(|i| matches!(i, Item::Opt { id: x, .. } if *x == id))
+            .count()
+    };
+    let u = count("u");
+    let missing: Vec<&str> = [
+        (u >= 1 || count("no-ignore") > 0, "--no-ignore"),
+        (u >= 2 || count("hidden") > 0, "--hidden"),
+        (u >= 3 || count("a") > 0, "-a"),
+    ]
+    .into_iter()
+    .filter_map(|(set, name)| (!set).then_some(name))
+    .collect();
+    if !missing.is_empty() {
+        ctx.refuse(
+            PROOF_5,
+            format!("a negated rg search skips files the project's own ignore files (`.ignore`, `.rgignore`, `.gitignore`) name, hidden files and binary-looking files, so it can search nothing and pass; add `-uuu` (missing: {}), or use `! grep -rq PATTERN DIR`", missing.join(" ")),
+        );
+    }
 }
 
 /// The GNU grep table (see [`super::gnu_table`]).

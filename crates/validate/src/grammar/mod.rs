@@ -36,6 +36,11 @@ pub(crate) struct At<'a> {
     pub upstream: &'a str,
     /// The command itself.
     pub argv: &'a [String],
+    /// Its pipeline is negated (`! … | …`): whatever narrows what the
+    /// command reads or prints helps the line pass, so selections the
+    /// project's own files can empty (ignore files, exclude lists) are
+    /// refused there (PROOF-5).
+    pub negated: bool,
 }
 
 impl At<'_> {
@@ -141,6 +146,9 @@ pub(crate) struct Ctx {
     /// merged, so `make check` and `make -s check` are one outcome and
     /// `make check || ! make -s check` is seen to pass always (PROOF-5).
     pub identity: Option<String>,
+    /// What the project must hold for the command to decide anything,
+    /// checked on the disk by `ploy proof run` ([`crate::needed`]).
+    pub needed: Vec<crate::Needed>,
 }
 
 impl Ctx {
@@ -152,6 +160,7 @@ impl Ctx {
             silent: false,
             fixed_lines: None,
             identity: None,
+            needed: Vec::new(),
         }
     }
 
@@ -286,8 +295,6 @@ pub(crate) enum Val {
     Pattern,
     /// Text with no file meaning to the program (a label, a format).
     Text,
-    /// Text handed on to project code: checked as [`Ctx::text`].
-    Opaque,
     /// A number (digits, optionally a unit suffix: `10`, `1K`, `-5`, `+3`).
     Count,
     /// One of these words.
@@ -352,6 +359,16 @@ pub(crate) fn zero_count(value: &str) -> bool {
         && digits.starts_with('0')
 }
 
+/// PROOF-5 (outside attacker's proof5 #17): a start no project file or
+/// history reaches (`tail -n +99999999999999`, `git log --skip=999999`):
+/// a count of six digits or more skips at least 100,000 lines, bytes or
+/// commits, so what follows prints nothing for the files and histories a
+/// proof checks (refusing a real skip that large costs little).
+pub(crate) fn beyond_any_project(value: &str) -> bool {
+    let digits = value.trim_start_matches(['+', '-']).trim_start_matches('0');
+    digits.chars().take_while(char::is_ascii_digit).count() >= 6
+}
+
 /// The values given to option `id` in `items`.
 pub(crate) fn values<'a>(items: &'a [Item], id: &'a str) -> impl Iterator<Item = &'a str> {
     items.iter().filter_map(move |item| match item {
@@ -369,7 +386,6 @@ pub(crate) fn check_value(ctx: &mut Ctx, kind: Val, value: &str, what: &str) {
     match kind {
         Val::Path => ctx.path(value, what),
         Val::Pattern | Val::Text => {}
-        Val::Opaque => ctx.text(value, what),
         Val::Count => {
             let digits = value.trim_start_matches(['-', '+']);
             let number: String = digits.chars().take_while(char::is_ascii_digit).collect();
@@ -801,6 +817,8 @@ pub(crate) struct Checked {
     pub fixed_lines: Option<&'static str>,
     /// What its outcome depends on (see [`Ctx::identity`]), or its argv.
     pub identity: String,
+    /// What the project must hold (see [`Ctx::needed`]).
+    pub needed: Vec<crate::Needed>,
 }
 
 /// Checks one command: the program must be in the allowlist (or a project
@@ -826,6 +844,7 @@ pub(crate) fn check(argv: &[String], at: &At) -> Result<Checked, Vec<Refusal>> {
             silent: ctx.silent,
             fixed_lines: ctx.fixed_lines,
             identity: ctx.identity.unwrap_or_else(|| argv.join("\0")),
+            needed: ctx.needed,
         }),
         _ => {
             if ctx.refusals.is_empty() {

@@ -13,6 +13,16 @@ use crate::vacuity::{Cond, PathTest};
 /// [`super::LAUNCHERS`], one list each for both uses).
 const TOOLS: &[&str] = &[
     "pip", "pytest", "npm", "pnpm", "yarn", "cargo", "go", "make", "git", "find",
+    // Interpreters, shells and loaders under other names (outside attacker's
+    // proof5 #12: `bin/ipython x`, `bin/rbash x`, `bin/ld.so x`, `bin/tcc
+    // -run x`, `bin/cmake -P x`).
+    "ipython", "ipython3", "xonsh", "rbash", "elvish", "nu", "oil", "osh", "tcc", "cmake", "ld",
+    "ld.so", "scons", "ninja", "gradle", "mvn", "rake", "bundle", "php-cgi",
+];
+
+/// Extensions of script files: `grep.sh` is a shell script, not grep.
+const SCRIPT_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "py", "js", "mjs", "cjs", "ts", "rb", "pl", "php", "lua", "tcl", "ps1",
 ];
 
 pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Option<Facts> {
@@ -55,15 +65,41 @@ pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Opt
             "runs a program from a hidden folder, `node_modules` or a virtualenv: third-party programs (git's sample hooks, installed tools), not the project's own scripts",
         );
     }
+    // `scripts//x.sh`, `scripts/./x.sh`: the same file under another
+    // spelling, which a reader of the plan does not expect.
+    if path
+        .strip_prefix("./")
+        .unwrap_or(path)
+        .split('/')
+        .any(|p| p.is_empty() || p == ".")
+    {
+        ctx.refuse(
+            PROOF_2,
+            "write the script's path plainly (`scripts/x.sh`, `./x.sh`): no empty or `.` parts",
+        );
+    }
     if let Some(name) = parts.last() {
         let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if [super::INTERPRETERS, super::LAUNCHERS, TOOLS]
+        // `busybox.static`, `sh.distrib`, `ld-linux-x86-64.so.2`: a copy
+        // of a program under a suffixed name is the program.
+        let base = match name.split_once('.') {
+            Some((base, ext)) if !SCRIPT_EXTENSIONS.contains(&ext) => base,
+            _ => name,
+        };
+        // `test` and `[` run no program: `./test` may be the project's own.
+        let programs: Vec<&str> = super::PROGRAMS
             .iter()
-            .any(|names| names.contains(name) || names.contains(&stem))
+            .map(|p| p.name)
+            .filter(|n| !matches!(*n, "test" | "["))
+            .collect();
+        if [super::INTERPRETERS, super::LAUNCHERS, TOOLS, &programs]
+            .iter()
+            .any(|names| names.contains(name) || names.contains(&stem) || names.contains(&base))
+            || name.starts_with("ld-linux")
         {
             ctx.refuse(
                 crate::PROOF_4,
-                format!("`{name}` is an interpreter or a shell, which runs code given in its arguments or on standard input; run the project's test runner or a project script"),
+                format!("`{name}` is named like an interpreter, a shell, a loader or a program of the allowlist, which runs code or programs its arguments name (`rg --pre`), outside that program's own grammar; run the program by name or give the script another name"),
             );
         }
     }
@@ -73,8 +109,10 @@ pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Opt
             "a path part that starts with `-` reads as an option",
         );
     }
+    // A script may paste its arguments into a shell command (`sh -c "…
+    // $1"`), so they are shell-inert like make targets (proof5 #12).
     for arg in args {
-        ctx.text(arg, "the script argument");
+        ctx.shell_text(arg, "the script argument");
     }
     if let Some(arg) = args
         .iter()
