@@ -9,6 +9,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo build --release --locked -p ploy
+# The sandbox's init, started for every sandboxed command, linked static-pie:
+# no dynamic loader and no shared libraries to map at each start (about half
+# a millisecond per command; docs/proofs.md "Sandbox start-up"). Only this
+# binary: ploy itself stays dynamic (it asks NSS for users). Without glibc's
+# static library (libc6-dev) the dynamic init from the line above stays.
+cargo rustc --release --locked -p ploy --bin ploy-sandbox-init -- -C target-feature=+crt-static \
+  || echo "run.sh: the static sandbox init was not built; the dynamic one is used" >&2
 ./target/release/ploy doctor || echo "run.sh: proofs cannot run here (see above)" >&2
 status=0
 ./target/release/ploy redteam "$@" || status=$?
