@@ -396,7 +396,8 @@ fn a_project_that_is_the_home_folder_is_refused() {
 }
 
 /// A project whose `make test` writes into `out/`, `target/` (both exist)
-/// and `$CARGO_TARGET_DIR`, so a test can see where a proof's writes land.
+/// and `$CARGO_TARGET_DIR`, so a test can see where a proof's writes land;
+/// it says `STALE-CACHE` when it finds what an earlier run built.
 fn building_world() -> World {
     let world = World::new();
     std::fs::create_dir_all(world.project.join("out")).unwrap();
@@ -404,7 +405,9 @@ fn building_world() -> World {
     std::fs::write(
         world.project.join("Makefile"),
         "test:\n\t-echo built > out/built.txt\n\t-echo built > target/built.txt\n\
-         \tmkdir -p $$CARGO_TARGET_DIR && echo built > $$CARGO_TARGET_DIR/built.txt\n",
+         \t@if [ -e $$CARGO_TARGET_DIR/built.txt ]; then echo STALE-CACHE; fi\n\
+         \tmkdir -p $$CARGO_TARGET_DIR && echo built > $$CARGO_TARGET_DIR/built.txt\n\
+         \t@echo cache=$$CARGO_TARGET_DIR\n",
     )
     .unwrap();
     world.own_all();
@@ -423,40 +426,65 @@ impl World {
         }
     }
 
-    /// Files named `built.txt` in the project's build caches under ploy's
-    /// state folder.
-    fn cached_builds(&self) -> Vec<PathBuf> {
+    /// The project folders under ploy's build-cache root, each with what
+    /// is in it besides its lock (each run's own cache goes with the run).
+    fn cache_folders(&self) -> Vec<(PathBuf, Vec<String>)> {
         let root = self.base.join("state/build-cache");
         let Ok(projects) = std::fs::read_dir(&root) else {
             return Vec::new();
         };
         projects
             .flatten()
-            .map(|dir| dir.path().join("cargo-target/built.txt"))
-            .filter(|file| file.exists())
+            .map(|dir| {
+                let left = std::fs::read_dir(dir.path())
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|name| name != "lock")
+                    .collect();
+                (dir.path(), left)
+            })
             .collect()
     }
 }
 
 // Nothing a proof writes lands in the project, `target/` included: build
-// output goes to ploy's per-project cache outside it (BEYOND-4).
+// output goes to the run's own cache outside it, removed when the run ends,
+// so no later proof runs what an earlier one built (BEYOND-4, proof5 #2b).
 // proves: BEYOND-4, SBX-2
 #[test]
-fn proofs_write_nothing_to_the_project_and_build_into_the_cache() {
+fn proofs_write_nothing_to_the_project_and_build_into_their_own_cache() {
     let world = building_world();
     let out = world.ploy(&["proof", "run", "make test", "--json"]);
-    assert_eq!(json(&out)["verdict"], "passed", "{out:?}");
+    let report = json(&out);
+    assert_eq!(report["verdict"], "passed", "{out:?}");
+    assert!(
+        report["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("cache=/var/cache/ploy-build/")
+    );
     assert!(!world.project.join("out/built.txt").exists());
     assert!(!world.project.join("target/built.txt").exists());
-    let cached = world.cached_builds();
-    assert_eq!(cached.len(), 1, "{cached:?}");
-    assert!(!cached[0].starts_with(&world.project));
-    std::fs::remove_file(&cached[0]).unwrap();
+    let folders = world.cache_folders();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    assert!(!folders[0].0.starts_with(&world.project));
+    assert!(
+        folders[0].1.is_empty(),
+        "a run's cache was left: {folders:?}"
+    );
+    // The next proof starts from an empty cache.
+    let again = json(&world.ploy(&["proof", "run", "make test", "--json"]));
+    assert_eq!(again["verdict"], "passed", "{again}");
+    assert!(
+        !again["stdout"].as_str().unwrap().contains("STALE-CACHE"),
+        "{again}"
+    );
     world.write_plan(r#"{"steps":[{"title":"build","proof":"make test"}]}"#);
     let out = world.ploy(&["plan", "check"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(!world.project.join("target/built.txt").exists());
-    assert_eq!(world.cached_builds().len(), 1);
+    assert!(world.cache_folders()[0].1.is_empty());
 }
 
 // proves: CONFIG-1, BEYOND-4
@@ -476,7 +504,8 @@ fn a_settings_file_that_still_sets_writable_dirs_stops_proofs_before_anything_ru
     let out = world.ploy(&["plan", "check", "--json"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(json(&out)["rule"], "CONFIG-1");
-    assert!(world.cached_builds().is_empty(), "something ran");
+    // Refused before any sandbox was made: no project cache folder at all.
+    assert!(world.cache_folders().is_empty(), "something ran");
     // A malformed file is an error too, never a silent default.
     world.write_user_settings("{\"proof\": ");
     let out = world.ploy(&["proof", "run", "make test"]);

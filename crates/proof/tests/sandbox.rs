@@ -125,14 +125,22 @@ impl World {
         root.to_str().unwrap().to_string()
     }
 
-    /// A file inside the project's build cache (there is one per project).
-    fn cache_file(&self, rel: &str) -> Option<PathBuf> {
+    /// What is left in the project's build-cache folder after its runs,
+    /// besides the lock: each run's own cache is removed when it ends.
+    fn cache_leftovers(&self) -> Vec<String> {
         let root = self.base.join("state/build-cache");
-        let mut dirs = std::fs::read_dir(&root).ok()?.flatten();
-        let dir = dirs.next()?.path();
-        assert!(dirs.next().is_none(), "one cache per project");
-        let file = dir.join(rel);
-        file.exists().then_some(file)
+        let Ok(mut dirs) = std::fs::read_dir(&root) else {
+            return Vec::new();
+        };
+        let Some(dir) = dirs.next() else {
+            return Vec::new();
+        };
+        assert!(dirs.next().is_none(), "one cache folder per project");
+        std::fs::read_dir(dir.unwrap().path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name != "lock")
+            .collect()
     }
 }
 
@@ -455,13 +463,17 @@ fn a_10_gb_write_is_stopped_by_the_file_size_limit() {
                 "--limit",
                 "file_size_bytes=8388608",
             ],
-            &format!("mkdir -p $CARGO_TARGET_DIR; head -c 10737418240 /dev/zero > {target}"),
+            &format!(
+                "mkdir -p $CARGO_TARGET_DIR; head -c 10737418240 /dev/zero > {target}; \
+                 status=$?; wc -c < {target}; exit $status"
+            ),
         );
         assert_ne!(exit_code(&result), 0, "{target}: {result}");
         assert!(result["ms"].as_u64().unwrap() < 20_000, "{result}");
+        let written: u64 = stdout(&result).trim().parse().unwrap();
+        assert!(written <= 8 * 1024 * 1024, "{target}: {result}");
     }
-    let kept = world.cache_file("cargo-target/big.bin").unwrap();
-    assert!(kept.metadata().unwrap().len() <= 8 * 1024 * 1024);
+    assert!(world.cache_leftovers().is_empty());
 }
 
 // A proof that writes without end into the build cache (attack #12: the
@@ -490,21 +502,8 @@ fn a_proof_filling_the_build_cache_is_stopped_and_the_cache_emptied() {
         notes.contains("build cache limit stopped the run"),
         "{shown}"
     );
-    // What stays is under the bound: emptied when the run got past it
-    // before the kill; less when other writes to the same disk (tests in
-    // parallel) counted towards the run's share.
-    let root = Path::new(&cache);
-    let dir = std::fs::read_dir(root)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let kept: u64 = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().metadata().unwrap().len())
-        .sum();
-    assert!(kept <= 64 << 20, "{kept} bytes kept: {shown}");
+    // Nothing stays: the run's cache went with it.
+    assert_eq!(world.cache_leftovers(), Vec::<String>::new(), "{shown}");
 }
 
 // proves: BEYOND-4
@@ -529,9 +528,10 @@ fn a_proof_that_edits_tracked_files_leaves_them_unchanged() {
 }
 
 // A proof plants a trojan where the host would run it (the project's
-// target/) and in the build cache: the host's target/ is unchanged, and the
-// build output lands only in ploy's cache outside the project, where the
-// next proof's build finds it (incremental) and the host never runs it.
+// target/) and in the build cache: the host's target/ is unchanged, the
+// build output lands only in the run's own cache outside the project, and
+// the next proof never sees it (proof5 #2b: a replaced test binary kept
+// `cargo test` passing after the source changed).
 // proves: BEYOND-4
 #[test]
 fn a_trojaned_build_never_reaches_the_hosts_target_folder() {
@@ -577,14 +577,14 @@ fn a_trojaned_build_never_reaches_the_hosts_target_folder() {
     ] {
         assert!(text.contains(variable), "{variable}: {result}");
     }
-    let built = world.cache_file("cargo-target/debug/app").unwrap();
-    assert!(!built.starts_with(&world.project), "{}", built.display());
-    // The next run sees its earlier build output (builds stay incremental).
+    assert!(world.cache_leftovers().is_empty());
+    // The next run does not see the earlier run's build output.
     let again = world.sh(
         &["--build-cache", &cache],
-        "cat $CARGO_TARGET_DIR/debug/app",
+        "ls -A $CARGO_TARGET_DIR; cat $CARGO_TARGET_DIR/debug/app",
     );
-    assert!(stdout(&again).contains("ploy-trojan-ran"), "{again}");
+    assert_ne!(exit_code(&again), 0, "{again}");
+    assert!(!stdout(&again).contains("ploy-trojan-ran"), "{again}");
 }
 
 // proves: BEYOND-4
@@ -615,7 +615,7 @@ fn each_missing_layer_stops_everything() {
         "seccomp",
     ] {
         // Both views; the copy-on-write one writes its marker into the build
-        // cache, the one place its writes persist.
+        // cache too.
         for options in [
             &["--writable-project"][..],
             &["--build-cache", cache.as_str()][..],
@@ -639,10 +639,7 @@ fn each_missing_layer_stops_everything() {
                 !world.project.join("ran").exists(),
                 "{layer}: the program ran"
             );
-            assert!(
-                world.cache_file("cargo-target/ran").is_none(),
-                "{layer}: it ran"
-            );
+            assert!(world.cache_leftovers().is_empty(), "{layer}");
         }
     }
     // `ploy sandbox run` (a writable project) does not use the overlay, so it
@@ -2206,4 +2203,367 @@ fn a_configuration_file_git_includes_stays_read_only_in_a_writable_project() {
         std::fs::read_to_string(world.project.join(".gitconfig")).unwrap(),
         "[alias]\n\tst = status\n"
     );
+}
+
+/// proof5 #2's recipe: bytecode for a system module (`unittest`'s
+/// `__main__`, which then reports "OK" and exits 0) and for the project's
+/// failing test, written where Python looks for it
+/// (`importlib.util.cache_from_source`: the bytecode prefix when one is
+/// set, else the `__pycache__` folder beside the source).
+const PLANT_BYTECODE: &str = r#"
+import importlib._bootstrap_external as be, importlib.util, os, unittest
+def plant(src, payload):
+    st = os.stat(src)
+    code = compile(payload, src, "exec")
+    data = be._code_to_timestamp_pyc(code, int(st.st_mtime), st.st_size)
+    dst = importlib.util.cache_from_source(src)
+    try:
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        open(dst, "wb").write(data)
+        print("planted", dst)
+    except OSError as err:
+        print("refused", dst, err)
+plant(os.path.join(os.path.dirname(unittest.__file__), "__main__.py"),
+      "print('POISON-RAN Ran 1 test OK'); import sys; sys.exit(0)")
+plant(os.path.abspath("tests/test_api.py"),
+      "print('POISON-RAN')\nimport unittest\nclass T(unittest.TestCase):\n    def test_ok(self): pass\n")
+"#;
+
+// A proof (or a writable `ploy sandbox run`) plants Python bytecode; every
+// later proof's `python3 -m unittest` ran it and passed a failing test
+// (proof5 #2). Now each run's bytecode lives in its own cache, removed with
+// the run, and Python never reads the project's own `__pycache__` either.
+// proves: BEYOND-4, SBX-5, PROOF-2
+#[test]
+fn planted_python_bytecode_never_decides_a_later_proof() {
+    let world = World::new();
+    std::fs::create_dir_all(world.project.join("tests")).unwrap();
+    std::fs::write(world.project.join("tests/__init__.py"), "").unwrap();
+    std::fs::write(
+        world.project.join("tests/test_api.py"),
+        "import unittest\nclass T(unittest.TestCase):\n    def test_api(self):\n        self.assertEqual(1, 2)\n",
+    )
+    .unwrap();
+    std::fs::write(world.project.join("plant.py"), PLANT_BYTECODE).unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let cache = world.cache_option();
+    let unittest = [PYTHON, "-m", "unittest", "tests.test_api"];
+    let before = world.run(&["--build-cache", &cache], &unittest);
+    assert_ne!(exit_code(&before), 0, "{}", brief(&before));
+    // Through a proof (into its bytecode prefix) and through a writable run
+    // (into the project's own __pycache__, next to the test).
+    let planted = world.run(&["--build-cache", &cache], &[PYTHON, "plant.py"]);
+    assert!(
+        stdout(&planted).contains("planted /var/cache/ploy-build/"),
+        "{}",
+        brief(&planted)
+    );
+    let planted = world.run(&["--writable-project"], &[PYTHON, "plant.py"]);
+    assert!(
+        stdout(&planted).contains("tests/__pycache__"),
+        "{}",
+        brief(&planted)
+    );
+    assert!(world.project.join("tests/__pycache__").exists());
+    std::fs::remove_file(world.project.join("plant.py")).unwrap();
+    let after = world.run(&["--build-cache", &cache], &unittest);
+    let shown = brief(&after);
+    assert_ne!(exit_code(&after), 0, "the failing test passed: {shown}");
+    assert!(!shown.contains("POISON-RAN"), "{shown}");
+    assert!(
+        after["stderr"].as_str().unwrap().contains("AssertionError"),
+        "{shown}"
+    );
+}
+
+// Two proofs of one project at once shared the live cache: a unix socket
+// there joined two sandboxes (proof5 #2c). Each run now has its own.
+// proves: SBX-1, BEYOND-4
+#[test]
+fn concurrent_proofs_of_one_project_share_no_cache() {
+    let world = std::sync::Arc::new(World::new());
+    let cache = world.cache_option();
+    let server = {
+        let (world, cache) = (world.clone(), cache.clone());
+        std::thread::spawn(move || {
+            world.run(
+                &["--build-cache", &cache],
+                &[
+                    PYTHON,
+                    "-c",
+                    "import socket; s = socket.socket(socket.AF_UNIX); \
+                     s.bind('/var/cache/ploy-build/x.sock'); s.listen(1); s.settimeout(6)\n\
+                     try:\n    c, _ = s.accept(); c.sendall(b'HELLO'); print('served')\n\
+                     except OSError:\n    print('nobody came')",
+                ],
+            )
+        })
+    };
+    // Wait until the server's socket exists on the host (in its run's cache).
+    let root = Path::new(&cache);
+    let mut bound = false;
+    for _ in 0..200 {
+        bound = walk_files(root).iter().any(|p| p.ends_with("x.sock"));
+        if bound {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(bound, "the first proof never bound its socket");
+    let client = world.run(
+        &["--build-cache", &cache],
+        &[
+            PYTHON,
+            "-c",
+            "import socket, os\n\
+             print(sorted(os.listdir('/var/cache/ploy-build')))\n\
+             s = socket.socket(socket.AF_UNIX)\n\
+             try:\n    s.connect('/var/cache/ploy-build/x.sock'); print('GOT', s.recv(10))\n\
+             except OSError as err:\n    print('no connection', err)",
+        ],
+    );
+    let served = server.join().unwrap();
+    assert!(
+        stdout(&client).contains("no connection"),
+        "{}",
+        brief(&client)
+    );
+    // Its own cache holds only what it wrote itself (its bytecode).
+    assert!(
+        stdout(&client).contains("['pycache']"),
+        "{}",
+        brief(&client)
+    );
+    assert!(
+        stdout(&served).contains("nobody came"),
+        "{}",
+        brief(&served)
+    );
+    assert!(world.cache_leftovers().is_empty());
+}
+
+/// Every file below `dir` (links and special files included), not
+/// following links.
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => stack.push(entry.path()),
+                _ => found.push(entry.path()),
+            }
+        }
+    }
+    found
+}
+
+// Empty files cost an inode and no bytes: 200,000 of them per run stayed
+// on the host (proof5 #6). A run is now stopped at its inode bound, and a
+// tree the clean-up could not walk (deeper than 1,024 levels, a `chmod 000`
+// folder holding a link out; proof5 #6b) is removed all the same.
+// proves: BEYOND-4, SBX-2
+#[test]
+fn a_proof_making_endless_files_is_stopped_and_leaves_nothing() {
+    let world = World::new();
+    let cache = world.cache_option();
+    let result = world.run(
+        &[
+            "--build-cache",
+            &cache,
+            "--limit",
+            "build_cache_inodes=5000",
+        ],
+        &[
+            PYTHON,
+            "-c",
+            "import os, time\n\
+             os.chdir('/var/cache/ploy-build'); os.makedirs('noread/x'); \
+             os.symlink('/etc/passwd', 'noread/x/lnk'); os.chmod('noread', 0)\n\
+             for i in range(1500):\n    os.mkdir('d'); os.chdir('d')\n\
+             os.chdir('/var/cache/ploy-build'); end = time.time() + 60; i = 0\n\
+             while time.time() < end:\n    open('f%d' % i, 'w').close(); i += 1\n\
+             print('made', i)",
+        ],
+    );
+    let shown = brief(&result);
+    assert_ne!(exit_code(&result), 0, "{shown}");
+    let notes = result["notes"].to_string();
+    assert!(notes.contains("files and folders were made"), "{shown}");
+    assert!(!stdout(&result).contains("made"), "{shown}");
+    assert_eq!(world.cache_leftovers(), Vec::<String>::new(), "{shown}");
+}
+
+// A tmpfs without an inode bound let a run hold millions of empty files in
+// kernel memory that no byte count saw (proof5 #9).
+// proves: SBX-2
+#[test]
+fn the_sandboxs_tmpfs_folders_have_an_inode_bound() {
+    let world = World::new();
+    let result = world.run(
+        &["--limit", "tmp_bytes=16777216"],
+        &[
+            PYTHON,
+            "-c",
+            "import os\n\
+             for where in ('/tmp', '/dev/shm'):\n\
+             \x20   os.makedirs(where + '/t', exist_ok=True); i = 0\n\
+             \x20   try:\n\
+             \x20       while i < 300000:\n\
+             \x20           open('%s/t/%d' % (where, i), 'w').close(); i += 1\n\
+             \x20   except OSError as err:\n\
+             \x20       print(where, 'stopped', i, err.errno)\n",
+        ],
+    );
+    let text = stdout(&result).to_string();
+    let shown = brief(&result);
+    for (place, bound) in [("/tmp", 4096), ("/dev/shm", 16384)] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{place} stopped")))
+            .unwrap_or_else(|| panic!("{place} was not bounded: {shown}"));
+        let made: u64 = line.split_whitespace().nth(2).unwrap().parse().unwrap();
+        assert!(made < bound, "{place}: {shown}");
+        assert!(line.ends_with(" 28"), "ENOSPC expected: {shown}");
+    }
+}
+
+// 500 MiB of SysV message queues were held under a 4 GiB cap without being
+// counted (proof5 #9); under a 256 MiB cap the run cannot hold them.
+// proves: SBX-2
+#[test]
+fn sysv_message_queues_count_towards_the_memory_cap() {
+    let world = World::new();
+    let result = world.run(
+        &["--limit", "memory_bytes=268435456"],
+        &[
+            PYTHON,
+            "-c",
+            "import ctypes, time\n\
+             libc = ctypes.CDLL(None, use_errno=True)\n\
+             msg = ctypes.create_string_buffer(8192 + 8); ctypes.memset(msg, 1, 8)\n\
+             held = 0; queues = 0\n\
+             while held < 500 << 20:\n\
+             \x20   q = libc.msgget(0, 0o1600)\n\
+             \x20   if q < 0: break\n\
+             \x20   queues += 1\n\
+             \x20   while libc.msgsnd(q, msg, 8192, 0o4000) == 0: held += 8192\n\
+             print('queues', queues, 'held', held >> 20, 'MiB', flush=True)\n\
+             time.sleep(1)\n\
+             print('survived', flush=True)",
+        ],
+    );
+    let shown = brief(&result);
+    let text = stdout(&result);
+    let held: u64 = text
+        .split_whitespace()
+        .skip_while(|w| *w != "held")
+        .nth(1)
+        .map(|n| n.parse().unwrap())
+        .unwrap_or(0);
+    // Either the kernel refused past its cap (msgmni, when the init may set
+    // it) or the guard killed the run past the memory cap.
+    assert!(
+        result["memory_exceeded"] == true || (held < 256 && text.contains("survived")),
+        "{shown}"
+    );
+    assert!(held < 256 || result["memory_exceeded"] == true, "{shown}");
+}
+
+// A private file under /opt or /usr/local (a user's tool installation with
+// its token) was readable in the sandbox (proof5 #13). Only root can write
+// there (CI runs as root); the sandbox runs as the file's owner.
+// proves: SBX-3
+#[test]
+fn private_files_under_opt_and_usr_local_are_hidden() {
+    let world = World::new();
+    let (uid, gid) = ploy_testkit::require_part!(
+        "root",
+        world
+            .user
+            .ok_or("writing under /opt and /usr/local needs root; run the tests as root (CI does)")
+    );
+    let tag = format!(
+        "ploy-test-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    );
+    let opt = PathBuf::from("/opt").join(&tag);
+    let local = PathBuf::from("/usr/local/share").join(&tag);
+    struct Gone(Vec<PathBuf>);
+    impl Drop for Gone {
+        fn drop(&mut self) {
+            for path in &self.0 {
+                let _ = std::fs::remove_dir_all(path);
+            }
+        }
+    }
+    let _gone = Gone(vec![opt.clone(), local.clone()]);
+    std::fs::create_dir_all(&opt).unwrap();
+    std::fs::write(opt.join("secret.txt"), "OPT-SECRET-CANARY").unwrap();
+    std::fs::write(opt.join("public.txt"), "OPT-PUBLIC").unwrap();
+    std::fs::set_permissions(
+        opt.join("secret.txt"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        opt.join("public.txt"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    std::fs::create_dir_all(&local).unwrap();
+    std::fs::write(local.join("token"), "USRLOCAL-SECRET-CANARY").unwrap();
+    std::fs::set_permissions(&local, std::fs::Permissions::from_mode(0o700)).unwrap();
+    chown_tree(&opt, uid, gid);
+    chown_tree(&local, uid, gid);
+    let result = world.sh(
+        &[],
+        &format!(
+            "cat {o}/secret.txt {l}/token; cat {o}/public.txt",
+            o = opt.display(),
+            l = local.display()
+        ),
+    );
+    let shown = brief(&result);
+    assert!(!shown.contains("SECRET-CANARY"), "{shown}");
+    assert!(stdout(&result).contains("OPT-PUBLIC"), "{shown}");
+}
+
+// A relative entry in the caller's PATH made `grep` in a proof resolve to a
+// project file `./grep` (proof5 #11).
+// proves: PROOF-2, PROOF-6
+#[test]
+fn a_relative_path_entry_never_finds_a_project_program() {
+    let world = World::new();
+    std::fs::write(
+        world.project.join("grep"),
+        "#!/bin/sh\necho FAKE-GREP-RAN\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        world.project.join("grep"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    for path in [":/usr/bin:/bin", ".:/usr/bin:/bin", "/usr/bin:/bin:"] {
+        let mut all = vec!["--plan"];
+        let line = plan(one(&["grep", "-q", "zzz", "tracked.txt"]), vec![]);
+        all.push(&line);
+        let mut command = world.command(&all, &[]);
+        command.env("PATH", path);
+        let out = output_retrying(&mut command);
+        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let shown = brief(&result);
+        assert!(!shown.contains("FAKE-GREP-RAN"), "{path}: {shown}");
+        assert_eq!(exit_code(&result), 1, "{path}: {shown}");
+    }
 }

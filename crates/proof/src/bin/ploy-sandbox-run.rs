@@ -31,6 +31,7 @@ fn set_limit(limits: &mut Limits, spec: &str) -> Result<(), String> {
         "tmp_bytes" => limits.tmp_bytes = value,
         "overlay_bytes" => limits.overlay_bytes = value,
         "build_cache_bytes" => limits.build_cache_bytes = value,
+        "build_cache_inodes" => limits.build_cache_inodes = value,
         "output_bytes" => limits.output_bytes = value as usize,
         _ => return Err(format!("unknown limit {name}")),
     }

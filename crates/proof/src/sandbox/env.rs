@@ -35,6 +35,22 @@ pub fn looks_secret(name: &str) -> bool {
     PARTS.iter().any(|part| upper.contains(part))
 }
 
+/// The sandbox's `PATH` when the caller's has no absolute entry.
+const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+
+/// The caller's `PATH` with only its absolute entries (proof5 #11): an
+/// empty entry (`:/usr/bin`, a common slip of `PATH=$EXTRA:$PATH` with
+/// `EXTRA` unset), `.` or any relative entry names the working folder,
+/// which in the sandbox is the project, so `grep` in a proof line would run
+/// a project file `./grep`. `None` when no entry is left.
+fn absolute_path_entries(path: &str) -> Option<String> {
+    let kept: Vec<&str> = path
+        .split(':')
+        .filter(|entry| entry.starts_with('/'))
+        .collect();
+    (!kept.is_empty()).then(|| kept.join(":"))
+}
+
 fn is_allowed(name: &str, extra: &[String]) -> bool {
     ALLOWED_ENV_NAMES.contains(&name)
         || name.starts_with("LC_")
@@ -65,13 +81,18 @@ pub fn build_env(
         if env.iter().any(|(known, _)| known == name) {
             continue;
         }
-        env.push((name.to_string(), value.to_string()));
+        let value = if name == "PATH" {
+            match absolute_path_entries(value) {
+                Some(path) => path,
+                None => continue,
+            }
+        } else {
+            value.to_string()
+        };
+        env.push((name.to_string(), value));
     }
     if !env.iter().any(|(name, _)| name == "PATH") {
-        env.push((
-            "PATH".to_string(),
-            "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin".to_string(),
-        ));
+        env.push(("PATH".to_string(), DEFAULT_PATH.to_string()));
     }
     env.push(("HOME".to_string(), sandbox_home.to_string()));
     env.push(("TMPDIR".to_string(), "/tmp".to_string()));
@@ -153,6 +174,21 @@ mod tests {
         assert_eq!(names, ["HOME", "LANG", "LC_ALL", "PATH", "TMPDIR"]);
         assert!(env.contains(&("HOME".to_string(), "/tmp/home".to_string())));
         assert!(env.iter().all(|(_, v)| v != "canary"));
+    }
+
+    // proves: PROOF-2, PROOF-6 (proof5 #11: checker names never resolve to
+    // the project through a relative PATH entry)
+    #[test]
+    fn only_absolute_path_entries_reach_the_sandbox() {
+        let path_of = |path: &str| {
+            let env = build_env(vars(&[("PATH", path)]), &[], "/tmp/home");
+            env.into_iter().find(|(n, _)| n == "PATH").unwrap().1
+        };
+        assert_eq!(path_of(":/usr/bin:/bin"), "/usr/bin:/bin");
+        assert_eq!(path_of(".:/usr/bin"), "/usr/bin");
+        assert_eq!(path_of("/usr/bin::bin:./x:/bin:"), "/usr/bin:/bin");
+        assert_eq!(path_of(""), DEFAULT_PATH);
+        assert_eq!(path_of(".:bin"), DEFAULT_PATH);
     }
 
     // proves: SBX-4

@@ -23,6 +23,7 @@
 //!    init confirmed every layer and its report has the one shape only the
 //!    init writes, agreeing with its own exit status (SBX-5).
 
+mod build_cache;
 mod collect;
 mod env;
 mod init;
@@ -131,8 +132,9 @@ impl ProbeReport {
 /// How the memory limit holds in total, as `ploy doctor` says it.
 pub fn memory_mechanism() -> String {
     "summed by the sandbox init: the private and shared memory of every process in the \
-     sandbox plus its /tmp, /dev/shm, copy-on-write layer and SysV segments (its own IPC \
-     namespace, also capped by kernel.shmall), checked every 5-50 ms; memfd_create absent; \
+     sandbox plus its /tmp, /dev/shm and copy-on-write layer (bytes, and 1536 bytes per file \
+     or folder; each has an inode bound) and SysV segments and queued messages (its own IPC \
+     namespace, also capped by kernel.shmall where allowed), checked every 5-50 ms; memfd_create absent; \
      RLIMIT_DATA per process (a delegated cgroup v2 memory controller is not used, so kernel \
      socket and pipe buffers are not counted)"
         .to_string()
@@ -146,6 +148,8 @@ pub struct Sandbox {
     /// System and extra folders bound read-only.
     read_only: Vec<PathBuf>,
     sensitive: Vec<PathBuf>,
+    /// The project's folder under the build-cache root; each run gets its
+    /// own private, empty cache in it (`build_cache.rs`).
     build_cache: Option<PathBuf>,
     set_env: Vec<(String, String)>,
     init: PathBuf,
@@ -212,7 +216,7 @@ impl Sandbox {
         let build_cache = policy
             .build_cache_root
             .as_deref()
-            .map(|root| view::build_cache_dir(root, &project))
+            .map(|root| build_cache::project_cache_dir(root, &project))
             .transpose()?;
         let mut set_env: Vec<(String, String)> = policy
             .set_env
@@ -297,7 +301,10 @@ impl Sandbox {
         &self.policy
     }
 
-    /// The project's build cache on the host, when the policy has one.
+    /// The project's build-cache folder on the host, when the policy has
+    /// one. Each run builds in its own private folder inside it, removed
+    /// when the run ends: nothing one proof writes there is seen by another
+    /// (BEYOND-4, SBX-5).
     pub fn build_cache(&self) -> Option<&Path> {
         self.build_cache.as_deref()
     }
@@ -355,7 +362,10 @@ impl Sandbox {
 
     /// The file system the init builds for this run, from a fresh walk of
     /// the project (SBX-3, SBX-6).
-    fn view_spec(&self) -> Result<(ViewSpec, view::ProjectScan), SandboxError> {
+    fn view_spec(
+        &self,
+        build_cache: Option<&Path>,
+    ) -> Result<(ViewSpec, view::ProjectScan), SandboxError> {
         let scan = view::scan_project(&self.project, view::Unlistable::Refuse)?;
         let mut masks = view::masks_inside(&self.project, &self.sensitive);
         // ploy's own folders (PLOY_CONFIG_DIR, PLOY_STATE_DIR) and a cargo
@@ -383,13 +393,22 @@ impl Sandbox {
             protected: scan.protected.clone(),
             pinned: scan.pinned.clone(),
             sockets: scan.sockets.clone(),
-            build_cache: self.build_cache.clone(),
+            build_cache: build_cache.map(Path::to_path_buf),
         };
         Ok((spec, scan))
     }
 
     fn run_work(&self, work: Work) -> Result<RunOutput, SandboxError> {
-        let (view, before) = self.view_spec()?;
+        // This run's own empty build cache (proof5 #2/#2b/#2c): nothing an
+        // earlier or concurrent run wrote is ever mounted.
+        let (run_cache, mut cache_notes) = match &self.build_cache {
+            Some(dir) => {
+                let (cache, notes) = build_cache::RunCache::create(dir)?;
+                (Some(cache), notes)
+            }
+            None => (None, Vec::new()),
+        };
+        let (view, before) = self.view_spec(run_cache.as_ref().map(|c| c.path()))?;
         // A proof's git uses the project's own repository and none of the
         // programs its configuration can name (PROOF-3, proof5 #1 / #14).
         // `ploy sandbox run` runs what the caller asked for, git included,
@@ -417,15 +436,12 @@ impl Sandbox {
             .as_deref()
             .or(self.stop_on_signal.then_some(&STOP_SIGNALLED));
         let launched = launch(&self.init, &request, &env, stop);
-        // BEYOND-4: whatever the run's end, the cache keeps only plain files
-        // and folders, and no more than its bound.
-        let tidied = self
-            .build_cache
-            .as_deref()
-            .map(|cache| view::tidy_build_cache(cache, self.policy.limits.build_cache_bytes))
-            .unwrap_or_default();
+        // BEYOND-4: whatever the run's end, its build cache goes with it.
+        if let Some(cache) = run_cache {
+            cache_notes.extend(cache.finish());
+        }
         let mut output = accept(launched?)?;
-        output.notes.extend(tidied);
+        output.notes.extend(cache_notes);
         match self.policy.view {
             ProjectView::Writable => {
                 let created = created_protected_paths(&self.project, &before);

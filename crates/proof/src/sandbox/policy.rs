@@ -195,12 +195,18 @@ pub struct Limits {
     pub tmp_bytes: u64,
     /// Size of the copy-on-write layer over the project.
     pub overlay_bytes: u64,
-    /// The most the project's build cache may hold (BEYOND-4): after each
-    /// run ploy drops the links and special files a run left there and
-    /// empties the cache when it holds more; during a run the init kills
-    /// the sandbox once the disk holding the cache has this much more in
-    /// use than at the start.
+    /// The most a run may write to its build cache (BEYOND-4): the cache is
+    /// the run's own and is removed when it ends; during the run the init
+    /// kills the sandbox once the disk holding the cache has this much more
+    /// in use than at the start.
     pub build_cache_bytes: u64,
+    /// The most files and folders a run may create on the disk holding its
+    /// build cache (BEYOND-4, SBX-2; proof5 #6: empty files cost an inode
+    /// each and almost no bytes, so a byte bound alone let one run use up
+    /// the disk's inodes): counted like [`Limits::build_cache_bytes`], from
+    /// the disk's inodes in use. Not enforced on a file system that reports
+    /// no inode count (btrfs).
+    pub build_cache_inodes: u64,
     /// Bytes kept of each of stdout and stderr (the rest is read and dropped).
     pub output_bytes: usize,
 }
@@ -217,6 +223,7 @@ impl Default for Limits {
             tmp_bytes: 1 << 30,
             overlay_bytes: 1 << 30,
             build_cache_bytes: 8 << 30,
+            build_cache_inodes: 1_000_000,
             output_bytes: 1 << 20,
         }
     }

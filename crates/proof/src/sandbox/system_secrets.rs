@@ -1,8 +1,8 @@
-//! The host's secrets under `/etc` (SBX-3): every file and folder there that
-//! is not readable by everyone is hidden in the sandbox, and the list is
-//! kept between runs in ploy's state folder, so that a run does not walk
-//! `/etc` (about 1,400 entries, the largest part of a run's start-up) when
-//! nothing there changed.
+//! The host's secrets under `/etc`, `/opt` and `/usr/local` (SBX-3): every
+//! file and folder there that is not readable by everyone is hidden in the
+//! sandbox, and the list is kept between runs in ploy's state folder, so
+//! that a run does not walk them (`/etc` alone is about 1,400 entries, the
+//! largest part of a run's start-up) when nothing there changed.
 //!
 //! The kept list is used only when it can be trusted:
 //! * every folder of the walk is exactly as it was (device, inode, mode,
@@ -39,14 +39,17 @@ use super::policy::{SandboxError, refuse};
 
 /// The system folders walked for secrets: the host's own configuration,
 /// where a system keeps its password hashes (`/etc/shadow`, `gshadow`),
-/// TLS and SSH host keys, `sudoers`, database and VPN credentials. The
-/// other read-only folders hold installed software (`/usr`, `/opt`, …),
-/// whose files are meant to be read by everyone, and are too large to walk
-/// before every run.
-pub(super) const SECRET_SYSTEM_FOLDERS: &[&str] = &["/etc"];
+/// TLS and SSH host keys, `sudoers`, database and VPN credentials; and the
+/// folders where software is installed by hand, often by the user and with
+/// its configuration beside it (proof5 #13: a `0600` token under `/opt` or
+/// `/usr/local`, e.g. `/opt/conda/.condarc`, `/usr/local/etc/npmrc`, an
+/// app's `/opt/app/.env`, was readable in the sandbox). The rest of `/usr`
+/// holds what the package manager installed, meant to be read by everyone,
+/// and is too large to walk before every run.
+pub(super) const SECRET_SYSTEM_FOLDERS: &[&str] = &["/etc", "/opt", "/usr/local"];
 
-/// The longest walk of a system folder; past it the run is refused rather
-/// than started with secrets unseen (SBX-3, fail closed).
+/// The longest walk of one system folder; past it the run is refused
+/// rather than started with secrets unseen (SBX-3, fail closed).
 const SYSTEM_WALK_LIMIT: usize = 50_000;
 
 /// The kept list's file in ploy's state folder.
@@ -123,7 +126,7 @@ impl Stamp {
 }
 
 /// The entries of [`SECRET_SYSTEM_FOLDERS`] (among the folders bound
-/// read-only) that are not readable by everyone: a file without `o+r`, a
+/// read-only; `/usr/local` through `/usr`) that are not readable by everyone: a file without `o+r`, a
 /// folder without `o+r` or `o+x`. The system marks its secrets that way; the
 /// user running ploy may still read them (root reads `/etc/shadow`, a member
 /// of `ssl-cert` reads `/etc/ssl/private`), and a project link
@@ -222,8 +225,8 @@ fn walk(roots: &[&Path]) -> Result<Walk, SandboxError> {
             }
         }
     };
-    let mut seen = 0usize;
     for root in roots {
+        let mut seen = 0usize;
         let Ok(meta) = root.symlink_metadata() else {
             continue;
         };

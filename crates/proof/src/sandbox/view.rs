@@ -5,12 +5,11 @@
 //! project (BEYOND-4). The init mounts exactly this list (`init::root`).
 
 use std::{
-    os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt},
+    os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt},
     path::{Path, PathBuf},
 };
 
 use ploy_policy::ProtectedPaths;
-use sha2::{Digest, Sha256};
 
 use super::policy::{SENSITIVE_HOME_ENTRIES, SandboxError, refuse};
 
@@ -353,172 +352,6 @@ pub(super) fn masks_inside(project: &Path, sensitive: &[PathBuf]) -> Vec<PathBuf
     masks
 }
 
-/// The project's build cache under `root`: `<root>/<folder name>-<16 hex of
-/// SHA-256(project path)>`, created private to the user. Refused when it
-/// would lie inside the project (the host could then run what a proof
-/// built) or is not a plain folder of this user (BEYOND-4).
-pub(super) fn build_cache_dir(root: &Path, project: &Path) -> Result<PathBuf, SandboxError> {
-    let refuse_cache = |reason: String| refuse("BEYOND-4", reason);
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(root)
-        .map_err(|err| {
-            refuse_cache(format!(
-                "cannot create the build cache folder {}: {err}",
-                root.display()
-            ))
-        })?;
-    let root = root
-        .canonicalize()
-        .map_err(|err| refuse_cache(format!("cannot resolve {}: {err}", root.display())))?;
-    if root.starts_with(project) || project.starts_with(&root) {
-        return Err(refuse_cache(format!(
-            "the build cache {} must lie outside the project {} (what a proof builds must never \
-             land where the host runs it); move ploy's state folder",
-            root.display(),
-            project.display()
-        )));
-    }
-    let digest = Sha256::digest(project.as_os_str().as_encoded_bytes());
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    let name: String = project
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(40)
-        .collect();
-    let dir = root.join(format!("{name}-{hex}"));
-    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(err) => {
-            return Err(refuse_cache(format!(
-                "cannot create the build cache {}: {err}",
-                dir.display()
-            )));
-        }
-    }
-    let meta = dir
-        .symlink_metadata()
-        .map_err(|err| refuse_cache(format!("cannot inspect {}: {err}", dir.display())))?;
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o022 != 0 {
-        return Err(refuse_cache(format!(
-            "the build cache {} is not a folder owned by you and closed to others; remove it",
-            dir.display()
-        )));
-    }
-    Ok(dir)
-}
-
-/// Keeps the project's build cache `dir` bounded after a run (BEYOND-4,
-/// attack #12: a failing proof left 2.6 GB there, and could fill the disk
-/// run after run): removes the symbolic links, sockets, pipes and device
-/// files a run left (nothing a build cache needs; a link planted there
-/// could lead a later host-side tool elsewhere), then, when the plain files
-/// hold more than `cap` bytes on disk, empties it. Returns notes for the
-/// person (a build after an emptied cache is slower once, nothing more).
-pub(super) fn tidy_build_cache(dir: &Path, cap: u64) -> Vec<String> {
-    let mut notes = Vec::new();
-    let (mut used, mut dropped, mut unreadable) = (0u64, 0usize, None);
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        let entries = match std::fs::read_dir(&folder) {
-            Ok(entries) => entries,
-            Err(err) => {
-                unreadable.get_or_insert(format!("{}: {err}", folder.display()));
-                continue;
-            }
-        };
-        for entry in entries.flatten() {
-            let Ok(meta) = entry.path().symlink_metadata() else {
-                continue;
-            };
-            if meta.is_dir() {
-                stack.push(entry.path());
-            } else if meta.is_file() {
-                used = used.saturating_add(meta.blocks().saturating_mul(512));
-            } else if std::fs::remove_file(entry.path()).is_ok() {
-                dropped += 1;
-            }
-        }
-    }
-    if dropped > 0 {
-        notes.push(format!(
-            "BEYOND-4: {dropped} symbolic link(s) or special file(s) the run left in the build \
-             cache were removed"
-        ));
-    }
-    if used > cap || unreadable.is_some() {
-        let why = match &unreadable {
-            Some(what) => format!("a folder in it cannot be read ({what})"),
-            None => format!(
-                "it held {} MiB, over its {} MiB bound",
-                used >> 20,
-                cap >> 20
-            ),
-        };
-        let emptied = empty_folder(dir);
-        notes.push(match emptied {
-            Ok(()) => format!(
-                "BEYOND-4: the build cache {} was emptied: {why}",
-                dir.display()
-            ),
-            Err(err) => format!(
-                "BEYOND-4: the build cache {} must be emptied ({why}) but could not be \
-                 ({err}); remove it by hand",
-                dir.display()
-            ),
-        });
-    }
-    notes
-}
-
-/// Removes everything inside `dir` (not `dir` itself), giving back the
-/// owner's permissions on folders a run took them from.
-fn empty_folder(dir: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        let meta = path.symlink_metadata()?;
-        if meta.is_dir() {
-            restore_owner_access(&path);
-            std::fs::remove_dir_all(&path)?;
-        } else {
-            std::fs::remove_file(&path)?;
-        }
-    }
-    Ok(())
-}
-
-/// `u+rwx` on every folder below `dir` (a run may `chmod 0` one so that
-/// removing it fails); links are not followed.
-fn restore_owner_access(dir: &Path) {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        if let Ok(meta) = folder.symlink_metadata()
-            && meta.is_dir()
-        {
-            let _ = std::fs::set_permissions(
-                &folder,
-                std::fs::Permissions::from_mode(meta.mode() | 0o700),
-            );
-            if let Ok(entries) = std::fs::read_dir(&folder) {
-                stack.extend(entries.flatten().map(|e| e.path()));
-            }
-        }
-    }
-}
-
 /// A file in the project owned by a user or group that the sandbox's user
 /// namespace cannot map: a proof that edits it fails with EOVERFLOW when the
 /// copy-on-write layer copies it up. The first one found, with its owner.
@@ -677,59 +510,6 @@ mod tests {
                 "{name} not masked: {masks:?}"
             );
         }
-        std::fs::remove_dir_all(&base).unwrap();
-    }
-
-    // proves: BEYOND-4 (attack #12: the cache kept 2.6 GB and the links a
-    // failing proof planted)
-    #[test]
-    fn the_build_cache_keeps_only_plain_files_and_stays_under_its_bound() {
-        let dir = project("tidy");
-        std::fs::create_dir_all(dir.join("cargo-target/debug")).unwrap();
-        std::fs::write(dir.join("cargo-target/debug/app"), vec![1u8; 64 * 1024]).unwrap();
-        std::os::unix::fs::symlink("/etc", dir.join("cargo-target/escape")).unwrap();
-        let _socket = std::os::unix::net::UnixListener::bind(dir.join("s.sock")).unwrap();
-        let notes = tidy_build_cache(&dir, 1 << 20);
-        assert!(!dir.join("cargo-target/escape").exists());
-        assert!(dir.join("cargo-target/escape").symlink_metadata().is_err());
-        assert!(dir.join("s.sock").symlink_metadata().is_err());
-        assert!(dir.join("cargo-target/debug/app").exists(), "{notes:?}");
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        // Over the bound (a folder the run locked included): emptied.
-        std::fs::create_dir_all(dir.join("go-build/locked")).unwrap();
-        std::fs::write(dir.join("go-build/locked/big"), vec![1u8; 2 << 20]).unwrap();
-        std::fs::set_permissions(
-            dir.join("go-build/locked"),
-            std::fs::Permissions::from_mode(0o000),
-        )
-        .unwrap();
-        let notes = tidy_build_cache(&dir, 1 << 20);
-        assert!(notes.iter().any(|n| n.contains("emptied")), "{notes:?}");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
-        assert!(dir.exists());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    // proves: BEYOND-4
-    #[test]
-    fn the_build_cache_is_per_project_private_and_never_inside_the_project() {
-        let base = project("cache");
-        let (one, two) = (base.join("one"), base.join("two"));
-        std::fs::create_dir_all(&one).unwrap();
-        std::fs::create_dir_all(&two).unwrap();
-        let root = base.join("state/build-cache");
-        let a = build_cache_dir(&root, &one).unwrap();
-        let b = build_cache_dir(&root, &two).unwrap();
-        assert_ne!(a, b);
-        assert_eq!(
-            build_cache_dir(&root, &one).unwrap(),
-            a,
-            "stable per project"
-        );
-        assert_eq!(a.metadata().unwrap().mode() & 0o777, 0o700);
-        let inside = build_cache_dir(&one.join("cache"), &one).unwrap_err();
-        assert_eq!(inside.rule(), "BEYOND-4", "{inside}");
-        assert_eq!(build_cache_dir(&base, &one).unwrap_err().rule(), "BEYOND-4");
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -10,10 +10,17 @@
 //! milliseconds' worth of allocation. Each process also keeps RLIMIT_DATA.
 //!
 //! Memory held only in descriptors is closed off or counted: `memfd_create`
-//! is absent (seccomp, ENOSYS), and SysV shared memory lives in the
-//! sandbox's own IPC namespace, where every segment, attached or not, is
-//! counted from `/proc/sysvipc/shm` and capped by `kernel.shmall` (set by the
-//! init, `limit_ipc`); the namespace and its segments die with the sandbox.
+//! is absent (seccomp, ENOSYS), and SysV shared memory and message queues
+//! live in the sandbox's own IPC namespace, where every segment, attached
+//! or not, and every queued message is counted from `/proc/sysvipc/shm` and
+//! `/proc/sysvipc/msg` (proof5 #9: 500 MiB of queued messages went
+//! uncounted when the kernel refused the init's `msgmni` cap, as it does
+//! for an unprivileged user); the init also caps them with `kernel.shmall`
+//! and `msgmni` where the kernel lets it (`limit_ipc`). The namespace and
+//! its objects die with the sandbox. The files and folders in the tmpfs
+//! folders cost kernel memory (an inode and a dentry, about 1.3 KB each,
+//! proof5 #9) even when empty: each tmpfs has an inode bound (`nr_inodes`,
+//! `root.rs`) and every inode in use counts [`INODE_BYTES`].
 //! Not counted: kernel memory such as socket and pipe buffers, which only a
 //! cgroup counts (ploy does not use a delegated cgroup v2 yet; `ploy doctor`
 //! says which mechanism applies).
@@ -21,6 +28,11 @@
 use std::{os::fd::OwnedFd, path::Path, time::Duration};
 
 use super::runner::Watch;
+
+/// What one file or folder in a tmpfs is counted as: its inode and dentry
+/// in kernel memory (measured at about 1.3 KB on Linux 6.x, proof5 #9),
+/// with a margin.
+pub(super) const INODE_BYTES: u64 = 1536;
 
 /// Sums the sandbox's memory and kills it past the cap; also kills it
 /// when the disk holding the build cache fills past the cache's bound.
@@ -41,20 +53,35 @@ struct CacheWatch {
     fd: OwnedFd,
     start: u64,
     cap: u64,
-    tripped: Option<u64>,
+    /// Inodes in use on the disk at the start, and the most the run may
+    /// add (proof5 #6). `None`: the file system reports no inode count.
+    start_inodes: Option<u64>,
+    inode_cap: u64,
+    tripped: Option<CacheOver>,
+}
+
+/// What stopped a run at its build cache's bound.
+#[derive(Debug, Clone, Copy)]
+enum CacheOver {
+    /// Bytes the disk gained.
+    Bytes(u64),
+    /// Inodes the disk gained.
+    Inodes(u64),
 }
 
 impl MemoryGuard {
     /// A guard for `cap` bytes; `cow` is the copy-on-write layer's tmpfs;
-    /// `cache` the build cache's mount with the most a run may add to its
-    /// disk.
-    pub(super) fn new(cap: u64, cow: Option<OwnedFd>, cache: Option<(OwnedFd, u64)>) -> Self {
-        let cache = cache.and_then(|(fd, cap)| {
-            let start = used_bytes(&rustix::fs::fstatfs(&fd).ok()?);
+    /// `cache` the build cache's mount with the most bytes and inodes a run
+    /// may add to its disk.
+    pub(super) fn new(cap: u64, cow: Option<OwnedFd>, cache: Option<(OwnedFd, u64, u64)>) -> Self {
+        let cache = cache.and_then(|(fd, cap, inode_cap)| {
+            let stat = rustix::fs::fstatfs(&fd).ok()?;
             Some(CacheWatch {
+                start: used_bytes(&stat),
+                start_inodes: used_inodes(&stat),
                 fd,
-                start,
                 cap,
+                inode_cap,
                 tripped: None,
             })
         });
@@ -83,15 +110,22 @@ impl MemoryGuard {
         self.cache.as_ref().is_some_and(|c| c.tripped.is_some())
     }
 
-    /// Bytes the run added to the build cache's disk, past its bound.
-    fn cache_over(&mut self) -> Option<u64> {
+    /// What the run added to the build cache's disk, past its bound.
+    fn cache_over(&mut self) -> Option<CacheOver> {
         let cache = self.cache.as_mut()?;
-        let now = used_bytes(&rustix::fs::fstatfs(&cache.fd).ok()?);
-        let added = now.saturating_sub(cache.start);
-        (added > cache.cap).then(|| {
-            cache.tripped = Some(added);
-            added
-        })
+        let stat = rustix::fs::fstatfs(&cache.fd).ok()?;
+        let added = used_bytes(&stat).saturating_sub(cache.start);
+        let over = if added > cache.cap {
+            CacheOver::Bytes(added)
+        } else {
+            let made = used_inodes(&stat)?.saturating_sub(cache.start_inodes?);
+            if made <= cache.inode_cap {
+                return None;
+            }
+            CacheOver::Inodes(made)
+        };
+        cache.tripped = Some(over);
+        Some(over)
     }
 
     /// Reads the creation watch; true (and every process killed) once a
@@ -124,17 +158,20 @@ impl MemoryGuard {
             }
         }
         if let Ok(text) = std::fs::read_to_string("/proc/sysvipc/shm") {
-            total = total.saturating_add(sysv_shm_bytes(&text));
+            total = total.saturating_add(sysv_columns(&text, &["rss", "swap"]));
+        }
+        if let Ok(text) = std::fs::read_to_string("/proc/sysvipc/msg") {
+            total = total.saturating_add(sysv_columns(&text, &["cbytes"]));
         }
         for dir in ["/tmp", "/dev/shm"] {
             if let Ok(stat) = rustix::fs::statfs(Path::new(dir)) {
-                total = total.saturating_add(used_bytes(&stat));
+                total = total.saturating_add(tmpfs_bytes(&stat));
             }
         }
         if let Some(cow) = &self.cow
             && let Ok(stat) = rustix::fs::fstatfs(cow)
         {
-            total = total.saturating_add(used_bytes(&stat));
+            total = total.saturating_add(tmpfs_bytes(&stat));
         }
         total
     }
@@ -159,9 +196,11 @@ impl Watch for MemoryGuard {
             self.tripped = Some(total);
             return Duration::from_millis(5);
         }
-        if let Some(added) = self.cache_over() {
+        if let Some(over) = self.cache_over() {
             kill_everything_else();
-            self.tripped = Some(added);
+            self.tripped = Some(match over {
+                CacheOver::Bytes(n) | CacheOver::Inodes(n) => n,
+            });
             return Duration::from_millis(5);
         }
         next_check(total, self.cap)
@@ -178,14 +217,22 @@ impl Watch for MemoryGuard {
             return Some(found);
         }
         if let Some(cache) = &self.cache
-            && let Some(added) = cache.tripped
+            && let Some(over) = cache.tripped
         {
-            return Some(format!(
-                "the disk holding the build cache gained {} MiB during the run, over the {} MiB \
-                 a run may write there (BEYOND-4), so every process in it was killed",
-                added >> 20,
-                cache.cap >> 20
-            ));
+            return Some(match over {
+                CacheOver::Bytes(added) => format!(
+                    "the disk holding the build cache gained {} MiB during the run, over the {} \
+                     MiB a run may write there (BEYOND-4), so every process in it was killed",
+                    added >> 20,
+                    cache.cap >> 20
+                ),
+                CacheOver::Inodes(made) => format!(
+                    "{made} files and folders were made on the disk holding the build cache \
+                     during the run, over the {} a run may make there (BEYOND-4), so every \
+                     process in it was killed",
+                    cache.inode_cap
+                ),
+            });
         }
         self.tripped.map(|total| {
             format!(
@@ -231,17 +278,18 @@ fn private_bytes(status: &str) -> u64 {
         .sum()
 }
 
-/// The resident and swapped bytes of every SysV segment in
-/// `/proc/sysvipc/shm` (the sandbox's own IPC namespace): the `rss` and
-/// `swap` columns, found by the header's names.
-fn sysv_shm_bytes(table: &str) -> u64 {
+/// The sum of the `wanted` columns over every row of a `/proc/sysvipc`
+/// table (the sandbox's own IPC namespace), found by the header's names:
+/// `rss` and `swap` of each shared-memory segment in `shm`, `cbytes` of
+/// each message queue in `msg`.
+fn sysv_columns(table: &str, wanted: &[&str]) -> u64 {
     let mut lines = table.lines();
     let Some(header) = lines.next() else {
         return 0;
     };
     let columns: Vec<&str> = header.split_whitespace().collect();
     let at = |name: &str| columns.iter().position(|column| *column == name);
-    let wanted: Vec<usize> = ["rss", "swap"].into_iter().filter_map(at).collect();
+    let wanted: Vec<usize> = wanted.iter().copied().filter_map(at).collect();
     lines
         .map(|line| {
             let fields: Vec<&str> = line.split_whitespace().collect();
@@ -256,9 +304,10 @@ fn sysv_shm_bytes(table: &str) -> u64 {
 /// Caps SysV IPC in the sandbox's own IPC namespace (`procfs` is its fresh
 /// `/proc`, before `/proc/sys` is locked): shared memory in total at the
 /// memory cap (`kernel.shmall`, in pages, and `shmmax`), and few message
-/// queues (`kernel.msgmni`; each holds up to `msgmnb`, 16 KiB by default),
-/// whose memory the guard cannot see. The guard still counts every segment;
-/// these make the kernel refuse what is past the cap in the first place.
+/// queues (`kernel.msgmni`; each holds up to `msgmnb`, 16 KiB by default).
+/// The guard counts every segment and queued message either way; these make
+/// the kernel refuse what is past the cap in the first place, where it lets
+/// the init set them (not in a namespace of an unprivileged user).
 pub(super) fn limit_ipc(procfs: &Path, cap: u64) -> Result<(), String> {
     let page = rustix::param::page_size() as u64;
     let pages = cap.div_ceil(page).max(1);
@@ -272,6 +321,22 @@ pub(super) fn limit_ipc(procfs: &Path, cap: u64) -> Result<(), String> {
             .map_err(|err| format!("cannot set {}: {err}", path.display()))?;
     }
     Ok(())
+}
+
+/// What a tmpfs holds in memory: its blocks in use plus [`INODE_BYTES`]
+/// for each file and folder in it.
+fn tmpfs_bytes(stat: &rustix::fs::StatFs) -> u64 {
+    let inodes = used_inodes(stat).unwrap_or(0);
+    used_bytes(stat).saturating_add(inodes.saturating_mul(INODE_BYTES))
+}
+
+/// Inodes in use, when the file system counts them (`None` when it reports
+/// no total, as btrfs does).
+// The field types differ between targets (u64 here, c_ulong elsewhere).
+#[allow(clippy::unnecessary_cast)]
+fn used_inodes(stat: &rustix::fs::StatFs) -> Option<u64> {
+    let total = stat.f_files as u64;
+    (total > 0).then(|| total.saturating_sub(stat.f_ffree as u64))
 }
 
 // The field types differ between targets (u64 here, c_ulong elsewhere).
@@ -299,8 +364,20 @@ mod tests {
         let table = "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n\
                               0          1  1600           1073741824     5     5      0  1000  1000  1000  1000 1 2 3           1073741824                     0\n\
                               0          2  1600           1073741824     5     5      0  1000  1000  1000  1000 1 2 3            536870912              4096\n";
-        assert_eq!(sysv_shm_bytes(table), (1 << 30) + (1 << 29) + 4096);
-        assert_eq!(sysv_shm_bytes(""), 0);
+        assert_eq!(
+            sysv_columns(table, &["rss", "swap"]),
+            (1 << 30) + (1 << 29) + 4096
+        );
+        assert_eq!(sysv_columns("", &["rss", "swap"]), 0);
+    }
+
+    // proves: SBX-2 (proof5 #9: queued SysV messages count)
+    #[test]
+    fn sysv_message_queues_count_their_queued_bytes() {
+        let table = "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n\
+                              0          0   600       16384          2     7     0  1000  1000  1000  1000 1 0 1\n\
+                              0          1   600        8192          1     7     0  1000  1000  1000  1000 1 0 1\n";
+        assert_eq!(sysv_columns(table, &["cbytes"]), 24576);
     }
 
     #[test]

@@ -195,7 +195,13 @@ fn set_up_and_run(request: &InitRequest) -> StepResult<i32> {
     let mut guard = memory::MemoryGuard::new(
         request.limits.memory_bytes,
         built.cow,
-        built.cache.map(|fd| (fd, request.limits.build_cache_bytes)),
+        built.cache.map(|fd| {
+            (
+                fd,
+                request.limits.build_cache_bytes,
+                request.limits.build_cache_inodes,
+            )
+        }),
     );
     if !request.view.copy_on_write {
         let watch = created::CreationWatch::start(&request.view.project, &request.view.protected)

@@ -200,6 +200,15 @@ fn tmpfs(target: &Path, options: &str, flags: MountFlags) -> StepResult {
     mount(Path::new("tmpfs"), target, "tmpfs", flags, Some(options))
 }
 
+/// The inode bound (`nr_inodes`) of a writable tmpfs of `bytes`: one file
+/// or folder per 4 KiB, at least 1,024. Without it the kernel's default
+/// (half the machine's RAM pages) let a run make millions of empty files,
+/// about 1.3 KB of kernel memory each, that no byte count sees (proof5 #9);
+/// the memory guard also counts each inode in use.
+fn inodes_for(bytes: u64) -> u64 {
+    (bytes / 4096).max(1024)
+}
+
 /// What the init keeps from building the root: a descriptor on the
 /// copy-on-write layer's tmpfs, so the memory guard can count it.
 pub(super) struct Built {
@@ -225,18 +234,26 @@ pub(super) fn build(request: &InitRequest) -> StepResult<Built> {
     // new root and the old root. Mounting it on /tmp and pivoting keeps the
     // host's /tmp reachable at /oldroot/tmp.
     let quiet = MountFlags::NOSUID | MountFlags::NODEV;
-    tmpfs(Path::new("/tmp"), "size=4m,mode=0755", quiet)?;
+    tmpfs(Path::new("/tmp"), "size=4m,nr_inodes=4096,mode=0755", quiet)?;
     mkdir_all(Path::new("/tmp/oldroot"))?;
     mkdir_all(Path::new("/tmp/newroot"))?;
     rustix::process::pivot_root("/tmp", "/tmp/oldroot")
         .map_err(|err| fs_err("pivot_root to the scaffold", err))?;
     rustix::process::chdir("/").map_err(|err| fs_err("chdir /", err))?;
 
-    tmpfs(Path::new("/newroot"), "size=16m,mode=0755", quiet)?;
+    tmpfs(
+        Path::new("/newroot"),
+        "size=16m,nr_inodes=16384,mode=0755",
+        quiet,
+    )?;
     // Private /tmp with the sandbox's HOME inside.
     tmpfs(
         &inside(Path::new("/tmp")),
-        &format!("size={},mode=1777", request.limits.tmp_bytes.max(1 << 20)),
+        &format!(
+            "size={},nr_inodes={},mode=1777",
+            request.limits.tmp_bytes.max(1 << 20),
+            inodes_for(request.limits.tmp_bytes)
+        ),
         quiet,
     )?;
     let home = inside(Path::new(SANDBOX_HOME));
@@ -346,7 +363,7 @@ fn build_dev() -> StepResult {
     let dev = inside(Path::new("/dev"));
     tmpfs(
         &dev,
-        "size=64k,mode=0755",
+        "size=64k,nr_inodes=256,mode=0755",
         MountFlags::NOSUID | MountFlags::NOEXEC,
     )?;
     for name in ["null", "zero", "full", "random", "urandom"] {
@@ -365,7 +382,7 @@ fn build_dev() -> StepResult {
     }
     tmpfs(
         &dev.join("shm"),
-        "size=64m,mode=1777",
+        &format!("size=64m,nr_inodes={},mode=1777", inodes_for(64 << 20)),
         MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
     )
 }
@@ -402,8 +419,9 @@ fn mount_project(request: &InitRequest) -> StepResult<Option<OwnedFd>> {
     tmpfs(
         &cow,
         &format!(
-            "size={},mode=0700",
-            request.limits.overlay_bytes.max(1 << 20)
+            "size={},nr_inodes={},mode=0700",
+            request.limits.overlay_bytes.max(1 << 20),
+            inodes_for(request.limits.overlay_bytes)
         ),
         MountFlags::NOSUID | MountFlags::NODEV,
     )?;
@@ -425,7 +443,7 @@ fn mount_project(request: &InitRequest) -> StepResult<Option<OwnedFd>> {
     mount_overlay(&target, &options).map_err(|err| overlay_err(&err))?;
     tmpfs(
         &cow,
-        "size=4k,mode=0500",
+        "size=4k,nr_inodes=16,mode=0500",
         MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
     )?;
     report_ok(
@@ -471,7 +489,7 @@ fn hide(path: &Path, channel: bool) -> StepResult {
             &target,
             "tmpfs",
             MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
-            Some("size=4k,mode=0500"),
+            Some("size=4k,nr_inodes=16,mode=0500"),
         );
     }
     let empty = Path::new("/ovl/empty");

@@ -92,7 +92,14 @@ impl<'w> Runner<'w> {
             );
         }
         let path = std::env::var_os("PATH")
-            .map(|path| std::env::split_paths(&path).map(OsString::from).collect())
+            .map(|path| {
+                // Absolute entries only (proof5 #11): a relative one names
+                // the project, where a file `grep` would pass for the checker.
+                std::env::split_paths(&path)
+                    .filter(|entry| entry.is_absolute())
+                    .map(OsString::from)
+                    .collect()
+            })
             .unwrap_or_default();
         let devnull = std::fs::OpenOptions::new()
             .read(true)
