@@ -429,7 +429,8 @@ mod tests {
         std::fs::create_dir(&outside).unwrap();
         std::fs::write(outside.join("keep"), "kept").unwrap();
         std::os::unix::fs::symlink(&outside, tree.join("to-outside")).unwrap();
-        std::fs::set_permissions(tree.join("noread"), std::fs::Permissions::from_mode(0o000)).unwrap();
+        std::fs::set_permissions(tree.join("noread"), std::fs::Permissions::from_mode(0o000))
+            .unwrap();
         // 3000 levels, built with *at calls (a path this long exceeds PATH_MAX).
         let mut fd =
             rustix::fs::open(&tree, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
