@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ploy_policy::{Approval, ConversationRules, Rule, Site, TaintMark};
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
@@ -365,6 +366,24 @@ pub struct Store {
     /// the last one); ordinary writes set it back to NORMAL first. SQLite
     /// only changes the level outside a transaction.
     full_sync: bool,
+    /// A durable write was made through this connection: closing it
+    /// checkpoints the WAL into the database file (see [`Drop`]).
+    durable_written: bool,
+}
+
+impl Drop for Store {
+    /// The WAL is kept when the store closes (see `configure`), except
+    /// after a durable write: then its frames are copied into the database
+    /// file first (a passive checkpoint, fsynced), so a mark, a saved
+    /// approval or a deletion lives in the file `quick_check` checks at the
+    /// next open, as before, rather than only in a WAL whose damaged frame
+    /// SQLite would drop silently. Best effort: a checkpoint another
+    /// connection blocks leaves the frames in the (fsynced) WAL.
+    fn drop(&mut self) {
+        if self.durable_written {
+            let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
+        }
+    }
 }
 
 impl Store {
@@ -389,6 +408,7 @@ impl Store {
             conn,
             path,
             full_sync: false,
+            durable_written: false,
         };
         store.configure()?;
         store.migrate()?;
@@ -433,6 +453,21 @@ impl Store {
             .execute_batch(&format!(
                 "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-{PAGE_CACHE_KIB};"
             ))
+            .map_err(|e| classify(&path, e, false))?;
+        // The last connection to close leaves the WAL as it is instead of
+        // checkpointing it into the database and deleting it. SQLite fsyncs
+        // a WAL it starts afresh (its header, and the folder for a new
+        // file) at the first write, so a deleted WAL cost every `ploy -p`
+        // two fsyncs before its first request to the model (~25 ms wall on
+        // this machine, issue 11) and a checkpoint's fsyncs at exit. A kept
+        // WAL is appended to: ordinary writes stay at `synchronous=NORMAL`
+        // and durable ones fsync it (FULL) as before; SQLite's automatic
+        // checkpoint (1,000 pages) still bounds it. The next open reads it
+        // back (and `quick_check` below checks the database as seen through
+        // it). After a durable write the WAL is checkpointed when the store
+        // closes ([`Drop`]). Copy `ploy.db-wal` with `ploy.db` when backing up.
+        self.conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
             .map_err(|e| classify(&path, e, false))?;
         let check: String = self
             .conn
@@ -1351,6 +1386,7 @@ impl Store {
     /// returns only after the WAL (with every earlier write) is fsynced.
     fn durable_tx(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
         self.sync_level(true)?;
+        self.durable_written = true;
         self.begin()
     }
 

@@ -234,6 +234,12 @@ fn corrupt_file_is_a_clear_error_never_a_new_store() {
                 .unwrap();
         }
     }
+    // The rows are in the kept WAL; move them into the database file, whose
+    // pages are what this test damages.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
     let mut bytes = std::fs::read(&path).unwrap();
     assert!(bytes.len() > 8 * 4096);
     for b in &mut bytes[4096 * 3..4096 * 6] {
@@ -517,4 +523,58 @@ fn database_wal_and_shm_are_owner_only() {
     let link = dir.path().join("link.db");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     assert!(Store::open(&link).is_err());
+}
+
+// proves: TAINT-2 (a mark is in the database file itself once the run
+// that wrote it closed the store) and issue 11's store setting: a close
+// after ordinary writes only leaves the WAL in place (no checkpoint, no
+// deletion), so the next run's first ordinary write appends to it instead
+// of starting a new WAL, which SQLite fsyncs (header and folder) first.
+#[test]
+fn closing_keeps_the_wal_and_the_next_open_appends_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ploy.db");
+    let wal = dir.path().join("ploy.db-wal");
+    let id = {
+        let mut store = Store::open(&path).unwrap();
+        let conv = store.create_conversation("kept").unwrap();
+        store
+            .append_message(&conv.id, Role::User, "first run")
+            .unwrap();
+        conv.id
+    };
+    let wal_after_first = std::fs::metadata(&wal)
+        .expect("the WAL is kept when the store closes")
+        .len();
+    assert!(wal_after_first > 0, "the kept WAL holds the run's writes");
+    let db_after_first = std::fs::read(&path).unwrap();
+    {
+        let mut store = Store::open(&path).unwrap();
+        let messages = store.messages(&id).unwrap();
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].content, "first run");
+        store.append_message(&id, Role::User, "second run").unwrap();
+    }
+    // Appended, not restarted: a new WAL would be rewritten from its start.
+    let wal_after_second = std::fs::metadata(&wal).unwrap().len();
+    assert!(
+        wal_after_second > wal_after_first,
+        "{wal_after_second} > {wal_after_first}"
+    );
+    // Nothing was checkpointed into the database file at either close.
+    assert_eq!(std::fs::read(&path).unwrap(), db_after_first);
+    {
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(store.messages(&id).unwrap().len(), 2);
+        store.mark_tainted(&id, &mark(1)).unwrap();
+    }
+    // The run that marked checkpointed at its close: the database file
+    // alone (copied without its WAL) holds the mark and every row.
+    let alone = tempfile::tempdir().unwrap();
+    let copy = alone.path().join("ploy.db");
+    std::fs::copy(&path, &copy).unwrap();
+    let store = Store::open(&copy).unwrap();
+    assert_eq!(store.marks(&id).unwrap(), vec![mark(1)]);
+    assert_eq!(store.messages(&id).unwrap().len(), 2);
+    store.integrity_check().unwrap();
 }
