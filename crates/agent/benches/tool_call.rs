@@ -115,6 +115,7 @@ fn dispatch_and_store(c: &mut Criterion) {
         home: None,
         cancel: CancellationToken::new(),
         reads,
+        redactor: redactor(),
     };
     let call = ToolCall::function("c1", "read", &json!({"path": "src/lib.rs"}));
     c.bench_function("dispatch+store (read 2 KiB)", |b| {

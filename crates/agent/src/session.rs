@@ -273,6 +273,7 @@ impl Session {
             },
             home,
             cancel: CancellationToken::new(),
+            redactor: redactor.clone(),
         };
         let dispatcher = Dispatcher::new(
             policy,

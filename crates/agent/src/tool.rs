@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use crate::marker::ConversationMarker;
 use ploy_policy::{Action, ExecutionProfile, ProjectRoot};
+use ploy_secrets::Redactor;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -172,6 +173,11 @@ pub struct ToolContext {
     /// `shell` and `plan_check` list the project's guarded files with it
     /// (what a command may read without naming it, PERM-2).
     pub reads: ReadGate,
+    /// The run's redactor (every known secret). The dispatcher redacts
+    /// every result; a tool whose answer is a *function* of a file's text
+    /// (`grep`: match or no match) also runs on the redacted text, so its
+    /// answer tells nothing about a secret's value (REDACT-1).
+    pub redactor: Redactor,
 }
 
 impl std::fmt::Debug for ToolContext {

@@ -360,3 +360,57 @@ async fn a_conversation_of_another_project_is_not_resumed() {
         "opening another project's conversation must fail"
     );
 }
+
+// proves: REDACT-1 (secrets5 #8: the grep tool is no yes/no oracle on a
+// known secret copied into an ordinary file: its pattern runs over the
+// redacted text, so a right guess and a wrong one answer alike, in a
+// page-marked conversation as in any other)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grep_patterns_cannot_probe_a_known_secret_in_a_project_file() {
+    let world = World::new();
+    let secret = "RootTok3nValue99887766";
+    std::fs::write(
+        world.project.join("config.py"),
+        format!("DB = \"{secret}\"\nNAME = \"app\"\n"),
+    )
+    .unwrap();
+    taint(&world);
+    let model = scripted(obedient()).await;
+    let mut run = Run::new(rules(&[]));
+    run.resume = Resume::Latest;
+    run.redactor = ploy_secrets::Redactor::new([secret]).0;
+    let probes = [
+        // The right next character, a wrong one, and whole-value guesses.
+        "DB = \"RootTok3nV",
+        "DB = \"RootTok3nX",
+        "RootTok3nValue9988776[0-9]\"",
+        "RootTok3nValue9988776[a-z]\"",
+        "Root[A-Za-z0-9]{18}\"$",
+    ];
+    let prompt = orders(
+        &probes
+            .iter()
+            .map(|p| ("grep", json!({"pattern": p, "path": "config.py"})))
+            .collect::<Vec<_>>(),
+    );
+    let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert_eq!(results.len(), probes.len(), "{results:?}");
+    for (ok, text) in &results {
+        assert!(*ok, "{results:?}");
+        assert!(text.contains("[no match]"), "{results:?}");
+    }
+    // The line itself is still found, shown redacted.
+    let model = scripted(obedient()).await;
+    let mut run = Run::new(rules(&[]));
+    run.resume = Resume::Latest;
+    run.redactor = ploy_secrets::Redactor::new([secret]).0;
+    let prompt = orders(&[("grep", json!({"pattern": "^DB = ", "path": "config.py"}))]);
+    let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert!(
+        results[0].1.contains("config.py:1:DB = \"[REDACTED]\""),
+        "{results:?}"
+    );
+    assert!(!model.saw(secret));
+}

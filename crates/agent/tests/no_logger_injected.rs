@@ -48,6 +48,7 @@ fn tool_context_fields(ctx: ToolContext) {
         home: _,
         cancel: _,
         reads: _,
+        redactor: _,
     } = ctx;
     let ShellSetup {
         launcher: _,

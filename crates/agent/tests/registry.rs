@@ -243,6 +243,7 @@ async fn dispatch_all(world: &World, rule_list: Vec<Rule>) -> (Vec<(String, usiz
         home: Some(world.home.clone()),
         cancel: CancellationToken::new(),
         reads: policy.read_gate("shell"),
+        redactor: ploy_secrets::Redactor::empty(),
     };
     for (i, name) in order().iter().enumerate() {
         let call = ToolCall::function(format!("c{i}"), *name, &sample(name));

@@ -166,6 +166,7 @@ fn open_dispatcher(
         },
         home: Some(world.home.clone()),
         cancel: tokio_util::sync::CancellationToken::new(),
+        redactor: ploy_secrets::Redactor::empty(),
     };
     let dispatcher = ploy_agent::dispatch::Dispatcher::new(
         policy,

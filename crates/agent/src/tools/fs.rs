@@ -417,7 +417,13 @@ impl Tool for Grep {
                 if looks_binary(&bytes) {
                     continue;
                 }
+                // The pattern runs over the text as the model would be
+                // shown it: a known secret copied into any file is
+                // `[REDACTED]` here, so patterns probing it character by
+                // character all answer alike (secrets5 #8, REDACT-1). A
+                // secret spanning lines may shift later line numbers.
                 let text = String::from_utf8_lossy(&bytes);
+                let text = ctx.redactor.redact(&text);
                 for (index, line) in text.lines().enumerate() {
                     if plan.regex.is_match(line) {
                         if matches >= MAX_MATCHES {
