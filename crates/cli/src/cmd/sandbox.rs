@@ -126,7 +126,7 @@ fn sandbox_for(
     let mut sandbox = Sandbox::new(policy)?;
     // Ctrl-C (or SIGTERM, SIGHUP) stops the run, not ploy: the PERM-7
     // paths the program created are still moved aside and reported (SBX-6),
-    // the build cache still tidied (BEYOND-4).
+    // the run's build cache still removed (BEYOND-4).
     sandbox.stop_on_signals()?;
     Ok(sandbox)
 }

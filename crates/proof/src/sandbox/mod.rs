@@ -265,8 +265,8 @@ impl Sandbox {
     /// For a command-line run: SIGINT (Ctrl-C), SIGTERM and SIGHUP end the
     /// run like [`Self::stop_on`] instead of killing ploy, so what follows a
     /// run still happens: the PERM-7 paths the program created in a writable
-    /// project are moved aside and reported (SBX-6), the build cache is
-    /// tidied (BEYOND-4). Found attacking it: a program that created
+    /// project are moved aside and reported (SBX-6), the run's build cache
+    /// is removed (BEYOND-4). Found attacking it: a program that created
     /// `.envrc` and waited was left in place by a Ctrl-C, with no word.
     /// Installs process-wide handlers that only set a flag.
     pub fn stop_on_signals(&mut self) -> Result<(), SandboxError> {
