@@ -163,7 +163,11 @@ struct Rules {
 const SECRET_KEYWORDS: &str = r"(?:password|passwd|passwort|kennwort|passphrase|pass|pwd|pw|mot[ _-]de[ _-]passe|mdp|contrase(?:ñ|n)a|senha|пароль|パスワード|密码|密碼|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?id|credentials?)";
 
 /// Words that name a password, in the seven languages of the phrase rule.
-const PASSWORD_WORDS: &str = r"password|passwd|passphrase|passcode|pass|pwd|pw|passwort|kennwort|senha|palavra-passe|contraseña|contrasena|clave|mot de passe|mdp|пароль|mật khẩu|mat khau";
+const PASSWORD_WORDS: &str = r"password|passwd|passphrase|passcode|pass|pwd|pw|passwort|kennwort|senha|palavra-passe|contraseña|contrasena|clave|mot de passe|mdp|пароль|mật khẩu|mat khau|wachtwoord|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|şifre|sifre|parola|hasło|haslo|heslo|lösenord|losenord|passord|adgangskode|salasana|jelszó|पासवर्ड|कूटशब्द|كلمة السر|كلمة المرور|סיסמה|รหัสผ่าน|kata sandi|token|pin code|pin|otp";
+
+/// Particles written right after a password word without a space
+/// (Japanese `は`/`が`, Chinese `是`/`为`, Korean `는`/`은`/`가`/`이`).
+const GLUED_PARTICLES: &str = r"は|が|是|为|為|는|은|가|이";
 
 /// Words that may stand between a password word and the value ("password
 /// is …", "Kennwort ist …", "senha é …", "пароль это …", "mật khẩu là …").
@@ -220,7 +224,7 @@ fn build_rules() -> Result<Rules, regex::Error> {
         // Spanish, French, German, Russian and Vietnamese: keyword, optional
         // linking words, then the value (group 1; `is_password_value` decides).
         password_phrase: Regex::new(&format!(
-            r"(?i)(?:^|[^\p{{L}}])({password_words})(?:\s+(?:{LINKING_WORDS}|{FILLER_WORDS}))*(?:\s*[:：=]\s*|\s+)(\S+)"
+            r"(?i)(?:^|[^\p{{L}}])({password_words})(?:{GLUED_PARTICLES})?(?:\s+(?:{LINKING_WORDS}|{FILLER_WORDS}))*(?:\s*[:：=]\s*|\s+)(\S+)"
         ))?,
         // "my password is correct horse battery staple": after a possessive,
         // three to eight plain words are the value (group 1).
@@ -266,7 +270,9 @@ fn build_rules() -> Result<Rules, regex::Error> {
         ipv4_alt: Regex::new(
             r"(?i)(?-u:\b)(?:0x[0-9a-f]+|\d+)(?:\.(?:0x[0-9a-f]+|\d+)){1,3}(?-u:\b)",
         )?,
-        ssn: Regex::new(r"(?-u:\b)\d{3}[- ]\d{2}[- ]\d{4}(?-u:\b)")?,
+        // Any one separator that is not a letter or digit (`-`, ` `, `.`,
+        // an en dash, `/`; secrets5 #11).
+        ssn: Regex::new(r"(?-u:\b)\d{3}[^\p{L}\p{N}]\d{2}[^\p{L}\p{N}]\d{4}(?-u:\b)")?,
         uuid: Regex::new(
             r"(?i)(?-u:\b)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?-u:\b)",
         )?,
@@ -276,9 +282,9 @@ fn build_rules() -> Result<Rules, regex::Error> {
         card: Regex::new(r"\d(?:[ -]?\d){12,18}")?,
         // Any separator between digit groups (`_`, `/`, `,`, `.`, ` - `):
         // taken only when the digits pass the Luhn check.
-        card_any_separator: Regex::new(
-            r"\d(?:(?:\s*[-_/,.'\u{2010}-\u{2015}\u{2212}\u{2019}]\s*|\s+)?\d){12,18}",
-        )?,
+        // Any separator that is not a letter or digit (`·`, `|`, `;`, `:`,
+        // `~`, `+`: secrets5 #11), with white space around it or alone.
+        card_any_separator: Regex::new(r"\d(?:(?:\s*[^\p{L}\p{N}\s]\s*|\s+)?\d){12,18}")?,
         // International: +CC or 00CC then digits with common separators
         // (before cards, which would also match some of these).
         phones_international: vec![
@@ -621,6 +627,35 @@ impl Hints {
             "пароль",
             "khẩu",
             "khau",
+            "wachtwoord",
+            "パスワード",
+            "暗証番号",
+            "密码",
+            "密碼",
+            "口令",
+            "비밀번호",
+            "암호",
+            "şifre",
+            "sifre",
+            "parola",
+            "hasło",
+            "haslo",
+            "heslo",
+            "lösenord",
+            "losenord",
+            "passord",
+            "adgangskode",
+            "salasana",
+            "jelszó",
+            "पासवर्ड",
+            "कूटशब्द",
+            "كلمة",
+            "סיסמה",
+            "รหัสผ่าน",
+            "kata sandi",
+            "token",
+            "pin",
+            "otp",
         ]
         .iter()
         .any(|word| self.lower.contains(word))

@@ -403,6 +403,75 @@ fn corpus() -> Vec<(&'static str, Vec<&'static str>, ScrubClass)> {
             vec!["5500", "0004"],
             Card,
         ),
+        // secrets5 #11: other separators, SSN separators, ten more languages.
+        (
+            "card 4111·1111·1111·1111 declined",
+            vec!["4111", "1111"],
+            Card,
+        ),
+        (
+            "card 4111|1111|1111|1111 declined",
+            vec!["4111", "1111"],
+            Card,
+        ),
+        (
+            "card 4111;1111;1111;1111 declined",
+            vec!["4111", "1111"],
+            Card,
+        ),
+        (
+            "card 4111:1111:1111:1111 declined",
+            vec!["4111", "1111"],
+            Card,
+        ),
+        (
+            "card 4111~1111~1111~1111 declined",
+            vec!["4111", "1111"],
+            Card,
+        ),
+        (
+            "card 4111+1111+1111+1111 declined",
+            vec!["4111", "1111"],
+            Card,
+        ),
+        ("ssn 123.45.6789 irs", vec!["6789"], NationalId),
+        ("ssn 123–45–6789 irs", vec!["6789"], NationalId),
+        (
+            "wachtwoord is Tr0ub4dor&3 nl",
+            vec!["Tr0ub4dor"],
+            SecretForm,
+        ),
+        (
+            "パスワードは Tr0ub4dor&3 です",
+            vec!["Tr0ub4dor"],
+            SecretForm,
+        ),
+        ("密码是 Tr0ub4dor&3", vec!["Tr0ub4dor"], SecretForm),
+        ("비밀번호는 Tr0ub4dor&3", vec!["Tr0ub4dor"], SecretForm),
+        (
+            "şifre Tr0ub4dor&3 çalışmıyor",
+            vec!["Tr0ub4dor"],
+            SecretForm,
+        ),
+        (
+            "hasło Tr0ub4dor&3 nie działa",
+            vec!["Tr0ub4dor"],
+            SecretForm,
+        ),
+        (
+            "lösenord Tr0ub4dor&3 fungerar inte",
+            vec!["Tr0ub4dor"],
+            SecretForm,
+        ),
+        ("salasana Tr0ub4dor&3", vec!["Tr0ub4dor"], SecretForm),
+        ("पासवर्ड Tr0ub4dor&3 काम नहीं", vec!["Tr0ub4dor"], SecretForm),
+        ("كلمة السر Tr0ub4dor&3", vec!["Tr0ub4dor"], SecretForm),
+        (
+            "token abc123def456 expired",
+            vec!["abc123def456"],
+            SecretForm,
+        ),
+        ("pin code 4821 bank", vec!["4821"], SecretForm),
         ("login password hunter2 fails", vec!["hunter2"], SecretForm),
         ("my password is hunter2 why", vec!["hunter2"], SecretForm),
         ("login pass=hunter2 fails", vec!["hunter2"], SecretForm),
@@ -586,6 +655,11 @@ const SURVIVE: &[&str] = &[
     "σφάλμα σύνδεσης στη βάση δεδομένων",
     "HTTP 404 vs 410 status codes",
     "session cookie SameSite attribute explained",
+    "token expired after refresh",
+    "pin the version in Cargo.toml",
+    "wachtwoord vergeten Windows",
+    "パスワード 変更 方法",
+    "şifre sıfırlama nasıl yapılır",
 ];
 
 // proves: SCRUB-1

@@ -458,9 +458,29 @@ pub(crate) fn folded_view(window: &[u8], base: usize, views: &mut Vec<View>) {
     if window.is_ascii() {
         return;
     }
-    let text = String::from_utf8_lossy(window);
-    if text.len() != window.len() {
+    let Ok(text) = std::str::from_utf8(window) else {
         // Not UTF-8: offsets would not map back; the plain search still runs.
+        return;
+    };
+    // Fast path: text whose non-ASCII characters are all already in NFKC
+    // and visible (`é`, `✓`, CJK) gets no view; only the characters past
+    // ASCII are looked at.
+    let folds = |c: char| {
+        ploy_text::is_invisible(c)
+            || unicode_normalization::is_nfkc_quick(std::iter::once(c))
+                != unicode_normalization::IsNormalized::Yes
+    };
+    let mut rest = text;
+    let mut needed = false;
+    while let Some(at) = rest.bytes().position(|b| b >= 0x80) {
+        let mut chars = rest[at..].chars();
+        if chars.next().is_some_and(folds) {
+            needed = true;
+            break;
+        }
+        rest = chars.as_str();
+    }
+    if !needed {
         return;
     }
     let mut view = View {
