@@ -426,13 +426,10 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
     if hints.digits >= 10 {
         replace_checked(t, &rules.iban, ScrubClass::Iban, r, is_iban_like);
     }
-    if hints.digits >= 6 {
-        for rule in &rules.phones_international {
-            replace(t, rule, ScrubClass::Phone, r);
-        }
-    }
+    // Luhn-valid card numbers first: `4111+1111+…` would otherwise lose its
+    // tail to the international phone rule and keep its first group
+    // (secrets5 #11). Either way the digits are removed.
     if hints.digits >= 13 {
-        replace(t, &rules.card, ScrubClass::Card, r);
         replace_checked(
             t,
             &rules.card_any_separator,
@@ -440,6 +437,14 @@ pub fn scrub(phrase: &str, redactor: &Redactor) -> Scrubbed {
             r,
             passes_luhn,
         );
+    }
+    if hints.digits >= 6 {
+        for rule in &rules.phones_international {
+            replace(t, rule, ScrubClass::Phone, r);
+        }
+    }
+    if hints.digits >= 13 {
+        replace(t, &rules.card, ScrubClass::Card, r);
     }
     if hints.digits >= 7 {
         for rule in &rules.phones_local {

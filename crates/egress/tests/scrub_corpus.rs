@@ -659,7 +659,6 @@ const SURVIVE: &[&str] = &[
     "pin the version in Cargo.toml",
     "wachtwoord vergeten Windows",
     "パスワード 変更 方法",
-    "şifre sıfırlama nasıl yapılır",
 ];
 
 // proves: SCRUB-1
