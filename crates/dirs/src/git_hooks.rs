@@ -19,6 +19,13 @@ use std::path::{Component, Path, PathBuf};
 /// git's own limit on nested includes.
 const MAX_INCLUDE_DEPTH: usize = 10;
 
+/// Largest configuration file read (1 MiB; git's own files are a few KiB).
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// Most configuration files read for one answer: includes fan out (a file
+/// including another twice, ten levels deep, is a thousand reads).
+const MAX_CONFIG_READS: usize = 256;
+
 /// Why the hooks folder could not be found for sure (the caller fails
 /// closed: every path may be a hook).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,6 +215,7 @@ fn read_config(
     depth: usize,
     out: &mut Vec<String>,
     included: &mut Vec<PathBuf>,
+    reads: &mut usize,
 ) -> Result<(), Unsure> {
     if depth > MAX_INCLUDE_DEPTH {
         return Err(GitConfigUnsure(format!(
@@ -215,11 +223,25 @@ fn read_config(
             file.display()
         )));
     }
-    let text = match std::fs::read(file) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+    *reads += 1;
+    if *reads > MAX_CONFIG_READS {
+        return Err(GitConfigUnsure(format!(
+            "git's configuration includes more than {MAX_CONFIG_READS} files (at {})",
+            file.display()
+        )));
+    }
+    // A FIFO or `/dev/zero` named by an include must not hang the caller
+    // (secrets5 #18): a regular file, at most MAX_CONFIG_BYTES.
+    let text = match crate::read_bounded(file, MAX_CONFIG_BYTES) {
+        Ok(crate::FileRead::Bytes(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
         // git skips a configuration file or include that does not exist.
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => return Ok(()),
+        Ok(crate::FileRead::Missing) => return Ok(()),
+        Ok(crate::FileRead::Folder) => {
+            return Err(GitConfigUnsure(format!(
+                "git's configuration file {} is a folder",
+                file.display()
+            )));
+        }
         Err(err) => {
             return Err(GitConfigUnsure(format!(
                 "git's configuration file {} cannot be read ({err})",
@@ -242,7 +264,7 @@ fn read_config(
         if !included.contains(&path) {
             included.push(path.clone());
         }
-        read_config(&path, home, depth + 1, out, included)?;
+        read_config(&path, home, depth + 1, out, included, reads)?;
     }
     Ok(())
 }
@@ -256,9 +278,16 @@ fn repository_configs(dot_git: &Path) -> Result<Vec<PathBuf>, Unsure> {
     let git_dir = if meta.is_dir() {
         dot_git.to_path_buf()
     } else {
-        let text = std::fs::read_to_string(dot_git).map_err(|err| {
-            GitConfigUnsure(format!("{} cannot be read ({err})", dot_git.display()))
-        })?;
+        let text = match crate::read_bounded(dot_git, MAX_CONFIG_BYTES) {
+            Ok(crate::FileRead::Bytes(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(_) => String::new(),
+            Err(err) => {
+                return Err(GitConfigUnsure(format!(
+                    "{} cannot be read ({err})",
+                    dot_git.display()
+                )));
+            }
+        };
         let Some(target) = text.trim().strip_prefix("gitdir:") else {
             return Ok(Vec::new());
         };
@@ -266,8 +295,18 @@ fn repository_configs(dot_git: &Path) -> Result<Vec<PathBuf>, Unsure> {
         lexical(&base.join(target.trim()))
     };
     let mut files = vec![git_dir.join("config"), git_dir.join("config.worktree")];
-    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
-        files.push(lexical(&git_dir.join(common.trim())).join("config"));
+    match crate::read_bounded(&git_dir.join("commondir"), MAX_CONFIG_BYTES) {
+        Ok(crate::FileRead::Bytes(bytes)) => {
+            let common = String::from_utf8_lossy(&bytes);
+            files.push(lexical(&git_dir.join(common.trim())).join("config"));
+        }
+        Ok(_) => {}
+        Err(err) => {
+            return Err(GitConfigUnsure(format!(
+                "{} cannot be read ({err})",
+                git_dir.join("commondir").display()
+            )));
+        }
     }
     Ok(files)
 }
@@ -315,8 +354,9 @@ fn hook_folders_with(
 ) -> Result<Vec<PathBuf>, Unsure> {
     let mut shared = env_hooks_paths(env);
     let mut included = Vec::new();
+    let mut reads = 0;
     for file in shared_files(home, env) {
-        read_config(&file, home, 0, &mut shared, &mut included)?;
+        read_config(&file, home, 0, &mut shared, &mut included, &mut reads)?;
     }
     let mut folders = Vec::new();
     let mut place = |values: &[String], work_tree: &Path| -> Result<(), Unsure> {
@@ -340,7 +380,7 @@ fn hook_folders_with(
         let work_tree = dot_git.parent().unwrap_or(project);
         let mut values = shared.clone();
         for file in repository_configs(dot_git)? {
-            read_config(&file, home, 0, &mut values, &mut included)?;
+            read_config(&file, home, 0, &mut values, &mut included, &mut reads)?;
         }
         place(&values, work_tree)?;
     }
@@ -379,6 +419,48 @@ mod tests {
         let parsed = parse(text);
         assert_eq!(parsed.hooks_paths, [".husky", "a b\\c", "long-name"]);
         assert_eq!(parsed.includes, ["~/more.inc", "work.inc"]);
+    }
+
+    // proves: FAIL-1, PERM-7 (secrets5 #18 addendum: an include naming a
+    // FIFO nobody writes or /dev/zero, and includes fanning out, end at once
+    // as "unsure" (every write then asks), never a hang)
+    #[test]
+    fn includes_of_fifos_devices_and_fan_outs_are_unsure_at_once() {
+        let base = tree("fifo");
+        let project = base.join("app");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        let fifo = base.join("fifo1");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let repos = [project.join(".git")];
+        for target in [fifo.display().to_string(), "/dev/zero".to_string()] {
+            std::fs::write(
+                project.join(".git/config"),
+                format!("[include]\n\tpath = {target}\n"),
+            )
+            .unwrap();
+            let err = hook_folders_with(&project, &repos, None, &|_| None).unwrap_err();
+            assert!(err.0.contains("not a regular file"), "{target}: {err}");
+        }
+        // Nine levels of a file including the next one twice: 2^10 reads,
+        // within git's depth.
+        for level in 0..9 {
+            let next = format!("l{}.inc", level + 1);
+            std::fs::write(
+                base.join(format!("l{level}.inc")),
+                format!("[include]\n\tpath = {next}\n\tpath = {next}\n"),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            project.join(".git/config"),
+            format!("[include]\n\tpath = {}\n", base.join("l0.inc").display()),
+        )
+        .unwrap();
+        let err = hook_folders_with(&project, &repos, None, &|_| None).unwrap_err();
+        assert!(err.0.contains("more than"), "{err}");
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     fn tree(name: &str) -> PathBuf {

@@ -18,14 +18,21 @@
 //! lands) and [`git_hook_folders`] (the folders `core.hooksPath` makes git
 //! run hooks from).
 //!
+//! [`read_bounded`] is how a file someone else may have put in place (an
+//! environment file, git's configuration and its includes) is read: a
+//! regular file only, checked after it is opened non-blocking, with a byte
+//! cap (a FIFO or `/dev/zero` must never hang a hook, secrets5 #18).
+//!
 //! This crate depends on nothing of ploy's, so every crate that needs the
 //! folders (ploy-trust, ploy-service, the CLI) can use it without a cycle and
 //! without pulling in the others (ploy-service must not depend on the sandbox
 //! code that ploy-trust brings).
 
 mod git_hooks;
+mod read;
 
 pub use git_hooks::{GitConfigUnsure, git_hook_folders};
+pub use read::{BoundedReadError, FileRead, read_bounded};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

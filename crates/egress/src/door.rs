@@ -120,6 +120,27 @@ impl SecretDoor {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        Self::build(values, false)
+    }
+
+    /// [`SecretDoor::new`] for a door that checks one request or a few and
+    /// is dropped (a hook call): the same refusals, with the redactor's
+    /// one-shot build (`ploy_secrets::Redactor::new_one_shot`), which costs
+    /// milliseconds where an automaton over a large `.env` costs seconds
+    /// (secrets5 #18).
+    pub fn one_shot<I, S>(values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Self::build(values, true)
+    }
+
+    fn build<I, S>(values: I, one_shot: bool) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
         let mut all: Vec<String> = Vec::new();
         let mut skeletons: Vec<String> = Vec::new();
         for value in values {
@@ -137,7 +158,11 @@ impl SecretDoor {
             skeletons.push(skeleton);
         }
         let secrets = all.len();
-        let (matcher, _) = Redactor::new(all);
+        let (matcher, _) = if one_shot {
+            Redactor::new_one_shot(all)
+        } else {
+            Redactor::new(all)
+        };
         skeletons.sort_unstable();
         skeletons.dedup();
         Self {

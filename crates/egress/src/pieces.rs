@@ -15,8 +15,11 @@
 //! reordering the parameters does not get a secret past (a stronger rule
 //! than "pieces in order").
 //!
-//! How: every [`PIECE_CHARS`]-character window ("gram") of each secret's
-//! skeleton is an automaton pattern; each hit in a view marks the secret's
+//! How: every [`PIECE_CHARS`]-byte window ("gram") of each secret's
+//! skeleton is a key of a hash table (one insert each: building it for the
+//! thousand values of a large `.env` costs milliseconds, where an automaton
+//! cost a large share of a second, secrets5 #18); every window of a view is
+//! looked up, and each hit marks the secret's
 //! characters under that gram as seen. A longer common piece is the union
 //! of its grams, so the marks are exactly the secret's characters that lie
 //! in a common piece of at least [`PIECE_CHARS`] characters. A gram that
@@ -31,7 +34,7 @@
 //! character, or each encoded differently (base64 of a piece, hex of a
 //! piece).
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use std::collections::HashMap;
 
 /// Shortest piece counted (characters of the skeleton). Six letters and
 /// digits of a random key are rare by chance (36^6 ≈ 2 × 10^9), and the
@@ -51,8 +54,9 @@ pub const COVER_DENOMINATOR: usize = 3;
 
 /// The compiled grams of every secret long enough for the rule.
 pub(crate) struct Pieces {
-    automaton: AhoCorasick,
-    /// For gram pattern `i`: every (secret, position in its skeleton) where
+    /// Each gram (its bytes as one number) and its index in `places`.
+    grams: HashMap<u64, usize>,
+    /// For gram `i`: every (secret, position in its skeleton) where
     /// it occurs once.
     places: Vec<Vec<(usize, usize)>>,
     /// Skeleton length of each secret.
@@ -61,12 +65,9 @@ pub(crate) struct Pieces {
 
 impl Pieces {
     /// Grams of `skeletons` (lower-cased letters and digits); `None` when no
-    /// skeleton is long enough, or the automaton cannot be built (then the
-    /// exact search still stands; building over a few thousand six-byte
-    /// patterns does not fail in practice).
+    /// skeleton is long enough.
     pub(crate) fn build(skeletons: &[String]) -> Option<Pieces> {
-        let mut index: std::collections::HashMap<&[u8], usize> = Default::default();
-        let mut patterns: Vec<&[u8]> = Vec::new();
+        let mut grams: HashMap<u64, usize> = HashMap::new();
         let mut places: Vec<Vec<(usize, usize)>> = Vec::new();
         let mut lens = Vec::new();
         for skeleton in skeletons {
@@ -85,23 +86,18 @@ impl Pieces {
             }
             for (gram, place) in seen {
                 let Some(at) = place else { continue };
-                let id = *index.entry(gram).or_insert_with(|| {
-                    patterns.push(gram);
+                let id = *grams.entry(gram_key(gram)).or_insert_with(|| {
                     places.push(Vec::new());
-                    patterns.len() - 1
+                    places.len() - 1
                 });
                 places[id].push((secret, at));
             }
         }
-        if patterns.is_empty() {
+        if grams.is_empty() {
             return None;
         }
-        let automaton = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .build(&patterns)
-            .ok()?;
         Some(Pieces {
-            automaton,
+            grams,
             places,
             lens,
         })
@@ -130,12 +126,11 @@ impl Tally<'_> {
     /// Marks every piece of a secret in `skeleton` (one view's lower-cased
     /// letters and digits; views are never joined, so no piece spans two).
     pub(crate) fn add(&mut self, skeleton: &str) {
-        for hit in self
-            .pieces
-            .automaton
-            .find_overlapping_iter(skeleton.as_bytes())
-        {
-            for &(secret, at) in &self.pieces.places[hit.pattern().as_usize()] {
+        for gram in skeleton.as_bytes().windows(PIECE_CHARS) {
+            let Some(&id) = self.pieces.grams.get(&gram_key(gram)) else {
+                continue;
+            };
+            for &(secret, at) in &self.pieces.places[id] {
                 let seen = &mut self.seen[secret];
                 if seen.is_empty() {
                     seen.resize(self.pieces.lens[secret], false);
@@ -157,6 +152,15 @@ impl Tally<'_> {
             .zip(&self.pieces.lens)
             .any(|(&count, &len)| count * COVER_DENOMINATOR >= len * COVER_NUMERATOR)
     }
+}
+
+// A gram's bytes fit one `u64` key.
+const _: () = assert!(PIECE_CHARS <= 8);
+
+/// A gram's [`PIECE_CHARS`] bytes as one number (the table's key).
+fn gram_key(gram: &[u8]) -> u64 {
+    gram.iter()
+        .fold(0u64, |key, &byte| (key << 8) | u64::from(byte))
 }
 
 #[cfg(test)]

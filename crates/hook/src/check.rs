@@ -32,7 +32,7 @@ pub fn run(input: &[u8], env: &HookEnv<'_>) -> String {
         reason: "ploy's check failed unexpectedly; refusing".into(),
         requirement: "FAIL-1",
     });
-    let redactor = ploy_secrets::Redactor::from_process_env().0;
+    let redactor = crate::judge::process_env_redactor();
     let (decision, reason, requirement) = match answer {
         Answer::NoDecision => ("none", String::new(), None),
         Answer::Allow { reason } => ("allow", reason, None),

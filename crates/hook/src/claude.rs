@@ -284,6 +284,6 @@ fn deny(refused: &Refused, redactor: Option<&Redactor>) -> String {
     let reason = format!("ploy ({}): {}", refused.requirement, refused.reason);
     match redactor {
         Some(redactor) => decision("deny", &reason, None, redactor),
-        None => decision("deny", &reason, None, &Redactor::from_process_env().0),
+        None => decision("deny", &reason, None, &crate::judge::process_env_redactor()),
     }
 }

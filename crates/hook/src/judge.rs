@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use ploy_dirs::PloyDirs;
+use ploy_egress::{Part, SecretDoor};
 use ploy_policy::{
     Action, Basis, Decision, KindSet, PloyFolders, ProjectRoot, ProjectTrust, Rules, Settings,
     TaintMark, Verdict as PolicyVerdict,
 };
-use ploy_secrets::{Redactor, SecretSources};
+use ploy_secrets::{Redactor, SecretSet, SecretSources};
 use ploy_trust::{
     DetectOptions, ResourceKind, ScriptedPrompt, TrustRequest, TrustStore, Ui, UiMode, detect,
     load_user_settings, resolve,
@@ -126,9 +127,22 @@ pub struct Context {
     /// Where the known secrets come from (the environment, the `.env` files
     /// of the enclosing git work tree's root, settings `secrets`), read on first use.
     secret_sources: SecretSources,
-    /// The redactor of the known secrets, and why they could not all be
-    /// read (then web calls are refused, BEYOND-6).
-    known: OnceLock<(Redactor, Option<String>)>,
+    /// The known secrets, read on first use.
+    known: OnceLock<Known>,
+}
+
+/// The known secrets of a call, and what is built from them on demand.
+#[derive(Debug)]
+struct Known {
+    /// Every value (the environment's alone when a file could not be read).
+    set: SecretSet,
+    /// Why the known secrets could not all be read (then web calls are
+    /// refused, BEYOND-6).
+    unknown: Option<String>,
+    /// The redactor for reasons.
+    redactor: OnceLock<Redactor>,
+    /// The egress door's own check, for what a web call sends.
+    door: OnceLock<SecretDoor>,
 }
 
 impl Context {
@@ -216,21 +230,44 @@ impl Context {
     /// be read, the environment's secrets alone (web calls are then
     /// refused, [`Context::secrets_unknown`]).
     pub fn redactor(&self) -> &Redactor {
-        &self.known().0
+        let known = self.known();
+        known.redactor.get_or_init(|| known.set.one_shot_redactor())
+    }
+
+    /// The egress door's secret check over the same known secrets: what a
+    /// web tool sends is refused exactly as `ploy fetch` would refuse it
+    /// (every view, DNS labels and `+` spacing included, pieces cut apart),
+    /// one rule for both (BEYOND-6, secrets5 #7). Text checks only: the
+    /// hook never opens a connection.
+    pub fn door(&self) -> &SecretDoor {
+        let known = self.known();
+        known
+            .door
+            .get_or_init(|| SecretDoor::one_shot(known.set.values()))
     }
 
     /// Why the known secrets could not all be read (an unreadable `.env`),
     /// if so: the door cannot check what a web call sends (BEYOND-6).
     pub fn secrets_unknown(&self) -> Option<&str> {
-        self.known().1.as_deref()
+        self.known().unknown.as_deref()
     }
 
-    fn known(&self) -> &(Redactor, Option<String>) {
-        self.known
-            .get_or_init(|| match ploy_secrets::known_secrets(&self.secret_sources) {
-                Ok(set) => (set.redactor(), None),
-                Err(err) => (Redactor::from_process_env().0, Some(err.to_string())),
-            })
+    fn known(&self) -> &Known {
+        // One-shot builds: a hook call checks one request and redacts one
+        // reason; an automaton over a large `.env` would cost seconds to
+        // build for that (secrets5 #18).
+        self.known.get_or_init(|| {
+            let (set, unknown) = match ploy_secrets::known_secrets(&self.secret_sources) {
+                Ok(set) => (set, None),
+                Err(err) => (SecretSet::from_process_env(), Some(err.to_string())),
+            };
+            Known {
+                set,
+                unknown,
+                redactor: OnceLock::new(),
+                door: OnceLock::new(),
+            }
+        })
     }
 
     /// Where a written path really lands (symbolic links followed), for
@@ -331,18 +368,13 @@ impl Context {
                         requirement: "BEYOND-6",
                     };
                 }
-                if let Some(found) = self.redactor().find_secret(outgoing.as_bytes()) {
-                    // The form only: the reason goes back to the model, so
-                    // never a character of the value nor where it sits
-                    // (secrets5 #3).
+                // The door's own check (secrets5 #7); its reason names the
+                // rule and the form only, never a character of the value,
+                // since it goes back to the model (secrets5 #3).
+                if let Err(refusal) = check_outgoing(self.door(), outgoing) {
                     return Answer::Deny {
-                        reason: format!(
-                            "the {} carries a secret ploy knows (in {} form); it would leave the \
-                             machine",
-                            action.tool(),
-                            found.form.as_str()
-                        ),
-                        requirement: "BEYOND-6",
+                        reason: format!("the {}: {}", action.tool(), refusal.reason),
+                        requirement: refusal.rule,
                     };
                 }
                 // TAINT-1 / TAINT-3: marked before the page is read, or not read.
@@ -420,6 +452,22 @@ impl Context {
     }
 }
 
+/// What a web call sends (every key and string of its input, one per
+/// line), through the egress door's checks: every view of the text, and the
+/// pieces of a secret cut apart anywhere in it.
+pub fn check_outgoing(door: &SecretDoor, outgoing: &str) -> Result<(), ploy_egress::Refusal> {
+    door.check_text(Part::Url, outgoing, true)?;
+    let mut pieces = door.pieces();
+    pieces.text(outgoing, true);
+    pieces.finish()
+}
+
+/// The redactor of this process's environment's secrets, built for a few
+/// short texts (a hook's reason).
+pub fn process_env_redactor() -> Redactor {
+    ploy_secrets::SecretSet::from_process_env().one_shot_redactor()
+}
+
 /// The stricter of two answers: deny > ask > allow > no decision.
 fn stricter(a: Answer, b: Answer) -> Answer {
     fn rank(a: &Answer) -> u8 {
@@ -447,6 +495,9 @@ pub fn enclosing_work_tree(cwd: &Path, home: Option<&Path>) -> PathBuf {
     }
     cwd.to_path_buf()
 }
+
+/// Largest project settings file read (1 MiB).
+const MAX_PROJECT_SETTINGS_BYTES: u64 = 1 << 20;
 
 /// The project's settings and trust for a canonical folder: saved decisions
 /// and `default_project_trust` decide (never a question, never an
@@ -476,12 +527,23 @@ fn project_settings(
     let Some(resource) = resources.iter().find(|r| r.kind == ResourceKind::Settings) else {
         return Ok((None, ProjectTrust::Trusted));
     };
-    let text = std::fs::read_to_string(&resource.path).map_err(|e| {
+    // The project put it there: a regular file of at most 1 MiB, never a
+    // FIFO the hook would wait on (secrets5 #18).
+    let cannot = |why: String| {
         Refused::new(
             "CONFIG-1",
-            format!("{}: cannot read it: {e}", resource.path.display()),
+            format!("{}: cannot read it: {why}", resource.path.display()),
         )
-    })?;
+    };
+    let text = match ploy_dirs::read_bounded(&resource.path, MAX_PROJECT_SETTINGS_BYTES) {
+        Ok(ploy_dirs::FileRead::Bytes(bytes)) => {
+            String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8".into()))?
+        }
+        Ok(ploy_dirs::FileRead::Missing | ploy_dirs::FileRead::Folder) => {
+            return Err(cannot("it is not a file".into()));
+        }
+        Err(err) => return Err(cannot(err.to_string())),
+    };
     let settings = Settings::parse(&text, &resource.path.display().to_string())
         .map_err(|e| Refused::new("CONFIG-1", e.to_string()))?;
     Ok((Some(settings), ProjectTrust::Trusted))

@@ -29,7 +29,8 @@
 //!
 //! What ploy cannot prevent: Claude Code lets a call proceed when its hook
 //! times out, is killed or is not installed; the hook therefore answers in
-//! milliseconds and the install sets a timeout. A shell command is judged by
+//! milliseconds, the install sets a timeout, and a call the judge cannot
+//! finish within [`serve::BUDGET`] is refused before that timeout (FAIL-1). A shell command is judged by
 //! what its text names; what a program does by itself is the sandbox's to
 //! contain (`hook.sandbox_bash` runs Bash calls in `ploy sandbox run`).
 
@@ -41,6 +42,7 @@ pub mod install;
 pub mod judge;
 pub mod map;
 pub mod quote;
+pub mod serve;
 pub mod session;
 
 pub use claude::HookEnv;

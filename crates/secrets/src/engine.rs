@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use crate::encodings::{PatternInfo, SecretForm, is_base64_byte, patterns_for};
+use crate::grams::GramMatcher;
 use crate::runs;
 use crate::views::{self, MAX_DEPTH, MAX_UNIT, REACH_PER_BYTE, View};
 
@@ -16,6 +17,30 @@ use crate::views::{self, MAX_DEPTH, MAX_UNIT, REACH_PER_BYTE, View};
 /// Above it, aho-corasick picks a smaller automaton; the prefilter keeps the
 /// automaton off most of the text either way.
 const DFA_PATTERN_BYTES_LIMIT: usize = 64 * 1024;
+
+/// Total pattern bytes up to which an automaton is built at all (about 150
+/// secrets of 40 characters). Above it the build would cost seconds (its
+/// failure links touch every state of a trie of every pattern byte: 3.4 s
+/// for a 60 KB `.env`, secrets5 #18); the hash table ([`GramMatcher`])
+/// builds in one pass instead.
+const AUTOMATON_PATTERN_BYTES_LIMIT: usize = 256 * 1024;
+
+/// How an engine is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Build {
+    /// For much text over a long life: the automaton while the patterns
+    /// are few enough for it to build quickly.
+    LongLived,
+    /// For a few short texts (a hook's one reason, one request): the table,
+    /// whose build is cheapest.
+    OneShot,
+}
+
+/// The searcher over the listed patterns.
+enum Matcher {
+    Automaton(AhoCorasick),
+    Table(GramMatcher),
+}
 
 /// The shortest partial secret [`Engine::cut_tail_start`] removes: three
 /// characters of a secret (`sk-`) are everywhere and give nothing away.
@@ -98,7 +123,7 @@ pub(crate) struct Found {
 
 /// The compiled search: automaton, per-pattern widening, and the secrets.
 pub(crate) struct Engine {
-    automaton: AhoCorasick,
+    matcher: Matcher,
     pub(crate) info: Vec<PatternInfo>,
     /// Bytes a stream must hold back between windows: the longest span an
     /// occurrence can take in the input (a listed pattern, or a secret in
@@ -119,7 +144,7 @@ pub(crate) struct BuildError;
 
 impl Engine {
     /// Compiles `secrets` (sorted, deduplicated, non-empty).
-    pub(crate) fn build(secrets: Vec<String>) -> Result<Engine, BuildError> {
+    pub(crate) fn build(secrets: Vec<String>, how: Build) -> Result<Engine, BuildError> {
         // Deduplicate patterns; a pattern reached twice widens if either asks.
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut patterns: Vec<String> = Vec::new();
@@ -143,30 +168,14 @@ impl Engine {
         let total_bytes: usize = patterns.iter().map(String::len).sum();
         let longest = patterns.iter().map(String::len).max().unwrap_or(0);
         let longest_secret = secrets.iter().map(String::len).max().unwrap_or(0);
-        let mut builder = AhoCorasick::builder();
-        // Standard semantics: the overlapping search reports every occurrence
-        // of every pattern, so overlapping secrets are all removed. ASCII case
-        // is ignored: a secret retyped in upper case, or its hex or base32 in
-        // either case, is the same secret.
-        builder
-            .match_kind(MatchKind::Standard)
-            .ascii_case_insensitive(true);
-        if total_bytes <= DFA_PATTERN_BYTES_LIMIT {
-            builder.kind(Some(AhoCorasickKind::DFA));
-        }
-        let automaton = builder
-            .build(&patterns)
-            .or_else(|_| {
-                // A DFA may exceed its size limit; let the library choose instead.
-                AhoCorasick::builder()
-                    .match_kind(MatchKind::Standard)
-                    .ascii_case_insensitive(true)
-                    .build(&patterns)
-            })
-            .map_err(|_| BuildError)?;
+        let matcher = if how == Build::OneShot || total_bytes > AUTOMATON_PATTERN_BYTES_LIMIT {
+            Matcher::Table(GramMatcher::build(&patterns).ok_or(BuildError)?)
+        } else {
+            Matcher::Automaton(automaton(&patterns, total_bytes)?)
+        };
         let reach = longest_secret * REACH_PER_BYTE;
         Ok(Engine {
-            automaton,
+            matcher,
             info,
             keep_back: longest.max(reach + MAX_UNIT) + 2,
             longest,
@@ -278,37 +287,42 @@ impl Engine {
         }
     }
 
-    /// Runs the automaton over `window[start..end]`, pushing widened spans.
+    /// Runs the matcher over `window[start..end]`, pushing widened spans.
     fn search(&self, window: &[u8], start: usize, end: usize, found: &mut Vec<Found>) {
-        match self
-            .automaton
-            .try_find_overlapping_iter(&window[start..end])
-        {
-            Ok(matches) => {
-                for hit in matches {
-                    let (mut from, mut to) = (start + hit.start(), start + hit.end());
-                    let info = self.info[hit.pattern().as_usize()];
-                    if info.widen_left && from > 0 && is_base64_byte(window[from - 1]) {
-                        from -= 1;
+        let mut push = |hit_start: usize, hit_end: usize, pattern: usize| {
+            let (mut from, mut to) = (start + hit_start, start + hit_end);
+            let info = self.info[pattern];
+            if info.widen_left && from > 0 && is_base64_byte(window[from - 1]) {
+                from -= 1;
+            }
+            if info.widen_right && to < window.len() && is_base64_byte(window[to]) {
+                to += 1;
+            }
+            found.push(Found {
+                start: from,
+                end: to,
+                secret: info.secret,
+                form: info.form,
+            });
+        };
+        match &self.matcher {
+            Matcher::Table(table) => table.for_each_match(&window[start..end], push),
+            Matcher::Automaton(automaton) => {
+                match automaton.try_find_overlapping_iter(&window[start..end]) {
+                    Ok(matches) => {
+                        for hit in matches {
+                            push(hit.start(), hit.end(), hit.pattern().as_usize());
+                        }
                     }
-                    if info.widen_right && to < window.len() && is_base64_byte(window[to]) {
-                        to += 1;
-                    }
-                    found.push(Found {
-                        start: from,
-                        end: to,
-                        secret: info.secret,
-                        form: info.form,
-                    });
+                    // Fail closed: the whole region is one secret.
+                    Err(_) => found.push(Found {
+                        start,
+                        end,
+                        secret: 0,
+                        form: SecretForm::Plain,
+                    }),
                 }
             }
-            // Fail closed: the whole region is one secret.
-            Err(_) => found.push(Found {
-                start,
-                end,
-                secret: 0,
-                form: SecretForm::Plain,
-            }),
         }
     }
 
@@ -372,6 +386,31 @@ impl Engine {
             safe => safe,
         }
     }
+}
+
+/// The aho-corasick automaton over `patterns`: a DFA while small.
+fn automaton(patterns: &[String], total_bytes: usize) -> Result<AhoCorasick, BuildError> {
+    let mut builder = AhoCorasick::builder();
+    // Standard semantics: the overlapping search reports every occurrence
+    // of every pattern, so overlapping secrets are all removed. ASCII case
+    // is ignored: a secret retyped in upper case, or its hex or base32 in
+    // either case, is the same secret.
+    builder
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(true);
+    if total_bytes <= DFA_PATTERN_BYTES_LIMIT {
+        builder.kind(Some(AhoCorasickKind::DFA));
+    }
+    builder
+        .build(patterns)
+        .or_else(|_| {
+            // A DFA may exceed its size limit; let the library choose instead.
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .ascii_case_insensitive(true)
+                .build(patterns)
+        })
+        .map_err(|_| BuildError)
 }
 
 /// The form to report for a match found in a decoded view.

@@ -55,6 +55,12 @@ use crate::set::{SecretOrigin, SecretSet};
 /// variables, and reading it whole on every hook call would be slow.
 pub const MAX_SECRET_FILE_BYTES: u64 = 1 << 20;
 
+/// Most secret values taken from the project's files (4,096; a `.env` of
+/// 60 KB holds about 1,100). Each value is searched in some 70 forms, so
+/// beyond this the set is not a project's configuration but a way to make
+/// every check slow (secrets5 #18): an error, as for an unreadable file.
+pub const MAX_PROJECT_SECRET_VALUES: usize = 4096;
+
 /// Where a run's secrets come from, besides the process environment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SecretSources {
@@ -219,6 +225,16 @@ pub fn sources_secrets(
                 set.add_config_text(&path.display().to_string(), &text, kind);
             }
         }
+        if set.len() > MAX_PROJECT_SECRET_VALUES {
+            return Err(KnownSecretsError::Unreadable {
+                path: project.display().to_string(),
+                reason: format!(
+                    "its secret files hold {} secret values, more than the \
+                     {MAX_PROJECT_SECRET_VALUES} ploy checks every request against",
+                    set.len()
+                ),
+            });
+        }
     }
     let mut named = SecretSet::new();
     for name in &sources.env {
@@ -360,38 +376,19 @@ fn project_config_files(project: &Path) -> Result<Vec<(PathBuf, ConfigKind)>, Kn
 /// file, a link to nothing, a folder), an error when something is there
 /// that cannot be read (module docs).
 fn read_secret_file(path: &Path) -> Result<Option<String>, KnownSecretsError> {
-    use std::io::Read;
-    let unreadable = |reason: String| KnownSecretsError::Unreadable {
-        path: path.display().to_string(),
-        reason,
-    };
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(unreadable(err.to_string())),
-    };
-    if meta.is_dir() {
-        return Ok(None);
+    // Opened non-blocking and checked after the open: a FIFO or a device
+    // (or a link to one, or a file swapped for one) never blocks or feeds
+    // the reader without end (secrets5 #18).
+    match ploy_dirs::read_bounded(path, MAX_SECRET_FILE_BYTES) {
+        Ok(ploy_dirs::FileRead::Bytes(bytes)) => {
+            Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+        }
+        Ok(ploy_dirs::FileRead::Missing | ploy_dirs::FileRead::Folder) => Ok(None),
+        Err(err) => Err(KnownSecretsError::Unreadable {
+            path: path.display().to_string(),
+            reason: err.to_string(),
+        }),
     }
-    if !meta.is_file() {
-        // A FIFO or device: reading could block forever or never end.
-        return Err(unreadable("not a regular file".into()));
-    }
-    if meta.len() > MAX_SECRET_FILE_BYTES {
-        return Err(unreadable(format!(
-            "{} bytes, more than the {MAX_SECRET_FILE_BYTES} a secret file may hold",
-            meta.len()
-        )));
-    }
-    let file = std::fs::File::open(path).map_err(|err| unreadable(err.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_SECRET_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| unreadable(err.to_string()))?;
-    if bytes.len() as u64 > MAX_SECRET_FILE_BYTES {
-        return Err(unreadable("it grew while being read".into()));
-    }
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 #[cfg(test)]

@@ -135,6 +135,7 @@ mod engine;
 mod env;
 mod extract;
 mod files;
+mod grams;
 mod known;
 mod layers;
 pub mod logging;
@@ -159,7 +160,7 @@ pub use files::{
     SECRET_FILE_NAMES, SecretFileKind, is_secret_file, secret_file_globs, secret_file_kind,
 };
 pub use known::{
-    KnownSecretsError, MAX_SECRET_FILE_BYTES, MAX_SECRET_FILES, MAX_SECRET_FILES_BYTES,
+    KnownSecretsError, MAX_PROJECT_SECRET_VALUES, MAX_SECRET_FILE_BYTES, MAX_SECRET_FILES, MAX_SECRET_FILES_BYTES,
     MAX_WALK_DEPTH, MAX_WALK_ENTRIES, SecretSources, WALK_SKIPPED_FOLDERS, is_project_env_file,
     known_secrets, sources_secrets,
 };

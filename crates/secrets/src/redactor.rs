@@ -7,7 +7,7 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 
 use crate::encodings::SecretForm;
-use crate::engine::{Engine, Found};
+use crate::engine::{Build, Engine, Found};
 
 /// What every secret value (or encoding of one) is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -169,7 +169,25 @@ impl Redactor {
         S: AsRef<str>,
     {
         let (accepted, rejected) = Redactor::accept(secrets);
-        (Redactor::from_accepted(accepted), rejected)
+        (
+            Redactor::from_accepted(accepted, Build::LongLived),
+            rejected,
+        )
+    }
+
+    /// [`Redactor::new`] for a redactor used on a few short texts and then
+    /// dropped (a hook's one reason, one request checked): the same
+    /// answers, built in one pass over the patterns (a hash table) rather
+    /// than as an automaton, whose build costs far more than such a search
+    /// (secrets5 #18: seconds for a 60 KB `.env`; milliseconds this way).
+    /// Searching much text with it is slower than with [`Redactor::new`].
+    pub fn new_one_shot<I, S>(secrets: I) -> (Redactor, Vec<RejectedSecret>)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let (accepted, rejected) = Redactor::accept(secrets);
+        (Redactor::from_accepted(accepted, Build::OneShot), rejected)
     }
 
     /// The values [`Redactor::new`] searches for `secrets` (each accepted
@@ -244,7 +262,7 @@ impl Redactor {
         let mut all: Vec<String> = self.secrets().to_vec();
         let (extra, rejected) = Redactor::accept(more);
         all.extend(extra);
-        (Redactor::from_accepted(all), rejected)
+        (Redactor::from_accepted(all, Build::LongLived), rejected)
     }
 
     fn secrets(&self) -> &[String] {
@@ -255,13 +273,13 @@ impl Redactor {
         }
     }
 
-    fn from_accepted(mut secrets: Vec<String>) -> Redactor {
+    fn from_accepted(mut secrets: Vec<String>, how: Build) -> Redactor {
         secrets.sort_unstable();
         secrets.dedup();
         if secrets.is_empty() {
             return Redactor::empty();
         }
-        match Engine::build(secrets.clone()) {
+        match Engine::build(secrets.clone(), how) {
             Ok(engine) => Redactor {
                 mode: Mode::Search(Arc::new(engine)),
             },

@@ -116,6 +116,9 @@ pub enum DeclaredEnvError {
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct SecretSet {
     entries: Vec<(String, SecretOrigin)>,
+    /// The values of `entries`, so an insert is not a scan of them all
+    /// (a `.env` of thousands of lines, secrets5 #18).
+    known: std::collections::HashSet<String>,
 }
 
 impl fmt::Debug for SecretSet {
@@ -294,12 +297,10 @@ impl SecretSet {
     /// Adds one value with its origin. Empty values are ignored.
     pub fn insert(&mut self, value: impl Into<String>, origin: SecretOrigin) {
         let value = value.into();
-        if cfg!(feature = "teeth")
-            || value.is_empty()
-            || self.entries.iter().any(|(known, _)| *known == value)
-        {
+        if cfg!(feature = "teeth") || value.is_empty() || self.known.contains(&value) {
             return;
         }
+        self.known.insert(value.clone());
         self.entries.push((value, origin));
     }
 
@@ -352,6 +353,12 @@ impl SecretSet {
     /// left out; [`SecretSet::unusable`] lists them.
     pub fn redactor(&self) -> Redactor {
         Redactor::new(self.values()).0
+    }
+
+    /// [`SecretSet::redactor`] for a few short texts (a hook call): same
+    /// answers, cheapest build ([`Redactor::new_one_shot`]).
+    pub fn one_shot_redactor(&self) -> Redactor {
+        Redactor::new_one_shot(self.values()).0
     }
 }
 

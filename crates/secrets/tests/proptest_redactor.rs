@@ -97,6 +97,32 @@ proptest! {
         }
     }
 
+    // proves: REDACT-1, BEYOND-6 (secrets5 #18: the one-shot redactor, built
+    // as a hash table, removes and finds exactly what the automaton does,
+    // in every encoding, for any text)
+    #[test]
+    fn one_shot_equals_long_lived(
+        secrets in proptest::collection::vec(secret(), 1..4),
+        pieces in proptest::collection::vec((clean(), 0usize..4, 0usize..64), 1..8),
+    ) {
+        let (long_lived, _) = Redactor::new(&secrets);
+        let (one_shot, _) = Redactor::new_one_shot(&secrets);
+        let mut text = String::new();
+        for (clean, which, encoding) in &pieces {
+            text.push_str(clean);
+            if *which < secrets.len() {
+                let encodings = encodings_of(&secrets[*which]);
+                text.push_str(&encodings[encoding % encodings.len()]);
+            }
+        }
+        prop_assert_eq!(one_shot.redact(&text), long_lived.redact(&text));
+        prop_assert_eq!(
+            one_shot.find_secret(text.as_bytes()),
+            long_lived.find_secret(text.as_bytes())
+        );
+        prop_assert_eq!(one_shot.redact_cut_tail(&text), long_lived.redact_cut_tail(&text));
+    }
+
     // proves: REDACT-1 (text without secrets is returned unchanged, borrowed)
     #[test]
     fn text_without_secrets_is_unchanged(

@@ -9,37 +9,27 @@
 //! `ploy hook install` points Claude Code at this binary when it sits next
 //! to `ploy`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ploy_dirs::PloyDirs;
-use ploy_hook::HookEnv;
-use ploy_hook::claude::MAX_INPUT_BYTES;
+use ploy_hook::serve::{Mode, answer_stdin};
 
 fn main() -> ExitCode {
-    let mode = std::env::args().nth(1).unwrap_or_default();
-    let judge: fn(&[u8], &HookEnv<'_>) -> String = match mode.as_str() {
-        "claude-code" => ploy_hook::claude::run,
-        "check" => ploy_hook::check::run,
+    let mode = match std::env::args().nth(1).unwrap_or_default().as_str() {
+        "claude-code" => Mode::ClaudeCode,
+        "check" => Mode::Check,
         _ => {
             eprintln!("usage: ploy-hook claude-code | check   (the hook JSON on stdin)");
             return ExitCode::from(2);
         }
     };
-    let mut input = Vec::new();
-    let limit = u64::try_from(MAX_INPUT_BYTES + 1).unwrap_or(u64::MAX);
-    // A read error leaves what was read: the judge refuses it as malformed.
-    let _ = std::io::stdin().lock().take(limit).read_to_end(&mut input);
     // `sandbox_bash` rewrites commands to run through `ploy` next to this binary.
     let ploy = std::env::current_exe()
         .map(|exe| exe.with_file_name("ploy"))
         .unwrap_or_else(|_| PathBuf::from("ploy"));
-    let env = HookEnv {
-        dirs: PloyDirs::from_env().map_err(|e| e.to_string()),
-        ploy: &ploy,
-    };
-    let output = judge(&input, &env);
+    // Within the budget, or a refusal (ploy_hook::serve).
+    let output = answer_stdin(mode, ploy);
     if !output.is_empty() {
         // The reader went away (EPIPE): nothing to do about it; still exit 0.
         let mut stdout = std::io::stdout().lock();

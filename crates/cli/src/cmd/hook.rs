@@ -1,12 +1,12 @@
 //! `ploy hook …`: ploy's rules in front of another agent's tool calls.
 //! Thin: the judge, the formats and the settings edits live in `ploy-hook`.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ploy_dirs::PloyDirs;
-use ploy_hook::{HookEnv, claude::MAX_INPUT_BYTES, install};
+use ploy_hook::install;
+use ploy_hook::serve::Mode;
 
 /// `ploy hook` subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -64,27 +64,19 @@ pub struct StatusArgs {
 /// Runs a `ploy hook` subcommand.
 pub fn run(command: HookCommand) -> ExitCode {
     match command {
-        HookCommand::ClaudeCode => answer(ploy_hook::claude::run),
-        HookCommand::Check(_) => answer(ploy_hook::check::run),
+        HookCommand::ClaudeCode => answer(Mode::ClaudeCode),
+        HookCommand::Check(_) => answer(Mode::Check),
         HookCommand::Install(args) => change(&args, true),
         HookCommand::Uninstall(args) => change(&args, false),
         HookCommand::Status(args) => status(&args),
     }
 }
 
-/// Read stdin (at most one byte past the limit), judge, print. Exit 0
+/// Read stdin, judge within the budget (`ploy_hook::serve`), print. Exit 0
 /// whatever happens: the answer itself says deny.
-fn answer(judge: fn(&[u8], &HookEnv<'_>) -> String) -> ExitCode {
-    let mut input = Vec::new();
-    let limit = u64::try_from(MAX_INPUT_BYTES + 1).unwrap_or(u64::MAX);
-    // A read error leaves what was read: the judge refuses it as malformed.
-    let _ = std::io::stdin().lock().take(limit).read_to_end(&mut input);
+fn answer(mode: Mode) -> ExitCode {
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ploy"));
-    let env = HookEnv {
-        dirs: PloyDirs::from_env().map_err(|e| e.to_string()),
-        ploy: &exe,
-    };
-    let output = judge(&input, &env);
+    let output = ploy_hook::serve::answer_stdin(mode, exe);
     if !output.is_empty() {
         println!("{output}");
     }
