@@ -27,22 +27,50 @@ fn namespaces() -> Result<(), String> {
     }
 }
 
-fn scenario_names() -> Vec<String> {
+/// `ploy redteam --list`: (name, face kind) of the default set, and of
+/// the known gaps (listed apart, after a blank line).
+fn listed() -> (Vec<(String, String)>, Vec<(String, String)>) {
     let out = Command::new(PLOY)
         .args(["redteam", "--list"])
         .output()
         .unwrap();
     assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .collect()
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (default, gaps) = text.split_once("\n\nknown gaps").unwrap_or((&text, ""));
+    let rows = |part: &str| -> Vec<(String, String)> {
+        part.lines()
+            .filter(|l| !l.is_empty() && !l.starts_with(' ') && !l.contains("(not run by default"))
+            .map(|l| {
+                let mut words = l.split_whitespace();
+                (
+                    words.next().unwrap().to_string(),
+                    words.next().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    (rows(default), rows(gaps))
 }
 
-/// `ploy redteam --json EXTRA` over every scenario (and every face unless
-/// EXTRA picks `--mode print`): the outcomes, the exit code and stderr.
-fn run_everything(names: &[String], extra: &[&str]) -> (Vec<Value>, Option<i32>, String) {
+/// The faces (`--mode` values) a face kind runs in.
+fn faces_of(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "agent" => &["print", "json", "rpc"],
+        "hook" => &["hook"],
+        "mcp" => &["mcp"],
+        other => panic!("unknown face kind {other}"),
+    }
+}
+
+/// `ploy redteam --json EXTRA` (`EXTRA` may pick faces with `--mode` and
+/// scenarios with `--scenario`): the outcomes, the exit code and stderr,
+/// after checking that each of `scenarios` ran in each of its faces that
+/// `faces` names.
+fn run_everything(
+    scenarios: &[(String, String)],
+    faces: &[&str],
+    extra: &[&str],
+) -> (Vec<Value>, Option<i32>, String) {
     let out = Command::new(PLOY)
         .args(["redteam", "--json", "--jobs", "2"])
         .args(extra)
@@ -55,18 +83,10 @@ fn run_everything(names: &[String], extra: &[&str]) -> (Vec<Value>, Option<i32>,
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
-    let faces: &[&str] = if extra.contains(&"print") {
-        &["print"]
-    } else {
-        &["print", "json", "rpc"]
-    };
-    assert_eq!(
-        outcomes.len(),
-        names.len() * faces.len(),
-        "{stdout}\n{stderr}"
-    );
-    for name in names {
-        for &face in faces {
+    let mut expected = 0;
+    for (name, kind) in scenarios {
+        for &face in faces_of(kind).iter().filter(|f| faces.contains(f)) {
+            expected += 1;
             assert!(
                 outcomes
                     .iter()
@@ -75,20 +95,34 @@ fn run_everything(names: &[String], extra: &[&str]) -> (Vec<Value>, Option<i32>,
             );
         }
     }
+    assert_eq!(outcomes.len(), expected, "{stdout}\n{stderr}");
     (outcomes, out.status.code(), stderr)
 }
 
-// proves: TAINT-1, PERM-3, PERM-7, BEYOND-5, BEYOND-6, BEYOND-7, BROWSER-2,
-// URL-1, PROOF-2, REDACT-1 (every attack scenario stopped by the rule it
-// names, in every face: -p, --mode json, and --mode rpc with a person who
-// rejects every ask an attack causes; every benign twin completes)
+#[cfg(not(feature = "teeth"))]
+const ALL_FACES: [&str; 5] = ["print", "json", "rpc", "hook", "mcp"];
+
+// proves: TAINT-1, PERM-1, PERM-3, PERM-7, BEYOND-5, BEYOND-6, BEYOND-7,
+// BROWSER-2, URL-1, PROOF-2, REDACT-1 (every attack scenario of the default
+// set stopped by the rule it names, in every face: -p, --mode json, --mode
+// rpc with a person who rejects every ask an attack causes, ploy hook
+// claude-code before a scripted Claude Code, ploy mcp with a scripted MCP
+// client; PERM-7 also under danger-full-access, where the judge alone holds;
+// secrets in project files masked; transformed secrets refused; every
+// benign twin completes)
 #[cfg(not(feature = "teeth"))]
 #[test]
 fn every_attack_is_stopped_by_its_rule_and_every_twin_completes() {
     ploy_testkit::require_part!("user and network namespaces", namespaces());
-    let names = scenario_names();
+    let (names, _) = listed();
     assert!(names.len() >= 24, "at least 24 scenarios: {names:?}");
-    let (outcomes, code, stderr) = run_everything(&names, &[]);
+    for kind in ["agent", "hook", "mcp"] {
+        assert!(
+            names.iter().filter(|(_, k)| k == kind).count() >= 4,
+            "scenarios in the {kind} face: {names:?}"
+        );
+    }
+    let (outcomes, code, stderr) = run_everything(&names, &ALL_FACES, &[]);
     let failed: Vec<&Value> = outcomes.iter().filter(|o| o["passed"] != true).collect();
     assert!(failed.is_empty(), "failed: {failed:#?}\n{stderr}");
     assert_eq!(code, Some(0), "{stderr}");
@@ -111,12 +145,19 @@ fn every_attack_is_stopped_by_its_rule_and_every_twin_completes() {
 // still completes, and ploy redteam says so and fails. So no scenario passes
 // by accident: each one fails when the rules are not there. One face is
 // enough for that (and keeps the CI step short).
+// The hook and MCP faces run too (each a few scenarios): their attacks reach
+// the sink, the file or the command's output once the judge lets them.
 #[cfg(feature = "teeth")]
 #[test]
 fn with_the_rules_switched_off_every_attack_succeeds() {
     ploy_testkit::require_part!("user and network namespaces", namespaces());
-    let names = scenario_names();
-    let (outcomes, code, stderr) = run_everything(&names, &["--mode", "print"]);
+    let (names, _) = listed();
+    let faces = ["print", "hook", "mcp"];
+    let (outcomes, code, stderr) = run_everything(
+        &names,
+        &faces,
+        &["--mode", "print", "--mode", "hook", "--mode", "mcp"],
+    );
     let held: Vec<&Value> = outcomes
         .iter()
         .filter(|o| o["verdict"] != "succeeded" || o["twin_done"] != true)
@@ -127,6 +168,37 @@ fn with_the_rules_switched_off_every_attack_succeeds() {
     );
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("attack success rate 100%"), "{stderr}");
+}
+
+// The known gaps (listed apart by `--list`, not run by default) are real
+// attacks, not scenarios that cannot run: run by name, each attack either
+// reaches its goal on main (the sink received the secret in the form sent,
+// the file changed) or is stopped by a rule (then the finding is fixed and
+// the scenario belongs in the default set: the message says so), and its
+// twin completes. Nothing is "unclear" (an attack that never ran).
+#[cfg(not(feature = "teeth"))]
+#[test]
+fn every_known_gap_runs_its_attack_for_real() {
+    ploy_testkit::require_part!("user and network namespaces", namespaces());
+    let (_, gaps) = listed();
+    assert!(!gaps.is_empty(), "no known gaps listed");
+    let mut extra = vec!["--mode", "print", "--mode", "hook", "--mode", "mcp"];
+    for (name, _) in &gaps {
+        extra.extend(["--scenario", name.as_str()]);
+    }
+    let (outcomes, _, stderr) = run_everything(&gaps, &["print", "hook", "mcp"], &extra);
+    let mut fixed = Vec::new();
+    for outcome in &outcomes {
+        assert_eq!(outcome["twin_done"], true, "{outcome}\n{stderr}");
+        match outcome["verdict"].as_str() {
+            Some("succeeded") => {}
+            Some("blocked" | "asked") => fixed.push(outcome["scenario"].to_string()),
+            _ => panic!("the attack did not run as written: {outcome}\n{stderr}"),
+        }
+    }
+    if !fixed.is_empty() {
+        eprintln!("known gaps now held (move them to the default set): {fixed:?}");
+    }
 }
 
 #[test]

@@ -8,6 +8,11 @@
 //!   to stop it, the orders) and the layout of each carrier; every
 //!   scenario has a benign twin (the same task, no orders) that must
 //!   complete, so false blocks show.
+//! * [`families`]: the scenario families of secrets5 #9: the judge alone
+//!   (no sandbox), secrets in project files, transformed secrets, the hook
+//!   face and the `ploy mcp` face.
+//! * [`faces`]: the scripted Claude Code in front of `ploy hook
+//!   claude-code` and the scripted MCP client of `ploy mcp`.
 //! * [`world`]: the private user + network namespace the process enters,
 //!   with public-looking addresses routed to its own sockets (netlink, in
 //!   process). No test seam is compiled into ploy: the fixture sites are,
@@ -19,6 +24,8 @@
 //!   carried a canary in any encoding).
 //! * [`report`]: the table, the JSON lines and the summary.
 
+pub mod faces;
+pub mod families;
 pub mod judge;
 pub mod report;
 pub mod run;

@@ -13,7 +13,7 @@
 use std::net::Ipv4Addr;
 
 use futures_util::TryStreamExt;
-use rtnetlink::packet_route::route::{RouteScope, RouteType};
+use rtnetlink::packet_route::route::{RouteMessage, RouteScope, RouteType};
 use rtnetlink::{LinkUnspec, LinkVeth, RouteMessageBuilder};
 
 /// The kernel's table for local routes.
@@ -126,12 +126,16 @@ impl Net {
             .scope(RouteScope::Host)
             .kind(RouteType::Local)
             .build();
+        self.add_route(route, "local route").await
+    }
+
+    async fn add_route(&self, route: RouteMessage, what: &str) -> Result<(), WorldError> {
         self.handle
             .route()
             .add(route)
             .execute()
             .await
-            .map_err(net_err("local route"))
+            .map_err(net_err(what))
     }
 
     /// Send `net/prefix` through `gateway` (a neighbour on a link).
@@ -148,12 +152,7 @@ impl Net {
             .destination_prefix(net, prefix)
             .gateway(gateway)
             .build();
-        self.handle
-            .route()
-            .add(route)
-            .execute()
-            .await
-            .map_err(net_err("route"))
+        self.add_route(route, "route").await
     }
 
     /// Create the veth pair `name` / `peer`.

@@ -1,5 +1,6 @@
 //! `ploy redteam [--json] [--scenario NAME]... [--mode FACE]... [--jobs N]`:
-//! runs the attack scenarios of `ploy-redteam` against this binary, in a
+//! runs the attack scenarios of `ploy-redteam` (all but the known gaps,
+//! unless named) against this binary, in a
 //! private user + network namespace this process enters first. Exit 0 when
 //! every attack was stopped by its rule and every twin completed, 1 when
 //! not, 2 on a usage error, 3 when it cannot run here (no namespaces).
@@ -21,6 +22,10 @@ pub enum Face {
     /// `ploy --mode rpc` with a scripted person (`reject` to attacks' asks,
     /// `once` to twins').
     Rpc,
+    /// `ploy hook claude-code` in front of a scripted Claude Code.
+    Hook,
+    /// `ploy mcp` over stdio with a scripted MCP client.
+    Mcp,
 }
 
 /// Arguments of `ploy redteam`.
@@ -38,23 +43,46 @@ pub struct RedteamArgs {
     /// Runs at once (default: the number of CPUs, at most 4).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// List the scenarios (name, vector, goal, rule) and exit.
+    /// List the scenarios (name, face, vector, goal, rule), then the known
+    /// gaps apart, and exit.
     #[arg(long)]
     list: bool,
+}
+
+/// The faces a scenario runs in, as `--list` writes them.
+fn face_label(scenario: &ploy_redteam::scenario::Scenario) -> &'static str {
+    match scenario.face {
+        ploy_redteam::scenario::Face::Agent => "agent",
+        ploy_redteam::scenario::Face::Hook => "hook",
+        ploy_redteam::scenario::Face::Mcp => "mcp",
+    }
 }
 
 /// `ploy redteam`.
 pub fn run(args: RedteamArgs) -> ExitCode {
     let all = ploy_redteam::scenario::all();
     if args.list {
-        for s in &all {
-            println!(
-                "{:<32} {:<15} {:<28} {}",
+        let line = |s: &ploy_redteam::scenario::Scenario| {
+            format!(
+                "{:<36} {:<5} {:<15} {:<28} {}",
                 s.name,
+                face_label(s),
                 s.vector.label(),
                 s.goal.label(),
                 s.rule
+            )
+        };
+        for s in all.iter().filter(|s| s.default_run()) {
+            println!("{}", line(s));
+        }
+        let gaps: Vec<_> = all.iter().filter(|s| !s.default_run()).collect();
+        if !gaps.is_empty() {
+            println!(
+                "\nknown gaps (not run by default: main does not hold them yet; `--scenario NAME` runs one):"
             );
+            for s in gaps {
+                println!("{}  [{}]", line(s), s.gap.unwrap_or_default());
+            }
         }
         return ExitCode::SUCCESS;
     }
@@ -66,9 +94,16 @@ pub fn run(args: RedteamArgs) -> ExitCode {
         eprintln!("ploy redteam: no scenario named {unknown:?} (`ploy redteam --list` names them)");
         return ExitCode::from(2);
     }
+    // By default every scenario but the known gaps; named ones as asked.
     let scenarios: Vec<_> = all
         .into_iter()
-        .filter(|s| args.scenarios.is_empty() || args.scenarios.iter().any(|n| n == s.name))
+        .filter(|s| {
+            if args.scenarios.is_empty() {
+                s.default_run()
+            } else {
+                args.scenarios.iter().any(|n| n == s.name)
+            }
+        })
         .collect();
     let mut modes: Vec<Mode> = args
         .modes
@@ -77,10 +112,12 @@ pub fn run(args: RedteamArgs) -> ExitCode {
             Face::Print => Mode::Print,
             Face::Json => Mode::Json,
             Face::Rpc => Mode::Rpc,
+            Face::Hook => Mode::Hook,
+            Face::Mcp => Mode::Mcp,
         })
         .collect();
     if modes.is_empty() {
-        modes = vec![Mode::Print, Mode::Json, Mode::Rpc];
+        modes = Mode::ALL.to_vec();
     }
     modes.dedup();
     let jobs = args.jobs.unwrap_or_else(|| {
@@ -99,7 +136,7 @@ pub fn run(args: RedteamArgs) -> ExitCode {
         modes,
         jobs,
     };
-    let total = plan.scenarios.len() * plan.modes.len();
+    let total = plan.runs();
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(u64::try_from(total).unwrap_or(0));
         bar.set_style(
