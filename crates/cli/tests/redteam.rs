@@ -29,7 +29,10 @@ fn namespaces() -> Result<(), String> {
 
 /// `ploy redteam --list`: (name, face kind) of the default set, and of
 /// the known gaps (listed apart, after a blank line).
-fn listed() -> (Vec<(String, String)>, Vec<(String, String)>) {
+/// (scenario name, face kind) rows of `--list`.
+type Rows = Vec<(String, String)>;
+
+fn listed() -> (Rows, Rows) {
     let out = Command::new(PLOY)
         .args(["redteam", "--list"])
         .output()
@@ -37,7 +40,7 @@ fn listed() -> (Vec<(String, String)>, Vec<(String, String)>) {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let (default, gaps) = text.split_once("\n\nknown gaps").unwrap_or((&text, ""));
-    let rows = |part: &str| -> Vec<(String, String)> {
+    let rows = |part: &str| -> Rows {
         part.lines()
             .filter(|l| !l.is_empty() && !l.starts_with(' ') && !l.contains("(not run by default"))
             .map(|l| {
