@@ -954,7 +954,9 @@ fn subcommand<'a>(texts: &[&'a str], global: &[&str]) -> Option<(&'a str, usize)
     while i < texts.len() {
         let text = texts[i];
         if text == "--" {
-            return None;
+            // The end of the options: the next word is the subcommand as
+            // the program dispatches it (round6 #1: `pnpm -- dlx npm …`).
+            return texts.get(i + 1).map(|sub| (*sub, i + 2));
         }
         if text.starts_with('-') {
             i += if global.contains(&text) { 2 } else { 1 };

@@ -30,9 +30,74 @@ pub(crate) fn normalise(program: &str, args: &[&str]) -> Normal {
         "git" => git(args, &mut normal),
         "npm" => npm(args, &mut normal),
         "cargo" => cargo(args, &mut normal),
-        _ => clusters(program, args, &mut normal.forms),
+        _ => {
+            clusters(program, args, &mut normal.forms);
+            operand_forms(program, args, &mut normal.forms);
+        }
     }
     normal
+}
+
+/// How many forms [`operand_forms`] adds at most.
+const MAX_OPERAND_FORMS: usize = 32;
+
+/// Where a program ploy has no table for may have its first operand (its
+/// subcommand, for `pnpm`, `yarn`, `docker`, `kubectl`, `gh`, `pip`…):
+/// every reading of the options before it. An option may or may not take
+/// the next word, so a plain word right after an option may be its value
+/// or the first operand; `--` ends the options, so the word after it is
+/// the first operand whatever it looks like (round6 #1: `npm -- publish`
+/// runs `npm publish`).
+pub(crate) fn operand_starts(args: &[&str]) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut after_option = false;
+    for (i, arg) in args.iter().enumerate() {
+        if *arg == "--" {
+            if i + 1 < args.len() {
+                starts.push(i + 1);
+            }
+            break;
+        }
+        if arg.len() > 1 && arg.starts_with('-') {
+            // `--name=value` carries its value; anything else may take the next word.
+            after_option = !(arg.starts_with("--") && arg.contains('='));
+            continue;
+        }
+        starts.push(i);
+        if !after_option {
+            // Not an option's value: the first operand for certain.
+            break;
+        }
+        after_option = false;
+    }
+    starts
+}
+
+/// The command as a program with subcommands dispatches it, for deny and
+/// ask rules: the options before the subcommand skipped (every reading),
+/// and again before a second-level subcommand (`gh pr --repo x merge`,
+/// `docker --context c image rm`). `kubectl --context prod delete pod x`
+/// also reads `kubectl delete pod x`; `pnpm -- publish` reads `pnpm
+/// publish`. Only deny and ask rules see these forms, so a reading that is
+/// not the real one can only make the answer stricter.
+fn operand_forms(program: &str, args: &[&str], forms: &mut Vec<String>) {
+    for first in operand_starts(args) {
+        if first > 0 {
+            push_form(forms, program, &args[first..]);
+        }
+        let sub = args[first];
+        let rest = &args[first + 1..];
+        for second in operand_starts(rest) {
+            if forms.len() >= MAX_OPERAND_FORMS {
+                return;
+            }
+            if second > 0 {
+                let mut words = vec![sub];
+                words.extend(rest[second..].iter().copied());
+                push_form(forms, program, &words);
+            }
+        }
+    }
 }
 
 /// git's global options that take the next word as their value.
@@ -248,6 +313,10 @@ pub(crate) fn git_start(args: &[&str]) -> Result<Option<usize>, String> {
     let mut i = 0;
     while i < args.len() {
         let arg = args[i];
+        if arg == "--" {
+            // The end of git's options: the next word is the command.
+            return Ok((i + 1 < args.len()).then_some(i + 1));
+        }
         let (name, inline) = match arg.split_once('=') {
             Some((name, value)) if arg.starts_with("--") => (name, Some(value)),
             _ => (arg, None),
@@ -600,6 +669,11 @@ pub(crate) fn npm_starts(args: &[&str]) -> (Vec<usize>, Option<String>) {
                 break;
             }
             if *arg == "--" {
+                // The end of npm's options: the next word is the command,
+                // as npm dispatches it (round6 #1: `npm -- publish`).
+                if i + 1 < args.len() {
+                    starts.push(i + 1);
+                }
                 break;
             }
             if arg.contains('=') || NPM_FLAGS.contains(arg) || arg.starts_with("--no-") {
@@ -890,6 +964,23 @@ mod tests {
             ("npm --loglevel silent publish", "npm publish"),
             ("npm --frobnicate publish", "npm publish"),
             ("npm --frobnicate x publish", "npm publish"),
+            ("npm -- publish", "npm publish"),
+            ("npm -ddd -- publish .", "npm publish ."),
+            ("npm -- pub", "npm publish"),
+            ("pnpm -- publish", "pnpm publish"),
+            ("pnpm --filter x publish", "pnpm publish"),
+            ("yarn --cwd sub -- npm publish", "yarn npm publish"),
+            ("docker -H tcp://h push img", "docker push img"),
+            ("docker --context c image rm x", "docker image rm x"),
+            (
+                "kubectl --context prod delete pod x",
+                "kubectl delete pod x",
+            ),
+            ("kubectl -n ns -- delete pod x", "kubectl delete pod x"),
+            ("gh pr --repo o/r merge 1", "gh pr merge 1"),
+            ("gh -- repo delete o/r", "gh repo delete o/r"),
+            ("pip --isolated uninstall -y x", "pip uninstall -y x"),
+            ("pip -- uninstall x", "pip uninstall x"),
             ("cargo +nightly -q publish", "cargo publish"),
             ("cargo t --all", "cargo test --all"),
             ("rm -fr build", "rm -rf build"),

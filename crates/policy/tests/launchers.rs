@@ -288,3 +288,172 @@ fn launching_an_allowed_command_stays_allowed() {
     }
     assert!(wrong.is_empty(), "not allowed:\n{}", wrong.join("\n"));
 }
+
+/// Allow rules for every program of the corpus below, and deny rules for
+/// one subcommand of each (round6 #1's settings, widened to the class).
+fn corpus_rules() -> Rules {
+    let mut list: Vec<Rule> = [
+        "npm *",
+        "npx *",
+        "pnpm *",
+        "yarn *",
+        "bunx *",
+        "git *",
+        "cargo *",
+        "pip *",
+        "docker *",
+        "kubectl *",
+        "gh *",
+        "env *",
+        "timeout *",
+        "sudo *",
+        "xargs *",
+        "find *",
+        "nice *",
+        "uv *",
+    ]
+    .iter()
+    .map(|p| Rule::new(ActionKind::Shell, Effect::Allow, *p))
+    .collect();
+    for deny in [
+        "npm publish*",
+        "pnpm publish*",
+        "yarn npm publish*",
+        "git push*",
+        "cargo publish*",
+        "pip uninstall*",
+        "docker push*",
+        "kubectl delete*",
+        "gh repo delete*",
+    ] {
+        list.push(Rule::new(ActionKind::Shell, Effect::Deny, deny));
+    }
+    let layer = RuleLayer::new(RuleSource::User, list).unwrap();
+    Rules::builtin().with_layer(layer, ProjectTrust::Untrusted)
+}
+
+/// The verdict under [`corpus_rules`], and its reason (for failure messages).
+fn corpus_verdict(line: &str) -> (V, String) {
+    let action = Action::shell("bash", line, &root());
+    let d = Permission::assert(
+        &action,
+        &ConversationRules::new(),
+        &corpus_rules(),
+        &Approvals::new(),
+    );
+    let v = match d.verdict {
+        Verdict::Allow => V::Allow,
+        Verdict::Ask { .. } => V::Ask,
+        Verdict::Deny => V::Deny,
+    };
+    (v, d.reason)
+}
+
+// proves: PERM-2 (round6 #1: a deny rule matches the command as the program
+// dispatches it: `--` and global options before the subcommand do not hide
+// it, through every launcher)
+#[test]
+fn separators_and_global_options_do_not_hide_a_denied_subcommand() {
+    // (program, what may stand before the subcommand, the subcommand)
+    let programs: [(&str, &[&str], &str); 9] = [
+        (
+            "npm",
+            &[
+                "--",
+                "-ddd --",
+                "--loglevel silent",
+                "-q --",
+                "--loglevel silent --",
+            ],
+            "publish",
+        ),
+        (
+            "pnpm",
+            &["--", "--filter x", "-C sub --", "--frob --"],
+            "publish",
+        ),
+        ("yarn", &["--", "--cwd sub", "--cwd sub --"], "npm publish"),
+        (
+            "git",
+            &["--", "-C .", "--no-pager", "-C . --"],
+            "push origin main",
+        ),
+        ("cargo", &["--", "-q", "+nightly --", "-q --"], "publish"),
+        ("pip", &["--", "--isolated", "-q --"], "uninstall -y x"),
+        (
+            "docker",
+            &["--", "-H tcp://h", "--context c --", "--log-level debug"],
+            "push img",
+        ),
+        (
+            "kubectl",
+            &["--", "--context prod", "-n ns --"],
+            "delete pod x",
+        ),
+        ("gh", &["--"], "repo delete o/r"),
+    ];
+    let launchers = [
+        "",
+        "env ",
+        "timeout 5 ",
+        "sudo ",
+        "sudo -u root -- ",
+        "xargs ",
+        "nice -n 5 ",
+        "npx ",
+        "npm exec -- ",
+        "npm exec ",
+        "npm -- exec ",
+        "pnpm dlx ",
+        "yarn dlx ",
+        "bunx ",
+        "uv run ",
+    ];
+    let mut wrong = Vec::new();
+    let mut tried = 0;
+    for (program, befores, sub) in programs {
+        for before in befores {
+            let command = format!("{program} {before} {sub}");
+            let mut lines: Vec<String> =
+                launchers.iter().map(|l| format!("{l}{command}")).collect();
+            lines.push(format!("find . -exec {command} \\;"));
+            for line in lines {
+                tried += 1;
+                let (got, why) = corpus_verdict(&line);
+                if got != V::Deny {
+                    wrong.push(format!("{line}: {got:?} ({why})"));
+                }
+            }
+        }
+    }
+    assert!(tried > 400, "the corpus shrank: {tried}");
+    assert!(wrong.is_empty(), "not denied:\n{}", wrong.join("\n"));
+}
+
+// proves: PERM-2 (twins of round6 #1: the same spellings of an allowed
+// subcommand stay allowed)
+#[test]
+fn separators_before_an_allowed_subcommand_stay_allowed() {
+    let allowed = [
+        "npm -- install",
+        "npm -q -- test",
+        "pnpm -- install",
+        "pnpm --filter x install",
+        "git --no-pager -- status",
+        "docker -H tcp://h ps",
+        "kubectl --context prod get pods",
+        "kubectl -n ns -- get pods",
+        "gh pr --repo o/r list",
+        "pip --isolated install x",
+        "env npm -- install",
+        "npx npm -- ci",
+    ];
+    let mut wrong = Vec::new();
+    for line in allowed {
+        let (got, why) = corpus_verdict(line);
+        if got != V::Allow {
+            wrong.push(format!("{line}: {got:?} ({why})"));
+        }
+    }
+    assert!(wrong.is_empty(), "not allowed:\n{}", wrong.join("\n"));
+}
