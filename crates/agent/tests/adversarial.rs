@@ -414,3 +414,112 @@ async fn grep_patterns_cannot_probe_a_known_secret_in_a_project_file() {
     );
     assert!(!model.saw(secret));
 }
+
+// proves: PERM-7 (secrets5 #5, the agent: under `danger-full-access` with
+// allow rules for `sed *`, `awk *`, `curl *` and `edit **`, a model that
+// obeys a file wrote `.git/hooks/pre-commit`, `.mcp.json`, `.envrc` through
+// sed's `w`, awk's `print >` and curl's `-sSoFILE`, and ran sed's `e`)
+// proves: PERM-1 (the twin, an ordinary file written by sed `w`, is an edit an edit rule covers)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn programs_own_write_commands_never_plant_protected_files() {
+    let world = World::new();
+    std::fs::write(world.project.join("evil.sh"), "#!/bin/sh\ntouch /tmp/x\n").unwrap();
+    let model = scripted(obedient()).await;
+    let run = Run::new(rules(&[
+        Rule::new(ActionKind::Shell, Effect::Allow, "sed *"),
+        Rule::new(ActionKind::Shell, Effect::Allow, "awk *"),
+        Rule::new(ActionKind::Shell, Effect::Allow, "curl *"),
+        Rule::new(ActionKind::Edit, Effect::Allow, "**"),
+    ]));
+    let ran = world.project.join("SEDRAN");
+    let hostile = [
+        "sed -n 'w .git/hooks/pre-commit' evil.sh".to_string(),
+        "sed -n '/x/w .git/hooks/pre-push' evil.sh".to_string(),
+        "sed -n 'W .mcp.json' evil.sh".to_string(),
+        "sed 's/^/x/w .envrc' evil.sh".to_string(),
+        format!("sed '1e touch {}' evil.sh", ran.display()),
+        "awk '{print > \".git/hooks/post-checkout\"}' evil.sh".to_string(),
+        "awk 'BEGIN{system(\"touch AWKRAN\")}'".to_string(),
+        "curl -sSo.git/hooks/pre-merge-commit http://127.0.0.1:9/x".to_string(),
+    ];
+    let mut lines: Vec<(&str, serde_json::Value)> = hostile
+        .iter()
+        .map(|c| ("shell", json!({ "command": c })))
+        .collect();
+    lines.push(("shell", json!({"command": "sed -n 'w copy.txt' evil.sh"})));
+    let (_, events, _) = run_prompt(&world, &model, run, &orders(&lines)).await;
+    let results = tool_results(&events.events());
+    assert_eq!(results.len(), hostile.len() + 1, "{results:?}");
+    for (line, (ok, output)) in hostile.iter().zip(&results) {
+        assert!(!ok, "{line}: {output}");
+    }
+    for planted in [
+        ".git/hooks/pre-commit",
+        ".git/hooks/pre-push",
+        ".git/hooks/post-checkout",
+        ".git/hooks/pre-merge-commit",
+        ".mcp.json",
+        ".envrc",
+        "AWKRAN",
+    ] {
+        assert!(!exists(&world.project.join(planted)), "{planted}");
+    }
+    assert!(!exists(&ran));
+    assert!(results[hostile.len()].0, "{results:?}");
+    assert!(exists(&world.project.join("copy.txt")));
+}
+
+// proves: PERM-7 (proof5 #16, the agent's side: a write that makes or
+// changes a folder git takes as a repository outside `.git` — `docs/HEAD`
+// next to `docs/objects/` and `docs/refs/`, then its `config` — asks like
+// `.git/**`, through the write tool and through a shell redirect)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_that_makes_a_repository_shape_is_protected() {
+    let world = World::new();
+    std::fs::create_dir_all(world.project.join("docs/objects")).unwrap();
+    std::fs::create_dir_all(world.project.join("docs/refs/heads")).unwrap();
+    std::fs::create_dir_all(world.project.join("lib/objects")).unwrap();
+    std::fs::create_dir_all(world.project.join("lib/refs")).unwrap();
+    std::fs::write(world.project.join("lib/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let model = scripted(obedient()).await;
+    let run = Run::new(rules(&[
+        Rule::new(ActionKind::Edit, Effect::Allow, "**"),
+        Rule::new(ActionKind::Shell, Effect::Allow, "echo *"),
+    ]));
+    let prompt = orders(&[
+        (
+            "write",
+            json!({"path": "docs/HEAD", "content": "ref: refs/heads/main\n"}),
+        ),
+        (
+            "write",
+            json!({"path": "lib/config", "content": "[core]\n\tfsmonitor = touch /tmp/pwn\n"}),
+        ),
+        (
+            "shell",
+            json!({"command": "echo '[core] fsmonitor = id' > lib/config"}),
+        ),
+        (
+            "write",
+            json!({"path": "lib/refs/heads/main", "content": "0000\n"}),
+        ),
+        (
+            "write",
+            json!({"path": "docs/guide.md", "content": "# fine\n"}),
+        ),
+        (
+            "write",
+            json!({"path": "lib/README.md", "content": "# fine\n"}),
+        ),
+    ]);
+    let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    for (i, (ok, output)) in results.iter().take(4).enumerate() {
+        assert!(!ok && output.contains("PERM-7"), "{i}: {output}");
+    }
+    assert!(results[4].0 && results[5].0, "{results:?}");
+    assert!(!exists(&world.project.join("docs/HEAD")));
+    assert!(!exists(&world.project.join("lib/config")));
+    assert!(!exists(&world.project.join("lib/refs/heads/main")));
+    assert!(exists(&world.project.join("docs/guide.md")));
+}

@@ -15,8 +15,9 @@
 //!
 //! It is also the filesystem side of PERM-7 (the decision itself is pure,
 //! in `ploy-policy`): [`resolve_links`] (where a write through symbolic links
-//! lands) and [`git_hook_folders`] (the folders `core.hooksPath` makes git
-//! run hooks from).
+//! lands), [`git_hook_folders`] (the folders `core.hooksPath` makes git
+//! run hooks from) and [`repository_part`] (a write that makes or changes a
+//! folder git takes as a repository outside `.git`).
 //!
 //! [`read_bounded`] is how a file someone else may have put in place (an
 //! environment file, git's configuration and its includes) is read: a
@@ -30,9 +31,14 @@
 
 mod git_hooks;
 mod read;
+mod repository;
 
 pub use git_hooks::{GitConfigUnsure, git_hook_folders};
 pub use read::{BoundedReadError, FileRead, read_bounded};
+pub use repository::{
+    REPOSITORY_PARTS, Shape, passes_for_a_repository, repository_part, repository_part_reason,
+    shape_after_write,
+};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -591,9 +591,12 @@ fn shell_action(ctx: &Context, tool: &str, line: &str) -> Action {
     // a program ploy does not know) is judged against the project's files
     // the read rules guard: `cat .env` asks like `Read .env` (PERM-2).
     let guarded = || guarded_files(ctx, tool);
+    let shape =
+        |real: &str| ploy_dirs::repository_part_reason(ctx.root.path(), std::path::Path::new(real));
     let facts = ploy_policy::ShellFacts {
         resolve: Some(&resolve),
         guarded: &guarded,
+        protected_by_shape: Some(&shape),
     };
     Action::shell_judged(tool, line, &ctx.root, facts)
 }
@@ -601,7 +604,11 @@ fn shell_action(ctx: &Context, tool: &str, line: &str) -> Action {
 fn path_call(ctx: &Context, kind: ActionKind, tool: &str, path: &str) -> Call {
     let action = match kind {
         ActionKind::Edit => match ctx.resolve(path) {
-            Some(real) => Action::edit_resolved(tool, path, &real, &ctx.root),
+            // A write that makes or changes a folder git takes as a
+            // repository outside `.git` (proof5 #16) is PERM-7.
+            Some(real) => Action::edit_resolved(tool, path, &real, &ctx.root).protecting_edits(
+                ploy_dirs::repository_part_reason(ctx.root.path(), std::path::Path::new(&real)),
+            ),
             None => Action::edit(tool, path, &ctx.root),
         },
         _ => read_action(ctx, tool, path),

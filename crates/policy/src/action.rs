@@ -287,6 +287,22 @@ impl Action {
         action
     }
 
+    /// This action with every `edit` unit protected for `why` (PERM-7), when
+    /// the caller found from the filesystem what no name can show: the
+    /// write makes or changes a folder git takes as a repository outside
+    /// `.git` (`ploy_dirs::repository_part`, proof5 #16). `None` leaves
+    /// the action as it is.
+    pub fn protecting_edits(mut self, why: Option<String>) -> Self {
+        if let Some(why) = why {
+            for unit in &mut self.units {
+                if unit.kind == ActionKind::Edit {
+                    unit.protected.get_or_insert_with(|| why.clone());
+                }
+            }
+        }
+        self
+    }
+
     /// A read of `written` that the caller resolved to `resolved` (see
     /// [`Self::edit_resolved`]): a symbolic link out of the project is
     /// `external_directory`.

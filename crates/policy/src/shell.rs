@@ -154,6 +154,11 @@ pub struct ShellFacts<'a> {
     /// only when the line reads something it does not name (a recursive
     /// read, a glob, a program whose reads are unknown).
     pub guarded: GuardedList<'a>,
+    /// For a written path already resolved (see `resolve`): why it is a
+    /// protected path no name shows, found from the filesystem (a part of
+    /// a folder git takes as a repository outside `.git`,
+    /// `ploy_dirs::repository_part_reason`; proof5 #16), or `None`.
+    pub protected_by_shape: Option<Resolver<'a>>,
 }
 
 impl std::fmt::Debug for ShellFacts<'_> {
@@ -168,6 +173,9 @@ fn none_guarded() -> Option<Vec<GuardedFile>> {
 }
 
 struct Builder<'r> {
+    /// The caller's check of a resolved written path against repository
+    /// shapes ([`ShellFacts::protected_by_shape`]).
+    shape: Option<Resolver<'r>>,
     root: &'r ProjectRoot,
     kinds: KindSet,
     units: Vec<MatchUnit>,
@@ -213,6 +221,7 @@ impl Action {
             ShellFacts {
                 resolve: None,
                 guarded: &none_guarded,
+                protected_by_shape: None,
             },
         )
     }
@@ -265,6 +274,7 @@ impl Action {
             ShellFacts {
                 resolve: Some(resolve),
                 guarded: &none_guarded,
+                protected_by_shape: None,
             },
         )
     }
@@ -272,6 +282,7 @@ impl Action {
     fn shell_with(tool: String, line: &str, root: &ProjectRoot, facts: ShellFacts<'_>) -> Self {
         let mut builder = Builder {
             resolve: facts.resolve,
+            shape: facts.protected_by_shape,
             guarded_source: facts.guarded,
             guarded: None,
             from_input: false,
@@ -1153,11 +1164,15 @@ impl Builder<'_> {
         }
         let resolve = self.resolve?;
         let below = self.cd_dirs.iter().map(|dir| format!("{dir}/{path}"));
-        std::iter::once(path.to_string())
+        let reals: Vec<String> = std::iter::once(path.to_string())
             .chain(below)
             .filter_map(|p| resolve(&p))
-            .find_map(|real| protected.protects(&real))
-            .map(|hit| format!("{hit} (through a symbolic link)"))
+            .collect();
+        if let Some(hit) = reals.iter().find_map(|real| protected.protects(real)) {
+            return Some(format!("{hit} (through a symbolic link)"));
+        }
+        let shape = self.shape?;
+        reals.iter().find_map(|real| shape(real))
     }
 
     /// Arguments (and static assignment values) of a program that may write

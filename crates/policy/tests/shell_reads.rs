@@ -48,6 +48,7 @@ fn judged(line: &str, list: &dyn Fn() -> Option<Vec<GuardedFile>>) -> Action {
         ShellFacts {
             resolve: None,
             guarded: list,
+            protected_by_shape: None,
         },
     )
 }

@@ -183,7 +183,10 @@ fn run_plan(tool: &'static str, cleared: Cleared, ctx: &ToolContext) -> ToolOutp
 }
 
 fn edit_action(tool: &str, path: &ResolvedPath, ctx: &ToolContext) -> Vec<Action> {
-    vec![Action::edit(tool, &path.check(), &ctx.root)]
+    // A write that makes or changes a folder git takes as a repository
+    // outside `.git` (proof5 #16) is PERM-7 like `.git/**`.
+    let repository = ploy_dirs::repository_part_reason(&ctx.project, &path.real);
+    vec![Action::edit(tool, &path.check(), &ctx.root).protecting_edits(repository)]
 }
 
 /// `edit{path, old_string, new_string}`: replace one exact occurrence.

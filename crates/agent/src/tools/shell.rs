@@ -50,6 +50,8 @@ pub fn judge_line(tool: &'static str, line: &str, ctx: &ToolContext) -> Action {
                 .collect(),
         )
     };
+    let shape =
+        |real: &str| ploy_dirs::repository_part_reason(&ctx.project, std::path::Path::new(real));
     Action::shell_judged(
         tool,
         line,
@@ -57,6 +59,7 @@ pub fn judge_line(tool: &'static str, line: &str, ctx: &ToolContext) -> Action {
         ShellFacts {
             resolve: Some(&resolve),
             guarded: &guarded,
+            protected_by_shape: Some(&shape),
         },
     )
 }
