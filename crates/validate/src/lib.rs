@@ -187,6 +187,18 @@ pub enum Needed {
     /// passes without running anything (`make src`, or `make check` once
     /// the project holds a file named `check`).
     MakeGoal(String),
+    /// The start folder of `python3 -m unittest discover`, which must hold
+    /// a test file that discovery reaches: a `test*.py` module in the
+    /// folder, or in a package (a folder with `__init__.py`) below it,
+    /// through packages only. Python 3.11 passes a discovery that finds no
+    /// test ("Ran 0 tests … OK": `discover -s docs`).
+    UnittestStart(String),
+    /// A unittest test name (`tests.test_api`, `tests/test_api.py`,
+    /// `tests.test_api.TestX.test_y`), whose module must not be a package
+    /// of the project: unittest runs only the tests a package's
+    /// `__init__.py` defines, none of its modules', so `python3 -m unittest
+    /// tests` passes with "Ran 0 tests … OK" on Python 3.11.
+    UnittestName(String),
 }
 
 /// What the project must hold for `plan` (an accepted plan) to decide

@@ -238,6 +238,14 @@ fn documented_limits_of_proof_5() {
         "! find src -name a -name b | grep -q .",
         // A JSON filter that is always true: verifies only that the file parses.
         "jq -e true data.json",
+        // Narrowing by names the tool refuses when missing, which can name
+        // a target, package or test set that holds no test or only passing
+        // ones: what runs is on the line, like a test the model wrote
+        // that always passes (issue 12's documented grammar gaps).
+        "cargo test --test empty",
+        "cargo test --no-default-features",
+        "pytest -q -k 'not bad'",
+        "go test -short ./...",
     ] {
         assert!(
             validate(line).is_accepted(),
@@ -605,7 +613,7 @@ fn outside_attacker_round_two() {
     for line in [
         "make test-unit",
         "make check lint",
-        "npm run test:unit -- --coverage",
+        "npm run test:unit",
         "python3 -m unittest tests.test_x -v",
         "python3 -m unittest tests/test_api.py",
         "python3 -m unittest test_api.TestGet.test_x",
@@ -732,7 +740,7 @@ fn outside_attacker_round_three() {
     for line in [
         "git log -1 --format=%s | grep -q release",
         "./check.sh",
-        "scripts/test.sh --fast",
+        "scripts/test.sh",
         "head -n -0 f | grep -q x",
         "find src -maxdepth 2 -name x | grep -q x",
         "! grep -rq TODO src",
@@ -1627,7 +1635,7 @@ fn outside_attacker_round_five_proof5() {
         "git log -1 --format=%s | grep -q release",
         "! git log --skip=5 -n 1 HEAD | grep -q .",
         "git diff --quiet -- src",
-        "! git grep -q TODO -- src",
+        "! git grep -q --untracked --no-exclude-standard TODO -- src",
     ] {
         assert!(
             validate(line).is_accepted(),
@@ -1653,20 +1661,43 @@ fn needed_names_what_the_project_must_hold() {
     let module = |m: &str| Needed::PythonModule(m.to_string());
     assert_eq!(needs("git diff --quiet -- zzz"), [path("zzz")]);
     assert_eq!(needs("git diff --exit-code HEAD -- zzz"), [path("zzz")]);
-    assert_eq!(needs("! git grep -q TODO -- zzz"), [path("zzz")]);
+    assert_eq!(
+        needs("! git grep -q --untracked --no-exclude-standard TODO -- zzz"),
+        [path("zzz")]
+    );
+    // Every operand of git grep is a path, never a revision (a commit's
+    // tree is not the work tree).
+    assert_eq!(
+        needs("git grep -q TODO src HEAD"),
+        [path("src"), path("HEAD")]
+    );
     assert_eq!(needs("! git ls-files -m zzz | grep -q ."), [path("zzz")]);
     assert_eq!(needs("git show HEAD:src/main.rs | grep -q x"), []);
-    assert_eq!(needs("python3 -m unittest crcmod.test"), [module("crcmod")]);
+    let name = |n: &str| Needed::UnittestName(n.to_string());
+    let start = |s: &str| Needed::UnittestStart(s.to_string());
+    assert_eq!(
+        needs("python3 -m unittest crcmod.test"),
+        [module("crcmod"), name("crcmod.test")]
+    );
     assert_eq!(
         needs("python3 -m unittest wadllib.tests.test_docs"),
-        [module("wadllib")]
+        [module("wadllib"), name("wadllib.tests.test_docs")]
     );
-    assert_eq!(needs("python3 -m unittest py.test"), [module("py")]);
+    assert_eq!(
+        needs("python3 -m unittest py.test"),
+        [module("py"), name("py.test")]
+    );
     assert_eq!(
         needs("python3 -m unittest tests/test_api.py"),
-        [module("tests")]
+        [module("tests"), name("tests/test_api.py")]
     );
-    assert_eq!(needs("python3 -m unittest discover -s tests"), []);
+    // round6 #2: the start folder must hold a test discovery reaches.
+    assert_eq!(
+        needs("python3 -m unittest discover -s tests"),
+        [start("tests")]
+    );
+    assert_eq!(needs("python3 -m unittest discover docs"), [start("docs")]);
+    assert_eq!(needs("python3 -m unittest discover -v"), [start(".")]);
     assert_eq!(needs("cargo test && grep -q x f"), []);
     assert_eq!(
         needs("make -s check lint"),
@@ -1705,12 +1736,181 @@ fn project_scripts_round_five() {
         ("scripts//x.sh", "PROOF-2", "another spelling"),
         ("scripts/./x.sh", "PROOF-2", "the same"),
     ]);
+    for line in ["./check.sh", "scripts/test.sh", "./test", "scripts/grep.sh"] {
+        assert!(
+            validate(line).is_accepted(),
+            "{line}: {:?}",
+            validate(line).refusals()
+        );
+    }
+}
+
+// proves: PROOF-5 (outside attacker's round6 #2 and #7, and the classes
+// they stand for, attacked again by class in session 7: every argument
+// that reaches a test runner the validator cannot see, every "select"
+// option that can select nothing, every `-m 0`-like count)
+#[test]
+fn outside_attacker_round_six_and_its_classes() {
+    all_refused(&[
+        // #2: arguments through npm/pnpm/yarn reach the script's runner
+        // (pytest reads `--co` and runs no test).
+        ("npm test -- --co", "PROOF-5", "round6 #2"),
+        ("npm test -- --collect-only", "PROOF-5", "round6 #2"),
+        ("npm test -- --setup-plan", "PROOF-5", "round6 #2"),
+        ("npm test -- --fixtures", "PROOF-5", "round6 #2"),
+        ("npm test -- --version", "PROOF-5", "round6 #2"),
+        ("npm test -- --help", "PROOF-5", "round6 #2"),
+        ("npm run test -- --co", "PROOF-5", "round6 #2"),
+        ("npm test -- -k ok", "PROOF-5", "round6 #2: narrowing"),
+        ("npm test -- zzz", "PROOF-5", "a word: `cargo test zzz`"),
+        ("npm test zzz", "PROOF-5", "npm passes words too"),
+        (
+            "npm run lint -- --fix",
+            "PROOF-5",
+            "the same for any script",
+        ),
+        (
+            "pnpm test --co",
+            "PROOF-5",
+            "pnpm passes options after the name",
+        ),
+        ("pnpm run test --co", "PROOF-5", "the same"),
+        ("yarn test --co", "PROOF-5", "yarn too"),
+        (
+            "yarn test -s",
+            "PROOF-5",
+            "`-s` after the name is the script's",
+        ),
+        ("yarn run test -- --co", "PROOF-5", "the same after `--`"),
+        // The same class through a project script (`exec pytest "$@"`).
+        ("./run_tests.sh --co", "PROOF-5", "a script hands it on"),
+        (
+            "scripts/test.sh zzz",
+            "PROOF-5",
+            "a word: `cargo test \"$@\"`",
+        ),
+        // And through a make goal that starts with `-` (`$*`, `$@`).
+        ("make -- -check", "PROOF-2", "a goal read as an option"),
+        // #7: git grep's -m 0, and what narrows a negated git grep.
+        ("! git grep -q -m 0 TODO", "PROOF-5", "round6 #7"),
+        ("! git grep -q --max-count=0 TODO", "PROOF-5", "round6 #7"),
+        ("! git grep -qm0 TODO", "PROOF-5", "round6 #7"),
+        ("! git grep -q -m 0 TODO -- src", "PROOF-5", "round6 #7"),
+        ("git grep -q -m00 TODO", "PROOF-5", "never matches"),
+        (
+            "! git grep -q --untracked --no-exclude-standard -m 0 TODO",
+            "PROOF-5",
+            "with the flags a negated git grep needs",
+        ),
+        (
+            "! git grep -q -e TODO --and -e zzz",
+            "PROOF-5",
+            "round6 #7 related",
+        ),
+        (
+            "! git grep -q --all-match -e TODO -e zzz",
+            "PROOF-5",
+            "the same",
+        ),
+        ("! git grep -q --not -e TODO", "PROOF-5", "the same"),
+        (
+            "! git grep -qI TODO",
+            "PROOF-5",
+            "a NUL byte makes it binary",
+        ),
+        (
+            "! git grep -q --max-depth=0 TODO",
+            "PROOF-5",
+            "top folder only",
+        ),
+        (
+            "! git grep -q --cached TODO",
+            "PROOF-5",
+            "the index, not the files",
+        ),
+        // A negated git grep reads tracked files only, and `--untracked`
+        // skips what a `.gitignore` the project writes names.
+        ("! git grep -q TODO", "PROOF-5", "a new file is never read"),
+        (
+            "! git grep -q --untracked TODO",
+            "PROOF-5",
+            "`.gitignore` hides",
+        ),
+        // Empty patterns: every line, and with -v none.
+        ("! grep -qv '' README.md", "PROOF-5", "never matches"),
+        (
+            "grep -q -e x -e '' README.md",
+            "PROOF-5",
+            "matches every line",
+        ),
+        ("! rg -uuu -q -v -e '' src", "PROOF-5", "rg's"),
+        ("! git grep -qv -e ''", "PROOF-5", "git grep's"),
+        // Negated git history listings that can select no commit.
+        (
+            "! git log --oneline HEAD..HEAD | grep -q .",
+            "PROOF-5",
+            "an empty range",
+        ),
+        (
+            "! git log --oneline --since=2999-01-01 | grep -q x",
+            "PROOF-5",
+            "a future date",
+        ),
+        (
+            "! git log --oneline --author=zzz | grep -q x",
+            "PROOF-5",
+            "nobody",
+        ),
+        (
+            "! git log --format=%s --grep=zzz | grep -q x",
+            "PROOF-5",
+            "no message",
+        ),
+        (
+            "! git log --format=%s --no-merges --first-parent | grep -q x",
+            "PROOF-5",
+            "merges left out",
+        ),
+        (
+            "! git log --oneline ^HEAD | grep -q .",
+            "PROOF-5",
+            "an excluded tip",
+        ),
+        (
+            "! git log --oneline -- new.txt | grep -q .",
+            "PROOF-5",
+            "an untracked path has no history",
+        ),
+        (
+            "! git status --porcelain --ignored --ignore-submodules=all | grep -q .",
+            "PROOF-5",
+            "submodule changes hidden",
+        ),
+        // `--release`-style options: the tests without debug assertions.
+        ("cargo test --release", "PROOF-5", "no debug assertions"),
+        ("cargo test -r", "PROOF-5", "the short form"),
+        ("cargo test --profile=release", "PROOF-5", "the same"),
+        ("cargo test --profile bench", "PROOF-5", "any other profile"),
+    ]);
+    // What a proof can still write for the same checks.
     for line in [
-        "./check.sh",
-        "scripts/test.sh --fast",
-        "./test",
-        "scripts/grep.sh x",
-        "./check.sh src/main.rs a=b",
+        "npm test",
+        "npm -s test",
+        "npm test -s",
+        "pnpm -s test",
+        "npm run test:unit",
+        "./run_tests.sh",
+        "python3 -m pytest -q tests/test_a.py",
+        "! git grep -q --untracked --no-exclude-standard TODO",
+        "! git grep -q --untracked --no-exclude-standard -e TODO --or -e FIXME -- src",
+        "git grep -q -m 1 TODO",
+        "git grep -q TODO -- src",
+        "grep -c '' README.md | grep -qv '^0$'",
+        "! git log -n 20 --format=%s | grep -q WIP",
+        "! git log --skip=5 -n 1 HEAD | grep -q .",
+        "cargo test --profile=test",
+        "cargo check --release",
+        "make check",
     ] {
         assert!(
             validate(line).is_accepted(),

@@ -47,6 +47,34 @@ fn test_name_filters(ctx: &mut Ctx, filters: &[(&str, bool)]) {
 
 // ---- cargo -----------------------------------------------------------
 
+/// PROOF-5 (issue 12's `--release` gap): `cargo test --release` (`-r`,
+/// `--profile release` or any profile of the project's own) builds the
+/// tests without debug assertions and overflow checks, so a test that
+/// fails through `debug_assert!` or an overflowing sum passes. The tests
+/// run in the `test` profile (`dev`'s settings) or not at all.
+fn optimized_tests(ctx: &mut Ctx, items: &[Item]) {
+    let optimized = items.iter().find_map(|item| match item {
+        Item::Opt {
+            id: "release",
+            written,
+            ..
+        } => Some(written.clone()),
+        Item::Opt {
+            id: "profile",
+            written,
+            value: Some(profile),
+            ..
+        } if !matches!(profile.as_str(), "dev" | "test") => Some(format!("{written} {profile}")),
+        _ => None,
+    });
+    if let Some(written) = optimized {
+        ctx.refuse(
+            PROOF_5,
+            format!("`{written}` builds the tests without the debug assertions and overflow checks the `test` profile has, so a test that fails through them passes; run `cargo test` (a slow test can be marked `#[ignore]` and left to CI)"),
+        );
+    }
+}
+
 const CARGO_SUBCOMMANDS: &[&str] = &["test", "check", "clippy", "fmt"];
 
 const CONFIG: Use = Use::No(
@@ -534,6 +562,7 @@ pub(super) fn cargo(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             ) {
                 ctx.refuse(PROOF_5, format!("`{written}` {SELECTS_NO_TEST}"));
             }
+            optimized_tests(ctx, &items);
             let filters = operands(&items);
             opaque_all(ctx, &filters, "the test filter");
             test_name_filters(ctx, &filters);
@@ -779,6 +808,21 @@ pub(super) fn go(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
 
 // ---- npm / pnpm / yarn -----------------------------------------------
 
+/// Why an argument handed to a package script is refused (round6 #2):
+/// npm, pnpm and yarn pass it to the command `package.json` names, whose
+/// runner the validator cannot see, so no grammar can check it. pytest
+/// reads `--co`, `--setup-plan`, `--fixtures` or `--version` and runs no
+/// test; cargo reads a word as a test-name filter; jest reads
+/// `--passWithNoTests`. The script runs as the project defines it, or the
+/// runner is named directly with its own checked options.
+fn script_argument(ctx: &mut Ctx, tool: &str, arg: &str) {
+    ctx.refuse(
+        PROOF_5,
+        format!("`{arg}` is passed to the project's script, whose test runner the validator cannot see (pytest reads `--co` or `--version` and runs no test; cargo reads a word as a test-name filter), so the run can pass without running a test; run the script as the project defines it (`{tool} test`), or name the runner with its own options (`python3 -m pytest -q tests/test_x.py`)"),
+    );
+    ctx.shell_text(arg, "the script argument");
+}
+
 pub(super) fn npm(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let tool = ctx.program.clone();
     let split = args.iter().position(|a| a == "--");
@@ -786,9 +830,16 @@ pub(super) fn npm(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (args, &args[args.len()..]),
     };
+    // npm reads every option before `--` as its own configuration, pnpm
+    // and yarn only those before the script's name: later ones go to the
+    // script (`pnpm test --co` is `pytest --co`).
+    let options_are_the_tools = |words_so_far: usize| tool == "npm" || words_so_far == 0;
     let mut words = Vec::new();
     for arg in before {
         match arg.as_str() {
+            a if a.starts_with('-') && !options_are_the_tools(words.len()) => {
+                script_argument(ctx, &tool, a)
+            }
             "-s" | "--silent" => {}
             "--if-present" => ctx.refuse(
                 PROOF_5,
@@ -797,7 +848,7 @@ pub(super) fn npm(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             a if a.starts_with('-') => {
                 ctx.refuse(
                     PROOF_2,
-                    format!("`{a}` is read by {tool} as its own configuration (such as `--script-shell`); a proof may use `--silent` and `--if-present`"),
+                    format!("`{a}` is read by {tool} as its own configuration (such as `--script-shell`); a proof may use `--silent`"),
                 );
             }
             _ => words.push(arg.clone()),
@@ -856,10 +907,10 @@ pub(super) fn npm(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         }
     }
     for word in words {
-        ctx.shell_text(&word, "the script argument");
+        script_argument(ctx, &tool, &word);
     }
     for arg in after {
-        ctx.shell_text(arg, "the script argument");
+        script_argument(ctx, &tool, arg);
     }
     runs(ctx, at)
 }
@@ -1118,6 +1169,15 @@ fn unittest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             // START (PATTERN and TOP refused above, still path-checked).
             ctx.path(value, "the folder");
         }
+        // Python 3.11 passes a discovery that finds no test ("Ran 0 tests
+        // … OK", round6 #2: `discover -s docs`): `ploy proof run` checks
+        // that the start folder holds a test file discovery reaches.
+        let start = values(&items, "s")
+            .next()
+            .or(ops.first().map(|(o, _)| *o))
+            .unwrap_or(".");
+        ctx.needed
+            .push(crate::Needed::UnittestStart(start.to_string()));
     } else if ops.is_empty() {
         ctx.refuse(
             PROOF_5,
@@ -1136,6 +1196,10 @@ fn unittest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
                 ctx.needed
                     .push(crate::Needed::PythonModule(root.to_string()));
             }
+            // A package runs only what its `__init__.py` defines (`python3
+            // -m unittest tests`: "Ran 0 tests … OK" on Python 3.11).
+            ctx.needed
+                .push(crate::Needed::UnittestName((*name).to_string()));
         }
     }
     runs(ctx, at)
@@ -1451,6 +1515,12 @@ pub(super) fn make(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
                 format!("`{target}` sets the make variable `{name}` from the line, which overrides the Makefile (SHELL, MAKEFLAGS…)"),
             );
         } else {
+            if target.starts_with('-') {
+                ctx.refuse(
+                    PROOF_2,
+                    format!("the target `{target}` starts with `-`: a recipe that pastes the goal (`$@`, `$*`) hands it to its program as an option (`pytest --co`); name a target plainly"),
+                );
+            }
             ctx.shell_text(target, "the target");
             // A goal with no rule that names an existing file or folder
             // is "up to date" too (`make src`): `ploy proof run` checks it.

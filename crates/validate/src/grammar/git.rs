@@ -369,6 +369,7 @@ const GREP_TABLE: Table = Table {
         long("cached", NO, "cached"),
         long("untracked", NO, "untracked"),
         long("exclude-standard", NO, "exclude-standard"),
+        long("no-exclude-standard", NO, "no-exclude-standard"),
         long("and", NO, "and"),
         long("or", NO, "or"),
         long("not", NO, "not"),
@@ -408,6 +409,7 @@ const GREP_RULES: &[Rule] = &[
     ("cached", Use::Flag),
     ("untracked", Use::Flag),
     ("exclude-standard", Use::Flag),
+    ("no-exclude-standard", Use::Flag),
     ("and", Use::Flag),
     ("or", Use::Flag),
     ("not", Use::Flag),
@@ -461,6 +463,24 @@ fn negated_selection(ctx: &mut Ctx, sub: &str, items: &[Item]) {
             "a negated `git status` does not list what `.gitignore` names, and the project can write a `.gitignore` that names everything (itself included), so `! git status … | grep -q .` passes with new files present; add `--ignored` (`-uall --ignored` lists each file)",
         );
     }
+    let submodules_hidden = items.iter().find_map(|i| match i {
+        Item::Opt {
+            id: "ignore-submodules",
+            written,
+            value,
+            ..
+        } if value.as_deref() != Some("none") => Some(written.as_str()),
+        _ => None,
+    });
+    if let Some(written) = submodules_hidden {
+        ctx.refuse(
+            PROOF_5,
+            format!("`{written}` hides changes inside submodules, so a negated `git status` passes with them present; leave it out"),
+        );
+    }
+    if matches!(sub, "log" | "show") {
+        negated_history(ctx, items);
+    }
     if sub == "status" && untracked_hidden {
         ctx.refuse(
             PROOF_5,
@@ -471,6 +491,100 @@ fn negated_selection(ctx: &mut Ctx, sub: &str, items: &[Item]) {
         ctx.refuse(
             PROOF_5,
             format!("`{written}` narrows what a negated git listing shows, and it can select nothing (`-x '*'`, a `.gitignore` naming everything, `--diff-filter=X`); then `! git … | grep -q …` passes whatever the project holds; leave it out"),
+        );
+    }
+}
+
+/// PROOF-5 for `git grep` (round6 #7), as for grep and rg: `-m 0`
+/// (`--max-count=0`, `-qm0`) stops before the first match, so `! git grep
+/// -q -m 0 TODO` passes on a tree full of TODOs. Under `!`, whatever
+/// narrows what can match helps the line pass whatever the files hold:
+/// `-I` (a NUL byte makes a file binary), `--max-depth` (files deeper are
+/// not read), `--cached` (the index, not the work tree), and the pattern
+/// algebra `--and`, `--not`, `--all-match`
+/// (`-e TODO --and -e zzz` matches nothing); a negated search is one plain
+/// pattern or several joined by `--or`.
+fn grep_selects_something(ctx: &mut Ctx, items: &[Item], negated: bool) {
+    if values(items, "m").any(zero_count) {
+        ctx.refuse(
+            PROOF_5,
+            "`-m 0` (`--max-count=0`) stops before the first match, so it can never find one (and `! git grep -m 0 …` passes whatever the files hold); leave it out",
+        );
+    }
+    if !negated {
+        return;
+    }
+    // By default git grep reads the tracked files only: a new file, or one
+    // the project untracks (`git rm --cached`), is never searched, and
+    // `--untracked` still skips what `.gitignore` names (a `.gitignore`
+    // the project writes can name everything). As `! rg` needs `-uuu`.
+    if !(has(items, "untracked") && has(items, "no-exclude-standard")) {
+        ctx.refuse(
+            PROOF_5,
+            "a negated `git grep` reads only the files git tracks (a new or untracked file is never searched) and, with `--untracked`, skips what `.gitignore` names, which the project can write; add `--untracked --no-exclude-standard`, or use `! grep -rq PATTERN DIR`",
+        );
+    }
+    let narrowing = items.iter().find_map(|i| match i {
+        Item::Opt { id, written, .. }
+            if matches!(
+                *id,
+                "I" | "max-depth" | "and" | "not" | "all-match" | "cached"
+            ) =>
+        {
+            Some(written.as_str())
+        }
+        _ => None,
+    });
+    if let Some(written) = narrowing {
+        ctx.refuse(
+            PROOF_5,
+            format!("`{written}` narrows what a negated `git grep` can match (binary files skipped, folders below a depth, the index instead of the files, patterns that must hold together), so it can match nothing and `! git grep …` passes whatever the files hold; search with plain patterns (`! git grep -q -e TODO -e FIXME`)"),
+        );
+    }
+}
+
+/// PROOF-5 under `!` for `git log` and `git show`: "no commit says x"
+/// holds whenever the listing selects no commit, and its filters can
+/// select none whatever the history holds: dates (`--since=2999-01-01`),
+/// people and messages (`--author=zzz`, `--grep`, `--invert-grep`,
+/// `--all-match`), merges (`--merges`, `--no-merges`, `--first-parent`),
+/// ranges (`HEAD..HEAD`, `A...B`, `^A`), and paths after `--`
+/// (an untracked path has no history). A negated listing reads the whole
+/// history or the last commits (`-n N`) of named revisions.
+fn negated_history(ctx: &mut Ctx, items: &[Item]) {
+    let filter = items.iter().find_map(|i| match i {
+        Item::Opt { id, written, .. }
+            if matches!(
+                *id,
+                "date-limit"
+                    | "author"
+                    | "committer"
+                    | "grep"
+                    | "invert-grep"
+                    | "all-match"
+                    | "merges"
+                    | "no-merges"
+                    | "first-parent"
+            ) =>
+        {
+            Some(written.clone())
+        }
+        _ => None,
+    });
+    let range = operands(items)
+        .into_iter()
+        .find(|(op, after)| *after || op.contains("..") || op.starts_with('^'))
+        .map(|(op, after)| {
+            if after {
+                format!("-- {op}")
+            } else {
+                op.to_string()
+            }
+        });
+    if let Some(what) = filter.or(range) {
+        ctx.refuse(
+            PROOF_5,
+            format!("`{what}` selects which commits a negated `git log`/`git show` lists, and it can select none (a future date, an author or range with no commit, a path with no history), so `! git log … | grep -q …` passes whatever the history holds; list the history whole or its last commits (`git log -n 20 --format=%s`)"),
         );
     }
 }
@@ -663,6 +777,10 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             "prints a branch header whatever the tree holds; use `git status --porcelain` without `-b`",
         );
     }
+    if sub == "grep" {
+        grep_selects_something(ctx, &items, at.negated);
+        super::grep::empty_pattern(ctx, &items, false);
+    }
     if at.negated {
         negated_selection(ctx, sub, &items);
     }
@@ -709,7 +827,12 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         // match" or "nothing listed" (proof5 #10c: `git diff --quiet --
         // zzz`, `! git grep -q TODO -- zzz`): it must name a path the
         // project holds. `ls-files` and `status` take pathspecs only.
-        if *after || matches!(sub.as_str(), "ls-files" | "status") {
+        // `git grep PATTERN HEAD` searches a commit's tree, which a
+        // step's work does not change (`! git grep -q TODO HEAD` passes
+        // with TODOs in the work tree): every operand of git grep must be
+        // a path the project holds (a name that is both a path and a
+        // revision is an error to git).
+        if *after || matches!(sub.as_str(), "ls-files" | "status" | "grep") {
             ctx.needed.push(crate::Needed::Path((*operand).to_string()));
         }
     }

@@ -228,6 +228,27 @@ fn search_status(ctx: &Ctx, files: &[&str], quiet: bool, need_file: bool, at: &A
     exist.and(ctx.outcome(at))
 }
 
+/// PROOF-5: an empty pattern (`-e ''`, `''`) matches every line, and
+/// with `-v` none, so the search answers alike whatever the files hold
+/// (`! grep -qv '' f` passes on any file). `listing` is rg's `--files`,
+/// which takes no pattern. A count of every line (`grep -c '' f`, the
+/// idiom for the number of lines) depends on the file and stays.
+pub(super) fn empty_pattern(ctx: &mut Ctx, items: &[Item], listing: bool) {
+    let operand_is_pattern = !(has(items, "e") || has(items, "f") || listing);
+    let counts_lines = has(items, "c") && !has(items, "v");
+    if counts_lines {
+        return;
+    }
+    if values(items, "e").any(str::is_empty)
+        || (operand_is_pattern && operands(items).first().is_some_and(|(o, _)| o.is_empty()))
+    {
+        ctx.refuse(
+            PROOF_5,
+            "an empty pattern matches every line (and with `-v`, none), so the search answers alike whatever the files hold; write the text to look for",
+        );
+    }
+}
+
 /// PROOF-5 for `-m 0`, and `-q` prints nothing.
 fn quiet_and_max_count(ctx: &mut Ctx, items: &[Item]) {
     if values(items, "m").any(zero_count) {
@@ -242,6 +263,7 @@ fn quiet_and_max_count(ctx: &mut Ctx, items: &[Item]) {
 pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &GREP, GREP_RULES, args)?;
     quiet_and_max_count(ctx, &items);
+    empty_pattern(ctx, &items, false);
     ctx.identify(
         &items,
         &[
@@ -485,6 +507,7 @@ const RG_RULES: &[Rule] = &[
 pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &RG, RG_RULES, args)?;
     quiet_and_max_count(ctx, &items);
+    empty_pattern(ctx, &items, has(&items, "files"));
     ctx.identify(
         &items,
         &[

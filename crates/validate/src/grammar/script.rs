@@ -1,7 +1,8 @@
 //! A project script named by its relative path (`./check.sh`,
 //! `scripts/test.sh`): an argv like any other, run directly (its own first
 //! line names its interpreter). It is project code, contained by the
-//! sandbox (PROOF-6); its path and arguments are checked like paths.
+//! sandbox (PROOF-6); its path is checked like a path, and it takes no
+//! arguments (they could reach a test runner the validator cannot see).
 
 use super::{At, Ctx, Facts};
 use crate::PROOF_2;
@@ -113,6 +114,17 @@ pub(super) fn script(ctx: &mut Ctx, path: &str, args: &[String], at: &At) -> Opt
     // $1"`), so they are shell-inert like make targets (proof5 #12).
     for arg in args {
         ctx.shell_text(arg, "the script argument");
+    }
+    // A script hands its arguments to whatever it runs (`exec pytest
+    // "$@"` reads `--co` and runs no test; `cargo test "$@"` reads a word
+    // as a test-name filter), and no grammar can check a runner the
+    // validator cannot see (round6 #2, the class of `npm test -- --co`):
+    // a proof runs the script as it is.
+    if let Some(arg) = args.first() {
+        ctx.refuse(
+            crate::PROOF_5,
+            format!("`{arg}` is passed to the project's script, which can hand it to a test runner the validator cannot see (`pytest \"$@\"` reads `--co` and runs no test, `cargo test \"$@\"` reads a word as a filter), so the run can pass without running a test; run the script without arguments (write one script per check), or name the runner with its own options"),
+        );
     }
     if let Some(arg) = args
         .iter()
