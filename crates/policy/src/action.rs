@@ -192,6 +192,11 @@ pub struct MatchUnit {
     /// `/bin/rm -rf x` or `rm -fr x`, `git push` for `git -C . push`):
     /// seeing through a spelling must never widen an allow.
     pub deny_candidates: Vec<String>,
+    /// Commands found among the words of a program ploy does not know to
+    /// run its arguments (`dotenv -- npm publish`, `xvfb-run npm publish`;
+    /// round6 #10): a deny or ask rule matching one makes the unit ask
+    /// (ploy cannot tell whether the program runs it), never deny.
+    pub inner_candidates: Vec<String>,
     /// When set, this unit may write one of ploy's own files or another
     /// agent's resources (PERM-7, the reason): the action always asks,
     /// whatever allow rules and saved approvals say.
@@ -205,6 +210,7 @@ impl MatchUnit {
             candidates,
             allow_blocker: None,
             deny_candidates: Vec::new(),
+            inner_candidates: Vec::new(),
             protected: None,
         }
     }
@@ -219,6 +225,7 @@ impl MatchUnit {
             candidates,
             allow_blocker: Some(why.into()),
             deny_candidates: Vec::new(),
+            inner_candidates: Vec::new(),
             protected: None,
         }
     }

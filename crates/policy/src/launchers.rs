@@ -841,6 +841,291 @@ pub(crate) fn launched(name: &str, args: &[&Word]) -> Option<Launched> {
             s.after_dashes = true;
             (s, from)
         }
+        // Everyday wrappers that run the command after their options
+        // (round6 #10); options not listed are read both ways.
+        "dotenv" => (
+            wrapper(&["-e", "-v", "-c", "-p"], &["-o", "--debug", "--quiet"]),
+            0,
+        ),
+        "xvfb-run" => (
+            wrapper(
+                &[
+                    "-n",
+                    "--server-num",
+                    "-s",
+                    "--server-args",
+                    "-f",
+                    "--auth-file",
+                    "-e",
+                    "--error-file",
+                    "-p",
+                    "--xauth-protocol",
+                    "-w",
+                    "--wait",
+                ],
+                &["-a", "--auto-servernum", "-l", "--listen-tcp"],
+            ),
+            0,
+        ),
+        "valgrind" | "firejail" => (wrapper(&[], &["-q", "-v", "--quiet", "--verbose"]), 0),
+        "systemd-run" => (
+            wrapper(
+                &[
+                    "-p",
+                    "--property",
+                    "-u",
+                    "--unit",
+                    "--slice",
+                    "-E",
+                    "--setenv",
+                    "-M",
+                    "--machine",
+                    "-H",
+                    "--host",
+                    "--description",
+                    "--on-calendar",
+                    "--on-active",
+                    "--working-directory",
+                    "--uid",
+                    "--gid",
+                    "--nice",
+                ],
+                &[
+                    "--user",
+                    "--system",
+                    "--scope",
+                    "-t",
+                    "--pty",
+                    "-P",
+                    "--pipe",
+                    "-q",
+                    "--quiet",
+                    "--wait",
+                    "-G",
+                    "--collect",
+                    "--no-block",
+                    "--same-dir",
+                    "-d",
+                    "--remain-after-exit",
+                    "-r",
+                    "--no-ask-password",
+                ],
+            ),
+            0,
+        ),
+        "proot" => (
+            wrapper(
+                &[
+                    "-r",
+                    "--rootfs",
+                    "-b",
+                    "--bind",
+                    "-m",
+                    "--mount",
+                    "-w",
+                    "--pwd",
+                    "--cwd",
+                    "-q",
+                    "--qemu",
+                    "-k",
+                    "--kernel-release",
+                    "-i",
+                ],
+                &["-0", "--root-id", "-v", "--verbose", "-R", "-S"],
+            ),
+            0,
+        ),
+        "nsenter" => (
+            wrapper(
+                &["-t", "--target", "-S", "--setuid", "-G", "--setgid"],
+                &[
+                    "-a",
+                    "--all",
+                    "-m",
+                    "-u",
+                    "-i",
+                    "-n",
+                    "-p",
+                    "-U",
+                    "-C",
+                    "-T",
+                    "--mount",
+                    "--uts",
+                    "--ipc",
+                    "--net",
+                    "--pid",
+                    "--user",
+                    "--cgroup",
+                    "--time",
+                    "-F",
+                    "--no-fork",
+                    "--preserve-credentials",
+                ],
+            ),
+            0,
+        ),
+        "sg" => {
+            // `sg GROUP -c LINE` / `sg GROUP LINE`: the words are one line `sh -c` runs.
+            let mut s = spec(Opts {
+                values: &[],
+                flags: &[],
+                lines: &["-c"],
+            });
+            s.positionals = 1;
+            s.joined = true;
+            (s, 0)
+        }
+        "gdb" | "cgdb" => {
+            if texts.iter().any(|t| {
+                let name = t
+                    .split('=')
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches('-');
+                matches!(
+                    name,
+                    "ex" | "eval-command"
+                        | "x"
+                        | "command"
+                        | "iex"
+                        | "init-eval-command"
+                        | "ix"
+                        | "init-command"
+                )
+            }) {
+                return Some(unknown(
+                    "`gdb -ex`/`-x` runs gdb commands ploy does not read (`shell …` runs any command)",
+                ));
+            }
+            let at = texts.iter().position(|t| *t == "--args")?;
+            return Some(Launched {
+                starts: (at + 1 < texts.len())
+                    .then_some(at + 1)
+                    .into_iter()
+                    .collect(),
+                ..Launched::default()
+            });
+        }
+        "op" => {
+            let (sub, from) = subcommand(&texts, &["--account", "--config", "--session"])?;
+            if sub != "run" {
+                return None;
+            }
+            (
+                wrapper(
+                    &[
+                        "--env-file",
+                        "--account",
+                        "--config",
+                        "--session",
+                        "--encoding",
+                    ],
+                    &["--no-masking", "--cache", "--iso-timestamps", "--debug"],
+                ),
+                from,
+            )
+        }
+        "volta" => {
+            let (sub, from) = subcommand(&texts, &[])?;
+            if sub != "run" {
+                return None;
+            }
+            (
+                wrapper(
+                    &["--node", "--npm", "--yarn", "--pnpm", "--env"],
+                    &[
+                        "--bundled-npm",
+                        "--no-yarn",
+                        "--no-pnpm",
+                        "--verbose",
+                        "--quiet",
+                    ],
+                ),
+                from,
+            )
+        }
+        "fnm" => {
+            let (sub, from) = subcommand(&texts, &["--log-level", "--arch", "--fnm-dir"])?;
+            if sub != "exec" {
+                return None;
+            }
+            (
+                wrapper(
+                    &["--using", "--log-level", "--arch", "--fnm-dir"],
+                    &["--using-file"],
+                ),
+                from,
+            )
+        }
+        "asdf" => {
+            let (sub, from) = subcommand(&texts, &[])?;
+            if sub != "exec" {
+                return None;
+            }
+            (wrapper(&[], &[]), from)
+        }
+        "corepack" => {
+            // `corepack npm …` / `pnpm` / `yarn`: npm's own shim runs the package manager.
+            let (sub, from) = subcommand(&texts, &[])?;
+            if !matches!(sub, "npm" | "npx" | "pnpm" | "pnpx" | "yarn" | "yarnpkg") {
+                return None;
+            }
+            return Some(Launched {
+                starts: vec![from - 1],
+                ..Launched::default()
+            });
+        }
+        "pixi" | "devbox" | "deno" => {
+            let (sub, from) = subcommand(
+                &texts,
+                &["--manifest-path", "-c", "--config", "-e", "--environment"],
+            )?;
+            if sub != "run" {
+                return None;
+            }
+            let mut launched = read_spec(
+                &texts,
+                args,
+                from,
+                &wrapper(
+                    &[
+                        "-e",
+                        "--environment",
+                        "--manifest-path",
+                        "-c",
+                        "--config",
+                        "--env",
+                        "--env-file",
+                        "--import-map",
+                        "--lock",
+                        "--cert",
+                        "--location",
+                        "--seed",
+                    ],
+                    &[
+                        "-q",
+                        "--quiet",
+                        "-v",
+                        "--verbose",
+                        "--frozen",
+                        "--locked",
+                        "-A",
+                        "--allow-all",
+                        "-r",
+                        "--reload",
+                        "--no-check",
+                        "--no-prompt",
+                        "--watch",
+                    ],
+                ),
+            );
+            // Their operand may be a task or a script of the project
+            // (`pixi run test`, `deno run main.ts`): deny and ask rules see
+            // it as a command (`deno run npm:npm publish` is `npm publish`),
+            // the launcher's own allow rule is enough otherwise.
+            launched.deny_only = true;
+            return Some(launched);
+        }
         "nix-shell" => {
             // `nix-shell --run LINE` / `--command LINE`; a bare nix-shell
             // starts an interactive shell (nothing launched here).
@@ -872,6 +1157,80 @@ pub(crate) fn launched(name: &str, args: &[&Word]) -> Option<Launched> {
         _ => return None,
     };
     Some(read_spec(&texts, args, from, &spec))
+}
+
+/// Programs whose operands are text or files to show, never a command they
+/// run: their words are not tried as commands ([`inner_forms`]).
+const DATA_PROGRAMS: &[&str] = &[
+    "echo", "printf", "cat", "grep", "egrep", "fgrep", "rg", "ag", "ack", "man", "which",
+    "whereis", "whatis", "type", "apropos", "head", "tail", "wc", "ls",
+];
+
+/// How many words of one command are tried as the start of a command it
+/// may run; past it the command asks.
+const MAX_INNER_STARTS: usize = 128;
+
+/// The name a word runs as a program: its basename, without a registry
+/// prefix or a version (`npm:npm@10` and `/usr/bin/npm` are `npm`).
+pub(crate) fn program_name(word: &str) -> &str {
+    let word = match word.split_once(':') {
+        Some(("npm" | "jsr" | "node", rest)) => rest,
+        _ => word,
+    };
+    let word = match word.get(1..).and_then(|tail| tail.find('@')) {
+        Some(at) => &word[..at + 1],
+        None => word,
+    };
+    word.rsplit('/').next().unwrap_or_default()
+}
+
+/// Commands among the words of `program args…` that it may run, for a
+/// program ploy has no launcher entry for (the class of round6 #10:
+/// `dotenv -- npm publish`, `xvfb-run npm publish`, any wrapper not listed):
+/// every suffix of its words that starts with a word that can name a
+/// program, also as that program reads its own words ([`crate::subcommand`]).
+/// A deny or ask rule matching one makes the command ask rather than be
+/// allowed by the wrapper's own allow rule (`crate::Permission::assert`);
+/// it never denies, since the program may well take those words as data.
+/// `Err`: too many words to try, so no allow rule covers the command.
+pub(crate) fn inner_forms(program: &str, args: &[&str]) -> Result<Vec<String>, String> {
+    let mut forms = Vec::new();
+    if DATA_PROGRAMS.contains(&program) {
+        return Ok(forms);
+    }
+    let mut tried = 0;
+    for (i, word) in args.iter().enumerate() {
+        let can_name = !word.is_empty()
+            && !word.starts_with('-')
+            && !word.contains('=')
+            && !word.chars().any(char::is_whitespace);
+        if !can_name {
+            continue;
+        }
+        tried += 1;
+        if tried > MAX_INNER_STARTS {
+            return Err(format!(
+                "`{program}` has more than {MAX_INNER_STARTS} words that may name a command it \
+                 runs; ploy does not try them all"
+            ));
+        }
+        let name = program_name(word);
+        let rest = &args[i + 1..];
+        let mut form = name.to_string();
+        for word in rest {
+            form.push(' ');
+            form.push_str(word);
+        }
+        if !forms.contains(&form) {
+            forms.push(form);
+        }
+        for form in crate::subcommand::normalise(name, rest).forms {
+            if !forms.contains(&form) {
+                forms.push(form);
+            }
+        }
+    }
+    Ok(forms)
 }
 
 /// `uv`'s options before the subcommand that take the next word.

@@ -32,6 +32,9 @@ pub struct Permission;
 enum UnitOutcome<'a> {
     Allowed(&'a RuleLayer, &'a Rule),
     Asked(&'a RuleLayer, &'a Rule),
+    /// A deny or ask rule matched a command among the unit's words
+    /// ([`MatchUnit::inner_candidates`]): it asks, whatever allow rules say.
+    Inner(&'a RuleLayer, &'a Rule),
     Unmatched,
 }
 
@@ -238,11 +241,17 @@ impl Permission {
 
         // 4. Allow / ask rules.
         let mut first_ask: Option<(&RuleLayer, &Rule)> = None;
+        let mut first_inner: Option<(&MatchUnit, &RuleLayer, &Rule)> = None;
         let mut first_allow: Option<(&RuleLayer, &Rule)> = None;
         let mut uncovered: Vec<&MatchUnit> = Vec::new();
         for (unit, outcome) in outcomes {
             match outcome {
                 UnitOutcome::Asked(layer, rule) => {
+                    first_ask.get_or_insert((layer, rule));
+                    uncovered.push(unit);
+                }
+                UnitOutcome::Inner(layer, rule) => {
+                    first_inner.get_or_insert((unit, layer, rule));
                     first_ask.get_or_insert((layer, rule));
                     uncovered.push(unit);
                 }
@@ -286,7 +295,9 @@ impl Permission {
         if let Some((id, scope)) = usable(approvals.exact_for(action)) {
             return approval_decision(id, scope, "this exact call");
         }
-        if !uncovered.is_empty() {
+        // A pattern approval never covers a command a deny or ask rule
+        // matched among a unit's words (round6 #10): only this exact call can.
+        if !uncovered.is_empty() && first_inner.is_none() {
             let mut found: Option<(ApprovalId, ApprovalScope)> = None;
             let all_covered =
                 uncovered
@@ -308,6 +319,19 @@ impl Permission {
         // anything new, so it avoids a temporary per unit.
         let mut reason = String::with_capacity(128);
         match first_ask {
+            Some((layer, rule))
+                if first_inner.is_some_and(|(_, l, r)| std::ptr::eq(l, layer) && r == rule) =>
+            {
+                let label = first_inner.map_or("", |(unit, _, _)| unit.label());
+                let _ = write!(
+                    reason,
+                    "`{label}` has a command among its words that {} rule {rule} (from {}) \
+                     matches; ploy does not know whether this program runs its words as a \
+                     command, so it asks (no allow rule covers it)",
+                    layer.source(),
+                    rule_origin(layer)
+                );
+            }
             Some((layer, rule)) => {
                 let _ = write!(
                     reason,
@@ -377,9 +401,10 @@ type Hit<'a> = (&'a RuleLayer, &'a Rule);
 /// (ask wins inside a layer; allow only if nothing blocks it).
 fn evaluate_unit<'a>(
     unit: &MatchUnit,
-    layers: impl Iterator<Item = &'a RuleLayer>,
+    layers: impl Iterator<Item = &'a RuleLayer> + Clone,
     scratch: &mut Scratch,
 ) -> (Option<Hit<'a>>, UnitOutcome<'a>) {
+    let rules_again = layers.clone();
     // Build each candidate once; every layer reuses it.
     let candidates: Vec<Candidate<'_>> = unit
         .candidates
@@ -416,6 +441,29 @@ fn evaluate_unit<'a>(
                 && let Some(rule) = layer.first_hit(&scratch.hits[..shared], Effect::Allow)
             {
                 outcome = UnitOutcome::Allowed(layer, rule);
+            }
+        }
+    }
+    if !unit.inner_candidates.is_empty() && !matches!(outcome, UnitOutcome::Asked(..)) {
+        let inner: Vec<Candidate<'_>> = unit
+            .inner_candidates
+            .iter()
+            .map(|c| Candidate::new(c.as_str()))
+            .collect();
+        for layer in rules_again {
+            if !layer.has_kind(unit.kind) {
+                continue;
+            }
+            scratch.hits.clear();
+            for candidate in &inner {
+                layer.hits_into(unit.kind, candidate, &mut scratch.globs, &mut scratch.hits);
+            }
+            if let Some(rule) = layer
+                .first_hit(&scratch.hits, Effect::Deny)
+                .or_else(|| layer.first_hit(&scratch.hits, Effect::Ask))
+            {
+                outcome = UnitOutcome::Inner(layer, rule);
+                break;
             }
         }
     }

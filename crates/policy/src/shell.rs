@@ -719,7 +719,7 @@ impl Builder<'_> {
                 continue;
             }
             if launched.deny_only {
-                let program = text_of(inner[0]).rsplit('/').next().unwrap_or_default();
+                let program = crate::launchers::program_name(text_of(inner[0]));
                 let rest: Vec<&str> = inner[1..].iter().map(|w| text_of(w)).collect();
                 let mut forms = vec![
                     std::iter::once(program)
@@ -1000,6 +1000,30 @@ impl Builder<'_> {
             }
             if let Some(why) = normal.unknown {
                 unit.allow_blocker.get_or_insert(why);
+            }
+            // A program named with a registry prefix or a version
+            // (`npm:npm`, `npm@10` as a launcher starts it) is that program.
+            let name = crate::launchers::program_name(base);
+            if name != base {
+                let mut words = vec![name];
+                words.extend(args.iter().copied());
+                let form = words.join(" ");
+                if !unit.deny_candidates.contains(&form) {
+                    unit.deny_candidates.push(form);
+                }
+                for form in crate::subcommand::normalise(name, &args).forms {
+                    if !unit.deny_candidates.contains(&form) {
+                        unit.deny_candidates.push(form);
+                    }
+                }
+            }
+            // Commands among its words (round6 #10): ask when a deny or ask
+            // rule names one, since ploy does not know whether it runs them.
+            match crate::launchers::inner_forms(name, &args) {
+                Ok(forms) => unit.inner_candidates = forms,
+                Err(why) => {
+                    unit.allow_blocker.get_or_insert(why);
+                }
             }
         }
         self.units.push(unit);

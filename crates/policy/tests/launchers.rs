@@ -457,3 +457,152 @@ fn separators_before_an_allowed_subcommand_stay_allowed() {
     }
     assert!(wrong.is_empty(), "not allowed:\n{}", wrong.join("\n"));
 }
+
+/// round6 #10's settings: every wrapper allowed by name, `npm publish`
+/// and `rm -rf` denied.
+fn wrapper_rules() -> Rules {
+    let mut list: Vec<Rule> = [
+        "dotenv *",
+        "op *",
+        "xvfb-run *",
+        "volta *",
+        "fnm *",
+        "asdf *",
+        "pixi *",
+        "devbox *",
+        "gdb *",
+        "valgrind *",
+        "firejail *",
+        "systemd-run *",
+        "sg *",
+        "proot *",
+        "nsenter *",
+        "corepack *",
+        "deno *",
+        "frobwrap *",
+        "ssh *",
+        "cargo *",
+        "npx *",
+        "echo *",
+        "npm *",
+    ]
+    .iter()
+    .map(|p| Rule::new(ActionKind::Shell, Effect::Allow, *p))
+    .collect();
+    for deny in ["npm publish*", "rm -rf *"] {
+        list.push(Rule::new(ActionKind::Shell, Effect::Deny, deny));
+    }
+    let layer = RuleLayer::new(RuleSource::User, list).unwrap();
+    Rules::builtin().with_layer(layer, ProjectTrust::Untrusted)
+}
+
+fn wrapper_verdict(line: &str) -> (V, String) {
+    let action = Action::shell("bash", line, &root());
+    let d = Permission::assert(
+        &action,
+        &ConversationRules::new(),
+        &wrapper_rules(),
+        &Approvals::new(),
+    );
+    let v = match d.verdict {
+        Verdict::Allow => V::Allow,
+        Verdict::Ask { .. } => V::Ask,
+        Verdict::Deny => V::Deny,
+    };
+    (v, d.reason)
+}
+
+// proves: PERM-2 (round6 #10: the everyday wrappers the attacker listed start
+// a command judged on its own, so a deny rule on it denies)
+#[test]
+fn listed_wrappers_start_a_command_deny_rules_see() {
+    let denied = [
+        "dotenv -- npm publish",
+        "dotenv -e .env.prod -- npm publish",
+        "op run -- npm publish",
+        "op run --env-file .env -- npm publish",
+        "xvfb-run npm publish",
+        "xvfb-run -a -s '-screen 0 1x1x8' npm publish",
+        "volta run npm publish",
+        "volta run --node 20 npm publish",
+        "fnm exec -- npm publish",
+        "fnm exec --using 20 npm publish",
+        "asdf exec npm publish",
+        "pixi run npm publish",
+        "devbox run npm publish",
+        "gdb --args npm publish",
+        "gdb -q --args npm publish",
+        "valgrind npm publish",
+        "valgrind --tool=memcheck -q npm publish",
+        "firejail npm publish",
+        "firejail --noprofile npm publish",
+        "systemd-run --user --wait npm publish",
+        "systemd-run -p MemoryMax=1G npm publish",
+        "sg staff -c 'npm publish'",
+        "sg staff 'npm publish'",
+        "proot -b /tmp npm publish",
+        "nsenter -t 1 -m npm publish",
+        "corepack npm publish",
+        "corepack npm -- publish",
+        "deno run npm:npm publish",
+        "deno run -A npm:npm@10 publish",
+        "npx npm@10 publish",
+        "dotenv -- rm -rf build",
+    ];
+    let mut wrong = Vec::new();
+    for line in denied {
+        let (got, why) = wrapper_verdict(line);
+        if got != V::Deny {
+            wrong.push(format!("{line}: {got:?} ({why})"));
+        }
+    }
+    assert!(wrong.is_empty(), "not denied:\n{}", wrong.join("\n"));
+}
+
+// proves: PERM-2 (round6 #10, the class: a program ploy has no entry for
+// whose words hold a command a deny rule names asks instead of being allowed
+// by its own allow rule; a wrapper running an allowed command stays allowed)
+#[test]
+fn an_unknown_wrapper_around_a_denied_command_asks() {
+    let asked = [
+        "frobwrap npm publish",
+        "frobwrap --flag x -- npm -- publish",
+        "frobwrap /usr/bin/npm pub",
+        "frobwrap rm -rf build",
+        "ssh host npm publish",
+        "cargo run -- rm -rf build",
+        "gdb -ex 'shell npm publish' x",
+    ];
+    let mut wrong = Vec::new();
+    for line in asked {
+        let (got, why) = wrapper_verdict(line);
+        if got != V::Ask {
+            wrong.push(format!("{line}: {got:?} ({why})"));
+        }
+    }
+    assert!(wrong.is_empty(), "not asked:\n{}", wrong.join("\n"));
+    let (_, why) = wrapper_verdict("frobwrap npm publish");
+    assert!(
+        why.contains("among its words") && why.contains("npm publish"),
+        "{why}"
+    );
+    let allowed = [
+        "frobwrap cargo test",
+        "frobwrap npm install",
+        "dotenv -- cargo test",
+        "xvfb-run -a cargo test",
+        "corepack enable",
+        "deno run main.ts",
+        "pixi run test",
+        "echo npm publish",
+        "npm install 'npm publish'",
+    ];
+    let mut wrong = Vec::new();
+    for line in allowed {
+        let (got, why) = wrapper_verdict(line);
+        if got != V::Allow {
+            wrong.push(format!("{line}: {got:?} ({why})"));
+        }
+    }
+    assert!(wrong.is_empty(), "not allowed:\n{}", wrong.join("\n"));
+}
