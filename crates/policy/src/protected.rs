@@ -41,6 +41,14 @@
 //!   `bunfig.toml`, mise's `mise.toml`, `opencode.json(c)`,
 //!   `.aider.conf.yml`, `.devcontainer.json`, `.hgrc`, and cargo's
 //!   `.cargo/config(.toml)` (`PROTECTED_FILES`, `PROTECTED_TAILS`);
+//! * code and configuration a tool runs on the user's next ordinary
+//!   command (round6 #9): Yarn's `.yarn/releases`, `.yarn/plugins`,
+//!   `.yarn/sdks` and Plug'n'Play's `.pnp.cjs`/`.pnp.loader.mjs`, mise's
+//!   `conf.d`, Maven's `.mvn/`, the `gradlew`/`mvnw` wrappers and
+//!   `gradle/wrapper/`, a virtualenv's `bin/` and `pyvenv.cfg`,
+//!   `rust-toolchain(.toml)` (round7 #3), `.tool-versions`, `.bazelrc`, sbt's `.jvmopts`/`.sbtopts`,
+//!   Vim's and Neovim's `.exrc`/`.nvimrc`/`.nvim.lua`, `.bundle/config`
+//!   (`PROTECTED_SUBDIRS` and the lists above);
 //! * below the home folder (or `~`): git's user configuration
 //!   (`.gitconfig`, `.config/git/config`), Claude Code's `.claude.json`,
 //!   the shells' start-up files, `.ssh/**`, cargo's and npm's user
@@ -150,6 +158,40 @@ const PROTECTED_DIRS: &[(&str, &str)] = &[
         ".mise",
         "mise's project folder (hooks, tasks and env scripts run on entering the folder)",
     ),
+    (
+        ".mvn",
+        "Maven's project folder (extensions.xml, jvm.config, maven.config and the wrapper load \
+         code on every mvn command)",
+    ),
+];
+
+/// What Yarn's own code folders are, for the person asked.
+const YARN_CODE: &str = "Yarn's code in the project (yarnPath's release, plugins and editor SDKs run on every \
+     yarn command or editor start)";
+
+/// What a virtualenv's scripts are, for the person asked.
+const VENV: &str = "a Python virtualenv's programs and activate scripts (the user's shell sources them; \
+     `uv run`, `python` and every installed script run from there)";
+
+/// What a build tool wrapper is, for the person asked.
+const WRAPPER: &str = "a build tool wrapper (the user's next ./gradlew or ./mvnw runs or downloads what it \
+     names)";
+
+/// Folders protected with everything below them wherever the names appear
+/// in this order, and why (round6 #9: files a tool runs on the next
+/// ordinary command). The folder that holds them (`.yarn`, `.venv`) is not:
+/// protecting it would lock a virtualenv's `site-packages` and Yarn's cache
+/// in the sandbox too (SBX-6), which `uv run` and `yarn install` write.
+const PROTECTED_SUBDIRS: &[(&[&str], &str)] = &[
+    (&[".yarn", "releases"], YARN_CODE),
+    (&[".yarn", "plugins"], YARN_CODE),
+    (&[".yarn", "sdks"], YARN_CODE),
+    (&[".config", "mise", "conf.d"], MISE),
+    (&["mise", "conf.d"], MISE),
+    (&[".venv", "bin"], VENV),
+    (&["venv", "bin"], VENV),
+    (&[".venv", "scripts"], VENV),
+    (&["gradle", "wrapper"], WRAPPER),
 ];
 
 /// What a hook manager's configuration is, for the person asked.
@@ -245,6 +287,65 @@ const PROTECTED_FILES: &[(&str, &str)] = &[
         ".hgrc",
         "Mercurial's configuration (hooks run at the next hg command)",
     ),
+    // round6 #9 and its kin: code or configuration a tool runs on the
+    // user's next ordinary command.
+    (
+        ".pnp.cjs",
+        "Yarn Plug'n'Play's loader (every node and yarn command in the project requires it)",
+    ),
+    (
+        ".pnp.js",
+        "Yarn Plug'n'Play's loader (every node and yarn command in the project requires it)",
+    ),
+    (
+        ".pnp.loader.mjs",
+        "Yarn Plug'n'Play's ESM loader (every node command in the project loads it)",
+    ),
+    ("gradlew", WRAPPER),
+    ("gradlew.bat", WRAPPER),
+    ("mvnw", WRAPPER),
+    ("mvnw.cmd", WRAPPER),
+    (
+        "rust-toolchain.toml",
+        "rustup's toolchain file (its `path` names the cargo and rustc every cargo command runs)",
+    ),
+    (
+        "rust-toolchain",
+        "rustup's toolchain file (its `path` names the cargo and rustc every cargo command runs)",
+    ),
+    (
+        ".tool-versions",
+        "asdf's and mise's version pins (a `path:` version names the folder whose programs run \
+         for that tool)",
+    ),
+    (
+        ".bazelrc",
+        "Bazel's configuration (--run_under and status commands run programs on every build)",
+    ),
+    (
+        ".jvmopts",
+        "sbt's JVM options (a -javaagent runs code on every sbt command)",
+    ),
+    (
+        ".sbtopts",
+        "sbt's options (they can load code on every sbt command)",
+    ),
+    (
+        ".nvim.lua",
+        "Neovim's project start-up file (exrc runs it when Neovim opens the folder)",
+    ),
+    (
+        ".nvimrc",
+        "Neovim's project start-up file (exrc runs it when Neovim opens the folder)",
+    ),
+    (
+        ".exrc",
+        "Vim's project start-up file (exrc runs it when Vim opens the folder)",
+    ),
+    (
+        "pyvenv.cfg",
+        "a Python virtualenv's configuration (`home` names the interpreter `python` runs)",
+    ),
 ];
 
 /// Files protected by their last names, wherever they are: (names, why).
@@ -257,7 +358,13 @@ const PROTECTED_TAILS: &[(&[&str], &str)] = &[
     (&[".config", "mise.toml"], MISE),
     (&[".config", "mise", "config.toml"], MISE),
     (&[".config", "mise", "config.local.toml"], MISE),
+    (&["mise", "config.toml"], MISE),
+    (&[".bundle", "config"], BUNDLER),
 ];
+
+/// What Bundler's project configuration is, for the person asked.
+const BUNDLER: &str = "Bundler's project configuration (BUNDLE_GEMFILE names the Ruby file every bundle \
+     command runs)";
 
 /// What cargo's configuration is, for the person asked.
 const CARGO: &str = "cargo's configuration (rustc-wrapper, runners and aliases run programs on every cargo \
@@ -353,6 +460,7 @@ fn matchable_names() -> impl Iterator<Item = &'static str> {
         .chain(
             PROTECTED_TAILS
                 .iter()
+                .chain(PROTECTED_SUBDIRS.iter())
                 .flat_map(|(names, _)| names.iter().copied()),
         )
         .chain([".git", "hooks"])
@@ -783,6 +891,13 @@ fn name_rule(names: &[String]) -> Option<&'static str> {
                  checks out, commits, pushes and runs)",
             );
         }
+    }
+    if let Some((_, what)) = PROTECTED_SUBDIRS.iter().find(|(sequence, _)| {
+        names
+            .windows(sequence.len())
+            .any(|w| w.iter().eq(sequence.iter()))
+    }) {
+        return Some(what);
     }
     if let Some((_, what)) = PROTECTED_TAILS.iter().find(|(tail, _)| {
         names.len() >= tail.len() && names[names.len() - tail.len()..].iter().eq(tail.iter())
