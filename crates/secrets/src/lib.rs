@@ -67,10 +67,18 @@
 //!   of a `password=`/`pwd=`-like parameter of a connection string, on
 //!   its own (when at least [`MIN_SECRET_BYTES`] long);
 //! * its bytes as a list of decimal numbers (`od -tu1`, `115,107,45`,
-//!   byte arrays), and printed one character per line (`grep -o .`),
-//!   decoded or joined (`runs.rs`);
-//! * Unicode compatibility forms folded by NFKC (full-width, NFD) and
-//!   invisible characters between its characters removed (`runs.rs`).
+//!   byte arrays, joined by any of white space `,` `;` `.` `-` `_` `/`
+//!   `:` `|` and quotes, `115.107.45` in a host name; zero-padded, also
+//!   three digits a byte with no separator) or octal numbers (`od -b`,
+//!   `163,153,55`), decoded (`runs.rs`; round6 #5);
+//! * printed a few characters per line (`grep -o .`, `fold -w1` to
+//!   `fold -w16`), also with a line-number prefix on each line (`grep -n
+//!   -o .`, `grep -b -o .`, `cat -n`, `nl`), lines joined (`runs.rs`);
+//! * as a list of quoted characters (Python's `print(list(s))`,
+//!   `['s', 'k', …]`; a JSON array of one-character strings), joined;
+//! * Unicode compatibility forms folded by NFKC (full-width, NFD),
+//!   Unicode tag characters (U+E0020..E007E) read as the ASCII they copy,
+//!   and invisible characters between its characters removed (`runs.rs`).
 //!
 //! [`Redactor::redact_cut_tail`] also removes a partial secret (4 bytes or
 //! more of its start) at the end of text that was cut before it could be
@@ -82,16 +90,21 @@
 //! a secret shorter than 16 characters (no fragment rule), in any
 //! encoding; characters reordered or
 //! substituted (reversed, ROT13, Caesar shifts, every other character);
-//! separators or markup *between characters* of the plain value (`s k - …`,
-//! `<b></b>`, ANSI codes: the scrubber takes white space out for search
-//! phrases); base64 or base32
+//! separators or markup *between characters* of the plain value on one
+//! line (`s k - …`, `s,k,-`, `<b></b>`, ANSI codes: the scrubber takes
+//! white space out for search phrases), except the quoted-character lists
+//! above; lines of more than 16 characters joined (a long secret is still
+//! caught by its fragments); base64 or base32
 //! of a fragment inside a longer blob at another alignment; base32 of a
 //! fragment; base64 wrapped by spaces rather than line breaks; hex grouped
-//! by `-`; binary byte lists, a decimal big integer; other encodings
+//! by `-`; binary byte lists, a decimal big integer; `od -c` and `xxd -b`
+//! output; other encodings
 //! (UTF-16, quoted-printable, base85, uuencode, nested base64/hex,
 //! compression, encryption, homoglyphs: the scrubber folds those for
 //! search phrases; the egress door decodes nested base64/hex, gzip, zlib
-//! and UTF-16 with [`layer_views`]); an escaped form longer than 12 bytes per secret
+//! and UTF-16 with [`layer_views`]); tag characters or full-width forms
+//! that are themselves percent- or otherwise escaped (the door decodes
+//! those first); an escaped form longer than 12 bytes per secret
 //! byte (deeper stacking); an escape glued to what precedes it so that the
 //! parse differs (`%4` before a secret starting with `1` decodes as `%41`;
 //! fragments still catch long secrets).
@@ -99,22 +112,26 @@
 //! # Cost
 //!
 //! One pass: a sampling prefilter (one 4-byte probe every `min_pattern - 3`
-//! bytes) finds candidate windows, and one aho-corasick automaton over every
-//! pattern searches only those (linear time, no backtracking); a `memchr`
-//! for `%`, `\`, `&` decides whether any view is decoded. Text made to hit
-//! the prefilter everywhere (long runs of the value's hex) falls back to the
-//! automaton over everything, and text dense with escapes is decoded around
-//! every escape (up to 12 x the longest secret on each side): both still
-//! linear, several times slower. The run views (`runs.rs`) add a test of
-//! one 8-byte block in every 16 (bit tricks, no branch per byte) and a
-//! `memchr` for line breaks. Measured with `benches/redact.rs` (100
-//! secrets, 8 MiB of log text), the binaries before and after run in turn
-//! on a machine at load 20: one-shot clean text 0.62-0.74x and text with a
-//! secret every 1000 lines 0.68-0.79x of the throughput without the run
-//! views, the base32hex and the fragments' base64 patterns (420 vs 569 and
-//! 389 vs 623 MiB/s clean). The 1 GB/s target of `bench/redact_vs_sed.sh`
-//! is therefore not shown to be met with them; that is what the decoding
-//! costs.
+//! bytes, a hit confirmed by the 8-byte grams around it) finds candidate
+//! windows, and one matcher over every pattern (a hash table by each
+//! pattern's last bytes, `grams.rs`: built in one pass, no automaton to
+//! compile) searches only those; a `memchr` for `%`, `\`, `&` decides
+//! whether any escape view is decoded. Text made to hit the prefilter
+//! everywhere (long runs of the value's hex) falls back to the matcher over
+//! everything, and text dense with escapes is decoded around every escape
+//! (up to 12 x the longest secret on each side): both still linear,
+//! several times slower. The run views (`runs.rs`) add a test of one
+//! 8-byte block in every 16 for hex and for numbers (bit tricks first), a
+//! `memchr` for line breaks, one for quotes, and a scan for non-ASCII bytes
+//! 8 at a time (a folded view is built only around a character that
+//! folds). Measured at a machine load of 20-26 (2 cores), so CPU time,
+//! not wall time: `bench/redact_vs_sed.sh` with 100 secrets
+//! (`PLOY_BIN=` the `redact_stdin` example, the same library calls as
+//! `ploy redact`) spends about 0.12 s of CPU on 33.5 MB, about 280 MB/s,
+//! where the automaton-based engine with the same views spent 0.26 s
+//! (about 30% of it building the automaton). The 1 GB/s target of issue
+//! 14 is NOT met: the sampling prefilter's probes into its bit tables and
+//! the run views' scans are what the decoding views cost.
 //!
 //! Pure: no I/O, except [`known_secrets`] (reads the environment and the
 //! secret files), the log writer, which writes to the writer it is given,

@@ -1,5 +1,5 @@
-//! The by-value redactor (REDACT-1): one aho-corasick automaton over every
-//! secret value and its encodings, searched once per input.
+//! The by-value redactor (REDACT-1): one matcher over every secret value
+//! and its encodings (`engine.rs`), searched once per input.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -7,7 +7,7 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 
 use crate::encodings::SecretForm;
-use crate::engine::{Build, Engine, Found};
+use crate::engine::{Engine, Found};
 
 /// What every secret value (or encoding of one) is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -114,13 +114,13 @@ enum Mode {
     Empty,
     /// Normal operation.
     Search(Arc<Engine>),
-    /// The automaton could not be built: fail closed, every non-empty input
+    /// The matcher could not be built: fail closed, every non-empty input
     /// becomes a single [`REDACTED`].
     RedactAll { secrets: Arc<Vec<String>> },
 }
 
 /// Replaces every known secret value, and its common encodings, with
-/// [`REDACTED`] (REDACT-1). Cheap to clone (shared automaton).
+/// [`REDACTED`] (REDACT-1). Cheap to clone (shared matcher).
 ///
 /// Guarantee: every byte of every occurrence of a secret or one of its
 /// encodings (see the crate docs) is removed, even when occurrences overlap or
@@ -137,7 +137,7 @@ impl fmt::Debug for Redactor {
         let (mode, patterns) = match &self.mode {
             Mode::Empty => ("empty", 0),
             Mode::Search(engine) => ("search", engine.info.len()),
-            Mode::RedactAll { .. } => ("redact-all (automaton failed)", 0),
+            Mode::RedactAll { .. } => ("redact-all (matcher failed)", 0),
         };
         f.debug_struct("Redactor")
             .field("mode", &mode)
@@ -169,25 +169,22 @@ impl Redactor {
         S: AsRef<str>,
     {
         let (accepted, rejected) = Redactor::accept(secrets);
-        (
-            Redactor::from_accepted(accepted, Build::LongLived),
-            rejected,
-        )
+        (Redactor::from_accepted(accepted), rejected)
     }
 
     /// [`Redactor::new`] for a redactor used on a few short texts and then
-    /// dropped (a hook's one reason, one request checked): the same
-    /// answers, built in one pass over the patterns (a hash table) rather
-    /// than as an automaton, whose build costs far more than such a search
-    /// (secrets5 #18: seconds for a 60 KB `.env`; milliseconds this way).
-    /// Searching much text with it is slower than with [`Redactor::new`].
+    /// dropped (a hook's one reason, one request checked). The same as
+    /// [`Redactor::new`] now that every redactor is built in one pass over
+    /// its patterns (a hash table, `engine.rs`; issue 14); kept for the
+    /// callers that say what they need (secrets5 #18: an automaton took
+    /// seconds for a 60 KB `.env`).
     pub fn new_one_shot<I, S>(secrets: I) -> (Redactor, Vec<RejectedSecret>)
     where
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
         let (accepted, rejected) = Redactor::accept(secrets);
-        (Redactor::from_accepted(accepted, Build::OneShot), rejected)
+        (Redactor::from_accepted(accepted), rejected)
     }
 
     /// The values [`Redactor::new`] searches for `secrets` (each accepted
@@ -257,12 +254,12 @@ impl Redactor {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        // One automaton, for the whole set (the new values are only
+        // One matcher, for the whole set (the new values are only
         // checked, not compiled on their own first).
         let mut all: Vec<String> = self.secrets().to_vec();
         let (extra, rejected) = Redactor::accept(more);
         all.extend(extra);
-        (Redactor::from_accepted(all, Build::LongLived), rejected)
+        (Redactor::from_accepted(all), rejected)
     }
 
     fn secrets(&self) -> &[String] {
@@ -273,13 +270,13 @@ impl Redactor {
         }
     }
 
-    fn from_accepted(mut secrets: Vec<String>, how: Build) -> Redactor {
+    fn from_accepted(mut secrets: Vec<String>) -> Redactor {
         secrets.sort_unstable();
         secrets.dedup();
         if secrets.is_empty() {
             return Redactor::empty();
         }
-        match Engine::build(secrets.clone(), how) {
+        match Engine::build(secrets.clone()) {
             Ok(engine) => Redactor {
                 mode: Mode::Search(Arc::new(engine)),
             },
@@ -335,7 +332,7 @@ impl Redactor {
                 // Every occurrence, then the earliest and, of those, the
                 // longest: the whole secret rather than one of its fragments.
                 let mut found = Vec::new();
-                engine.collect(bytes, &mut found);
+                engine.collect(bytes, true, &mut found);
                 let first = found
                     .iter()
                     .min_by_key(|f| (f.start, std::cmp::Reverse(f.end)))?;
@@ -389,7 +386,7 @@ impl Redactor {
     pub fn redact_bytes<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {
         let mut state = ScanState::default();
         if let Mode::Search(engine) = &self.mode {
-            engine.collect(bytes, &mut state.spans);
+            engine.collect(bytes, true, &mut state.spans);
             if state.spans.is_empty() {
                 return Cow::Borrowed(bytes);
             }
@@ -507,7 +504,12 @@ impl Redactor {
             Mode::Search(engine) => engine,
         };
         if !std::mem::take(&mut state.spans_ready) {
-            engine.collect(window, &mut state.spans);
+            engine.collect(window, !state.mid_line, &mut state.spans);
+        }
+        // The next window starts at `emit_end`: inside a line unless a
+        // newline ends what is emitted now.
+        if emit_end > 0 {
+            state.mid_line = window[emit_end - 1] != b'\n';
         }
         state
             .spans
@@ -553,6 +555,8 @@ struct ScanState {
     redact_all_emitted: bool,
     /// `spans` already hold this window's spans (one-shot path).
     spans_ready: bool,
+    /// This window starts inside a line (the previous one ended inside it).
+    mid_line: bool,
 }
 
 /// Push-style streaming redaction: feed chunks of any size (split anywhere,

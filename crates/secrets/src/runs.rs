@@ -20,7 +20,7 @@
 //! Text without such runs pays little; long hex dumps are decoded once.
 
 use crate::redactor::MIN_SECRET_BYTES;
-use crate::views::{KIND_JOINED, View};
+use crate::views::{KIND_JOINED, REACH_PER_BYTE, View};
 
 /// Hex digits a run must hold to be decoded: the hex of the shortest secret.
 const MIN_HEX_DIGITS: usize = 2 * MIN_SECRET_BYTES;
@@ -264,6 +264,13 @@ pub(crate) fn wrapped_views(window: &[u8], base: usize, views: &mut Vec<View>) {
         if !is_encoded_byte(window[last - 1]) || !is_encoded_byte(window[next]) {
             continue;
         }
+        // Then the tokens at the break, before the lines' whole shapes
+        // (most lines of prose or logs end or start with a short word).
+        if last - token_start_before(window, last) < MIN_WRAPPED_TOKEN
+            || token_end_after(window, next) - next < MIN_WRAPPED_TOKEN
+        {
+            continue;
+        }
         let before = line_shape(window, line_start(window, newline), newline);
         let next_end = line_end(window, newline + 1);
         let after = line_shape(window, newline + 1, next_end);
@@ -302,8 +309,15 @@ pub(crate) fn wrapped_views(window: &[u8], base: usize, views: &mut Vec<View>) {
 /// shortest secret.
 const MIN_DECIMAL_NUMBERS: usize = MIN_SECRET_BYTES;
 
-/// Digits and the separators of decimal byte lists (`od -An -tu1`,
-/// `115,107,45`, a C array's `{115, 107}`, `fromCharCode(115,107)`).
+/// Digits of a fixed-width (zero-padded, 3 digits a byte) decimal token
+/// without separators worth decoding: the shortest secret's.
+const MIN_FIXED_DIGITS: usize = 3 * MIN_SECRET_BYTES;
+
+/// Digits and the separators of decimal or octal byte lists (`od -An
+/// -tu1`, `od -b`, `115,107,45`, a C array's `{115, 107}`,
+/// `fromCharCode(115,107)`, Python's `['115', '107']`, and any other
+/// punctuation a writer may join them with: `115.107.45` in a host name,
+/// `115-107`, `115_107`, `115/107`, `115:107`, `115|107`; round6 #5).
 static DECIMAL_CLASS: [bool; 256] = {
     let mut table = [false; 256];
     let mut byte = 0;
@@ -316,25 +330,60 @@ static DECIMAL_CLASS: [bool; 256] = {
 };
 
 const fn is_decimal_separator(byte: u8) -> bool {
-    matches!(byte, b' ' | b'\t' | b'\r' | b'\n' | b',' | b';')
+    matches!(
+        byte,
+        b' ' | b'\t'
+            | b'\r'
+            | b'\n'
+            | b','
+            | b';'
+            | b'.'
+            | b'-'
+            | b'_'
+            | b'/'
+            | b':'
+            | b'|'
+            | b'\''
+            | b'"'
+    )
 }
 
 fn is_decimal_class(byte: u8) -> bool {
     DECIMAL_CLASS[usize::from(byte)]
 }
 
-/// Decoded views of every run of decimal byte values (each 0-255,
-/// separated by white space, `,` or `;`) holding at least
-/// [`MIN_DECIMAL_NUMBERS`] of them (secrets5 #12: `od -tu1`, byte arrays,
-/// `115,107,45,…` in a URL). A printable secret's bytes are 32-126, two or
-/// three digits each, so such a run is at least 23 bytes long and holds an
-/// aligned 8-byte block at a multiple of [`HEX_STEP`]: one block in every
-/// 16 bytes is tested, as for hex.
+/// A cheap test that the 8 bytes may all be decimal-class: no byte at or
+/// above 128 and no letter in either case (prose and most log text have a
+/// letter in every 8 bytes). May answer
+/// yes for other punctuation; the caller checks byte by byte then.
+fn may_be_decimal_block(block: &[u8]) -> bool {
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(block);
+    let word = u64::from_le_bytes(bytes);
+    if word & HIGH != 0 {
+        return false;
+    }
+    // Setting 0x20 folds upper-case letters to lower case; `a`..=`z` is
+    // then every letter (and `@`, `[`..`^` become backquote and braces).
+    let folded = word | (ONES * 0x20);
+    !has_between(folded, b'a' - 1, b'z' + 1)
+}
+
+/// Decoded views of every run of byte values written as numbers
+/// (secrets5 #12, round6 #5): decimal (each 0-255, zero-padded or not)
+/// and octal (`od -b`, each 0-377) joined by white space or punctuation
+/// ([`is_decimal_separator`]), and decimal written three digits a byte
+/// with no separator (`115107045…`), each holding at least
+/// [`MIN_DECIMAL_NUMBERS`] bytes. A printable secret's bytes are 32-126,
+/// two or three digits each, so such a run is at least 23 bytes long and
+/// holds an aligned 8-byte block at a multiple of [`HEX_STEP`]: one block
+/// in every 16 bytes is tested, as for hex.
 pub(crate) fn decimal_views(window: &[u8], base: usize, views: &mut Vec<View>) {
     let mut block = 0usize;
     while block + 8 <= window.len() {
         let at = block;
-        let candidate = window[at..at + 8].iter().all(|&b| is_decimal_class(b))
+        let candidate = may_be_decimal_block(&window[at..at + 8])
+            && window[at..at + 8].iter().all(|&b| is_decimal_class(b))
             && window[at..at + 8].iter().any(u8::is_ascii_digit);
         if !candidate {
             block += HEX_STEP;
@@ -348,34 +397,63 @@ pub(crate) fn decimal_views(window: &[u8], base: usize, views: &mut Vec<View>) {
         while end < window.len() && end - at < MAX_RUN && is_decimal_class(window[end]) {
             end += 1;
         }
-        decode_decimal_span(window, start, end, base, views);
+        decode_number_span(window, start, end, base, 10, views);
+        if window[start..end]
+            .iter()
+            .all(|&b| !matches!(b, b'8' | b'9'))
+        {
+            decode_number_span(window, start, end, base, 8, views);
+        }
+        decode_fixed_width(window, start, end, base, views);
         block = (end.max(at + HEX_STEP)).next_multiple_of(HEX_STEP);
     }
 }
 
+/// A view being built of decoded bytes, each mapped to its span.
+struct Builder {
+    view: View,
+}
+
+impl Builder {
+    fn new() -> Builder {
+        Builder {
+            view: View {
+                kinds: KIND_JOINED,
+                ..View::default()
+            },
+        }
+    }
+
+    fn push(&mut self, byte: u8, from: usize, to: usize) {
+        self.view.bytes.push(byte);
+        self.view.starts.push(from);
+        self.view.ends.push(to);
+    }
+
+    /// Ends the current view: kept when it holds at least `min` bytes.
+    fn flush(&mut self, min: usize, views: &mut Vec<View>) {
+        if self.view.bytes.len() >= min {
+            views.push(std::mem::replace(&mut self.view, Builder::new().view));
+        } else {
+            self.view.bytes.clear();
+            self.view.starts.clear();
+            self.view.ends.clear();
+        }
+    }
+}
+
 /// Splits `window[start..end]` at separators and decodes every sequence
-/// of consecutive numbers 0-255 (a larger number ends a sequence).
-fn decode_decimal_span(
+/// of consecutive numbers in `radix` (10 or 8) that are byte values (a
+/// larger number ends a sequence).
+fn decode_number_span(
     window: &[u8],
     start: usize,
     end: usize,
     base: usize,
+    radix: u32,
     views: &mut Vec<View>,
 ) {
-    let mut view = View {
-        kinds: KIND_JOINED,
-        ..View::default()
-    };
-    let flush = |view: &mut View, views: &mut Vec<View>| {
-        if view.bytes.len() >= MIN_DECIMAL_NUMBERS {
-            views.push(std::mem::take(view));
-            view.kinds = KIND_JOINED;
-        } else {
-            view.bytes.clear();
-            view.starts.clear();
-            view.ends.clear();
-        }
-    };
+    let mut view = Builder::new();
     let mut at = start;
     while at < end {
         if is_decimal_separator(window[at]) {
@@ -387,141 +465,401 @@ fn decode_decimal_span(
             at += 1;
         }
         let value = window[token..at].iter().try_fold(0u32, |sum, &digit| {
-            let sum = sum * 10 + u32::from(digit - b'0');
+            let sum = sum * radix + u32::from(digit - b'0');
             (sum <= 255).then_some(sum)
         });
+        // `od`'s offset column (`0000020` at the start of each line)
+        // does not end a list.
+        let offset_column = at - token >= 6 && (token == 0 || window[token - 1] == b'\n');
         match value {
-            Some(value) => {
-                view.bytes.push(value as u8);
-                view.starts.push(base + token);
-                view.ends.push(base + at);
-            }
-            None => flush(&mut view, views),
+            _ if offset_column => {}
+            Some(value) => view.push(value as u8, base + token, base + at),
+            None => view.flush(MIN_DECIMAL_NUMBERS, views),
         }
     }
-    flush(&mut view, views);
+    view.flush(MIN_DECIMAL_NUMBERS, views);
 }
 
-/// Joined views of text printed one character per line (`grep -o .`,
-/// `sed 's/./&\n/g'`, `fold -w1`; proof5 #7, secrets5 #12): every run of
-/// at least [`MIN_SECRET_BYTES`] consecutive lines that each hold exactly
-/// one character (a `\r` before the newline allowed) becomes the string of
-/// those characters. Found at newlines (`memchr`), so ordinary text pays a
-/// look at each line's length.
-pub(crate) fn char_line_views(window: &[u8], base: usize, views: &mut Vec<View>) {
-    let mut run: Vec<(usize, usize)> = Vec::new();
-    let mut line_from = 0usize;
-    let flush = |run: &mut Vec<(usize, usize)>, views: &mut Vec<View>| {
-        if run.len() >= MIN_SECRET_BYTES {
-            let mut view = View {
-                kinds: KIND_JOINED,
-                ..View::default()
-            };
-            for &(from, to) in run.iter() {
-                view.bytes.extend_from_slice(&window[from..to]);
-                view.starts.extend((from..to).map(|_| base + from));
-                view.ends.extend((from..to).map(|_| base + to));
+/// Every digit token of `window[start..end]` of at least
+/// [`MIN_FIXED_DIGITS`] digits read three digits a byte, at each of the
+/// three phases (a window may have cut the token anywhere).
+fn decode_fixed_width(window: &[u8], start: usize, end: usize, base: usize, views: &mut Vec<View>) {
+    let mut at = start;
+    while at < end {
+        if !window[at].is_ascii_digit() {
+            at += 1;
+            continue;
+        }
+        let token = at;
+        while at < end && window[at].is_ascii_digit() {
+            at += 1;
+        }
+        if at - token < MIN_FIXED_DIGITS {
+            continue;
+        }
+        for phase in 0..3 {
+            let mut view = Builder::new();
+            let mut digit = token + phase;
+            while digit + 3 <= at {
+                let group = &window[digit..digit + 3];
+                let value = group
+                    .iter()
+                    .fold(0u32, |sum, &d| sum * 10 + u32::from(d - b'0'));
+                if value <= 255 {
+                    view.push(value as u8, base + digit, base + digit + 3);
+                } else {
+                    view.flush(MIN_DECIMAL_NUMBERS, views);
+                }
+                digit += 3;
             }
-            views.push(view);
+            view.flush(MIN_DECIMAL_NUMBERS, views);
+        }
+    }
+}
+
+/// The longest line content (after a line-number prefix) that
+/// [`short_line_views`] joins: text printed a few characters per line
+/// (`fold -w2`, `fold -w11`; a long secret cut wider is caught by its
+/// fragments, a short one of up to 15 characters fits in one such line).
+const MAX_SHORT_LINE: usize = 16;
+
+/// The line-number prefix a tool writes before each line: `grep -n`'s and
+/// `grep -b`'s `N:`, `cat -n`'s and `nl`'s right-aligned `N<tab>`
+/// (at most 10 digits). Its length, or 0 for none.
+fn line_number_prefix(line: &[u8]) -> usize {
+    let spaces = line.iter().take_while(|&&b| b == b' ').count();
+    let digits = line[spaces..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > 10 {
+        return 0;
+    }
+    match line.get(spaces + digits) {
+        Some(b':' | b'\t') => spaces + digits + 1,
+        _ => 0,
+    }
+}
+
+/// Joined views of text printed a few characters per line (round6 #5,
+/// proof5 #7, secrets5 #12): `grep -o .`, `sed 's/./&\n/g'`, `fold -w1`
+/// to `fold -w16`, and the same with a line-number prefix before each line
+/// (`grep -n -o .`, `grep -b -o .`, `cat -n`, `nl`). Every run of at least
+/// two consecutive lines of 1 to [`MAX_SHORT_LINE`] bytes (a `\r` before
+/// the newline dropped) holding at least [`MIN_SECRET_BYTES`] bytes in all
+/// becomes one view of the lines joined; a second view joins the same
+/// lines with their prefixes removed. `starts_line`: whether `window`
+/// starts at the start of a line (a stream window may start inside one,
+/// whose true length is unknown: that first piece is then never joined).
+/// Found at newlines (`memchr`), so ordinary text pays a look at each
+/// line's length.
+pub(crate) fn short_line_views(
+    window: &[u8],
+    base: usize,
+    starts_line: bool,
+    views: &mut Vec<View>,
+) {
+    // Each run: (content start, content end) of its lines, as written and
+    // with prefixes removed; the second is a view of its own only when a
+    // line of it had a prefix.
+    let mut raw: Vec<(usize, usize)> = Vec::new();
+    let mut bare: Vec<(usize, usize)> = Vec::new();
+    let mut bare_prefixed = false;
+    let flush = |run: &mut Vec<(usize, usize)>, keep: bool, views: &mut Vec<View>| {
+        let total: usize = run.iter().map(|(from, to)| to - from).sum();
+        if keep && run.len() >= 2 && total >= MIN_SECRET_BYTES {
+            let mut view = Builder::new();
+            for &(from, to) in run.iter() {
+                for (at, &byte) in window.iter().enumerate().take(to).skip(from) {
+                    view.push(byte, base + at, base + at + 1);
+                }
+            }
+            view.flush(MIN_SECRET_BYTES, views);
         }
         run.clear();
     };
-    for newline in memchr::memchr_iter(b'\n', window) {
-        let mut to = newline;
+    let mut line_from = 0usize;
+    let mut skip_first = !starts_line;
+    let ends = memchr::memchr_iter(b'\n', window).chain(std::iter::once(window.len()));
+    for line_end in ends {
+        let mut to = line_end;
         if to > line_from && window[to - 1] == b'\r' {
             to -= 1;
         }
         let line = &window[line_from..to];
-        let one_char = !line.is_empty()
-            && line.len() <= 4
-            && std::str::from_utf8(line).is_ok_and(|text| text.chars().count() == 1)
-            && !line[0].is_ascii_whitespace();
-        if one_char {
-            run.push((line_from, to));
+        let eligible = !std::mem::take(&mut skip_first);
+        if eligible && !line.is_empty() && line.len() <= MAX_SHORT_LINE {
+            raw.push((line_from, to));
         } else {
-            flush(&mut run, views);
+            flush(&mut raw, true, views);
         }
-        line_from = newline + 1;
+        let prefix = if eligible && line.len() <= MAX_SHORT_LINE + 11 {
+            line_number_prefix(line)
+        } else {
+            0
+        };
+        let content = line.len() - prefix;
+        // Within the reach a stream keeps back: at most REACH_PER_BYTE
+        // bytes of line (newline included) per byte of content.
+        if eligible
+            && content > 0
+            && content <= MAX_SHORT_LINE
+            && line_end + 1 - line_from <= REACH_PER_BYTE * content
+        {
+            bare.push((line_from + prefix, to));
+            bare_prefixed |= prefix > 0;
+        } else {
+            flush(&mut bare, std::mem::take(&mut bare_prefixed), views);
+        }
+        line_from = line_end + 1;
     }
-    flush(&mut run, views);
+    flush(&mut raw, true, views);
+    flush(&mut bare, bare_prefixed, views);
 }
 
-/// A view of `window` with Unicode compatibility forms folded (NFKC of
+/// Characters a quoted list must hold to be joined: the shortest secret.
+const MIN_QUOTED_CHARS: usize = MIN_SECRET_BYTES;
+
+/// The quoted character at `window[at..]` (`'s'`, `"s"`, `'\''`,
+/// `"\\"`): the character and the length of the item with its quotes.
+fn quoted_char(window: &[u8], at: usize) -> Option<(u8, usize)> {
+    let quote = *window.get(at)?;
+    if !matches!(quote, b'\'' | b'"') {
+        return None;
+    }
+    let (c, close) = match *window.get(at + 1)? {
+        b'\\' => (*window.get(at + 2)?, at + 3),
+        c => (c, at + 2),
+    };
+    let printable = (0x20..0x7F).contains(&c);
+    (printable && window.get(close) == Some(&quote)).then_some((c, close + 1 - at))
+}
+
+/// Joined views of lists of quoted single characters (round6 #5): Python's
+/// `print(list(s))` (`['s', 'k', '-', …]`, an apostrophe as `"'"`), a JSON
+/// array of one-character strings (`["s","k"]`, pretty-printed one a line),
+/// JavaScript's `[...s]`. Items are separated by a comma and white space
+/// (or white space alone); a run of at least [`MIN_QUOTED_CHARS`] items
+/// becomes the string of their characters. Found at quotes (`memchr2`),
+/// each checked for the `'c'` shape before anything else.
+pub(crate) fn quoted_views(window: &[u8], base: usize, views: &mut Vec<View>) {
+    let mut next = 0usize;
+    for at in memchr::memchr2_iter(b'\'', b'"', window) {
+        if at < next {
+            continue;
+        }
+        let Some((_, first_len)) = quoted_char(window, at) else {
+            continue;
+        };
+        let mut view = Builder::new();
+        let mut item = at;
+        let mut len = first_len;
+        while let Some((c, _)) = quoted_char(window, item) {
+            view.push(c, base + item, base + item + len);
+            let mut after = item + len;
+            let mut gap = 0;
+            while after < window.len()
+                && gap <= 8
+                && matches!(window[after], b',' | b' ' | b'\t' | b'\r' | b'\n')
+            {
+                after += 1;
+                gap += 1;
+            }
+            match quoted_char(window, after) {
+                Some((_, next_len)) if gap > 0 => {
+                    item = after;
+                    len = next_len;
+                }
+                _ => {
+                    next = item + len;
+                    break;
+                }
+            }
+        }
+        view.flush(MIN_QUOTED_CHARS, views);
+    }
+}
+
+/// Unicode tag characters U+E0020..=U+E007E: invisible copies of ASCII
+/// space to `~` ("ASCII smuggling", round6 #5). The folded view reads each
+/// as the ASCII character it copies.
+fn untag(c: char) -> Option<u8> {
+    let code = u32::from(c);
+    (0xE0020..=0xE007E)
+        .contains(&code)
+        .then(|| (code - 0xE0000) as u8)
+}
+
+/// Whether the folded view changes `c` (the character itself or what it
+/// does to the one before it): invisible, a tag character, or not already
+/// in NFKC (full-width, ligatures, combining marks). Answers for the Basic
+/// Multilingual Plane come from a table filled 256 characters at a time on
+/// first use (the normalisation check costs far more than the text it
+/// looks at otherwise: every `é` of a log).
+fn folds(c: char) -> bool {
+    use std::sync::OnceLock;
+    static PAGES: [OnceLock<[u64; 4]>; 256] = [const { OnceLock::new() }; 256];
+    let slow = |c: char| {
+        !c.is_ascii()
+            && (ploy_text::is_invisible(c)
+                || unicode_normalization::is_nfkc_quick(std::iter::once(c))
+                    != unicode_normalization::IsNormalized::Yes)
+    };
+    let code = u32::from(c);
+    if code >= 0x1_0000 {
+        return slow(c);
+    }
+    let page = PAGES[(code >> 8) as usize].get_or_init(|| {
+        let mut bits = [0u64; 4];
+        for low in 0..256u32 {
+            let folds = char::from_u32((code & !0xFF) | low).is_some_and(slow);
+            bits[(low / 64) as usize] |= u64::from(folds) << (low % 64);
+        }
+        bits
+    });
+    let low = code & 0xFF;
+    page[(low / 64) as usize] >> (low % 64) & 1 == 1
+}
+
+/// The next byte at or after `from` that is not ASCII, eight bytes a step.
+fn next_non_ascii(bytes: &[u8], mut from: usize) -> Option<usize> {
+    while from + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[from..from + 8]);
+        let high = u64::from_le_bytes(word) & HIGH;
+        if high != 0 {
+            return Some(from + (high.trailing_zeros() / 8) as usize);
+        }
+        from += 8;
+    }
+    (from..bytes.len()).find(|&at| bytes[at] >= 0x80)
+}
+
+/// The character encoded at `bytes[at..]` (a non-ASCII lead byte), if the
+/// bytes there are UTF-8.
+fn char_at(bytes: &[u8], at: usize) -> Option<char> {
+    let (len, lead, min) = match bytes[at] {
+        lead @ 0xC2..=0xDF => (2, u32::from(lead & 0x1F), 0x80),
+        lead @ 0xE0..=0xEF => (3, u32::from(lead & 0x0F), 0x800),
+        lead @ 0xF0..=0xF4 => (4, u32::from(lead & 0x07), 0x1_0000),
+        _ => return None,
+    };
+    let tail = bytes.get(at + 1..at + len)?;
+    let mut code = lead;
+    for &byte in tail {
+        if !is_continuation(byte) {
+            return None;
+        }
+        code = code << 6 | u32::from(byte & 0x3F);
+    }
+    // No overlong form; `from_u32` refuses surrogates and values past
+    // U+10FFFF.
+    (code >= min).then(|| char::from_u32(code)).flatten()
+}
+
+/// Views of `window` with Unicode compatibility forms folded (NFKC of
 /// each character with the combining marks after it: full-width
-/// `ｓｋ－ｌｉｖｅ`, ligatures, an NFD `a` + U+0308) and invisible characters
-/// (zero-width, soft hyphen, bidi controls: [`ploy_text::is_invisible`])
-/// removed (secrets5 #4/#12). Only for text with a non-ASCII byte, and only
-/// when folding changes something.
-pub(crate) fn folded_view(window: &[u8], base: usize, views: &mut Vec<View>) {
+/// `ｓｋ－ｌｉｖｅ`, ligatures, an NFD `a` + U+0308), tag characters read
+/// as the ASCII they copy, and invisible characters (zero-width, soft
+/// hyphen, bidi controls: [`ploy_text::is_invisible`]) removed (secrets5
+/// #4/#12, round6 #5). One view per region of `reach` bytes around the
+/// characters that fold, so text whose non-ASCII characters are all
+/// already in NFKC and visible (`é`, `✓`, CJK) gets none, and a stray
+/// zero-width space does not copy a whole window. Bytes that are not
+/// UTF-8 (a stream window cut inside a character) are kept as they are.
+pub(crate) fn folded_views(window: &[u8], base: usize, reach: usize, views: &mut Vec<View>) {
+    // Regions [from, to) around folding characters, merged when they touch.
+    let mut regions: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0usize;
+    while let Some(found) = next_non_ascii(window, at) {
+        let Some(c) = char_at(window, found) else {
+            at = found + 1;
+            continue;
+        };
+        if folds(c) {
+            let from = found.saturating_sub(reach);
+            let to = (found + c.len_utf8() + reach).min(window.len());
+            match regions.last_mut() {
+                Some((_, end)) if from <= *end => *end = to,
+                _ => regions.push((from, to)),
+            }
+        }
+        at = found + c.len_utf8();
+    }
+    for (from, to) in regions {
+        // Start on a character that is not a combining mark (a cluster is
+        // folded whole), at most 64 bytes further back.
+        let mut from = from;
+        let floor = from.saturating_sub(64);
+        while from > floor
+            && (is_continuation(window[from])
+                || char_at(window, from)
+                    .is_some_and(unicode_normalization::char::is_combining_mark))
+        {
+            from -= 1;
+        }
+        fold_region(&window[from..to], base + from, views);
+    }
+}
+
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xC0 == 0x80
+}
+
+/// The folded view of one region (see [`folded_views`]), pushed when
+/// folding changed something.
+fn fold_region(region: &[u8], base: usize, views: &mut Vec<View>) {
     use unicode_normalization::UnicodeNormalization as _;
     use unicode_normalization::char::is_combining_mark;
-    if window.is_ascii() {
-        return;
-    }
-    let Ok(text) = std::str::from_utf8(window) else {
-        // Not UTF-8: offsets would not map back; the plain search still runs.
-        return;
-    };
-    // Fast path: text whose non-ASCII characters are all already in NFKC
-    // and visible (`é`, `✓`, CJK) gets no view; only the characters past
-    // ASCII are looked at.
-    let folds = |c: char| {
-        ploy_text::is_invisible(c)
-            || unicode_normalization::is_nfkc_quick(std::iter::once(c))
-                != unicode_normalization::IsNormalized::Yes
-    };
-    let mut rest = text;
-    let mut needed = false;
-    while let Some(at) = rest.bytes().position(|b| b >= 0x80) {
-        let mut chars = rest[at..].chars();
-        if chars.next().is_some_and(folds) {
-            needed = true;
-            break;
-        }
-        rest = chars.as_str();
-    }
-    if !needed {
-        return;
-    }
-    let mut view = View {
-        kinds: KIND_JOINED,
-        ..View::default()
-    };
+    let mut view = Builder::new();
     let mut changed = false;
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let marks_follow = chars
-            .peek()
-            .is_some_and(|&(_, next)| is_combining_mark(next));
-        if c.is_ascii() && !marks_follow {
-            view.bytes.push(c as u8);
-            view.starts.push(base + at);
-            view.ends.push(base + at + 1);
-            continue;
-        }
-        if ploy_text::is_invisible(c) {
-            changed = true;
-            continue;
-        }
-        let mut end = at + c.len_utf8();
-        while let Some(&(next_at, next)) = chars.peek() {
-            if !is_combining_mark(next) {
-                break;
+    let mut offset = 0usize;
+    for chunk in region.utf8_chunks() {
+        let text = chunk.valid();
+        let mut chars = text.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            let at = offset + at;
+            let marks_follow = chars
+                .peek()
+                .is_some_and(|&(_, next)| is_combining_mark(next));
+            if c.is_ascii() && !marks_follow {
+                view.push(c as u8, base + at, base + at + 1);
+                continue;
             }
-            end = next_at + next.len_utf8();
-            chars.next();
+            if let Some(ascii) = untag(c) {
+                changed = true;
+                view.push(ascii, base + at, base + at + c.len_utf8());
+                continue;
+            }
+            if ploy_text::is_invisible(c) {
+                changed = true;
+                continue;
+            }
+            let mut end = at + c.len_utf8();
+            while let Some(&(next_at, next)) = chars.peek() {
+                if !is_combining_mark(next) {
+                    break;
+                }
+                end = offset + next_at + next.len_utf8();
+                chars.next();
+            }
+            let cluster = &region[at..end];
+            let folded: String = std::str::from_utf8(cluster)
+                .map(|cluster| cluster.nfkc().collect())
+                .unwrap_or_default();
+            changed |= folded.as_bytes() != cluster;
+            for byte in folded.bytes() {
+                view.push(byte, base + at, base + end);
+            }
         }
-        let cluster = &text[at..end];
-        let folded: String = cluster.nfkc().collect();
-        changed |= folded != cluster;
-        for byte in folded.bytes() {
-            view.bytes.push(byte);
-            view.starts.push(base + at);
-            view.ends.push(base + end);
+        offset += text.len();
+        for &byte in chunk.invalid() {
+            view.push(byte, base + offset, base + offset + 1);
+            offset += 1;
         }
     }
     if changed {
-        views.push(view);
+        views.push(view.view);
     }
 }
 
@@ -531,7 +869,7 @@ mod tests {
 
     fn folded(text: &str) -> Vec<String> {
         let mut views = Vec::new();
-        folded_view(text.as_bytes(), 0, &mut views);
+        folded_views(text.as_bytes(), 0, 64, &mut views);
         views
             .into_iter()
             .map(|view| String::from_utf8(view.bytes).expect("utf-8"))
@@ -557,7 +895,7 @@ mod tests {
 
     fn char_lines(text: &str) -> Vec<String> {
         let mut views = Vec::new();
-        char_line_views(text.as_bytes(), 0, &mut views);
+        short_line_views(text.as_bytes(), 0, true, &mut views);
         views
             .into_iter()
             .map(|view| String::from_utf8(view.bytes).expect("utf-8"))
@@ -589,13 +927,90 @@ mod tests {
     fn one_character_per_line_joins() {
         assert_eq!(
             char_lines("out:\nR\no\no\nt\nT\no\nk\n3\nn\ndone\n"),
-            vec!["RootTok3n"]
+            vec!["out:RootTok3ndone"]
         );
         assert_eq!(
             char_lines("a\r\nb\r\nc\r\nd\r\ne\r\nf\r\ng\r\nh\r\n"),
             vec!["abcdefgh"]
         );
-        assert!(char_lines("a\nb\nc\n\nlonger line\n").is_empty());
+        assert!(char_lines("a\nb\nc\n\nlonger line than sixteen\n").is_empty());
+    }
+
+    // proves: REDACT-1, BEYOND-6 (round6 #5: `fold -w2`, `fold -w3`,
+    // `grep -n -o .`, `grep -b -o .`, `cat -n` of one character per line)
+    #[test]
+    fn short_lines_join_with_and_without_line_numbers() {
+        let key = "sk-live-abcdef0123456789XYZ";
+        let fold = |width: usize| -> String {
+            key.as_bytes()
+                .chunks(width)
+                .map(|piece| format!("{}\n", std::str::from_utf8(piece).unwrap()))
+                .collect()
+        };
+        for width in [2, 3, 11, 16] {
+            let text = format!("a long line of ordinary output first\n{}", fold(width));
+            assert!(
+                char_lines(&text).contains(&key.to_owned()),
+                "{width}: {text}"
+            );
+        }
+        let grep_n: String = key.chars().map(|c| format!("1:{c}\n")).collect();
+        let grep_b: String = key
+            .chars()
+            .enumerate()
+            .map(|(at, c)| format!("{}:{c}\n", 1_000_000 + at))
+            .collect();
+        let cat_n: String = key
+            .chars()
+            .enumerate()
+            .map(|(at, c)| format!("{:6}\t{c}\n", at + 1))
+            .collect();
+        for text in [grep_n, grep_b, cat_n] {
+            assert!(char_lines(&text).contains(&key.to_owned()), "{text}");
+        }
+        // A stream window that starts inside a line does not join its
+        // first piece: its true length is unknown.
+        let mut views = Vec::new();
+        short_line_views(b"sk\n-l\niv\ne-\nab\n", 0, false, &mut views);
+        assert_eq!(views.len(), 1);
+        assert_eq!(views[0].bytes, b"-live-ab");
+    }
+
+    // proves: REDACT-1, BEYOND-6 (round6 #5: decimal joined by any
+    // punctuation, zero-padded without separators, octal lists)
+    #[test]
+    fn decimal_and_octal_in_every_layout_decode() {
+        let want = b"sk-live-ab".to_vec();
+        let bytes = want.clone();
+        let join = |sep: &str, f: &dyn Fn(u8) -> String| {
+            bytes.iter().map(|&b| f(b)).collect::<Vec<_>>().join(sep)
+        };
+        for sep in [".", "-", "_", "/", ":", "|", "..", "', '"] {
+            let text = format!("?d={}&x", join(sep, &|b| b.to_string()));
+            assert!(decimal(&text).contains(&want), "{text}");
+        }
+        let padded = format!("?d={}", join("", &|b| format!("{b:03}")));
+        assert!(decimal(&padded).contains(&want), "{padded}");
+        let shifted = format!("?d=7{}", join("", &|b| format!("{b:03}")));
+        assert!(decimal(&shifted).contains(&want), "{shifted}");
+        let octal = format!("od -b: {}", join(" ", &|b| format!("{b:03o}")));
+        assert!(decimal(&octal).contains(&want), "{octal}");
+        let octal = format!("?d={}", join(",", &|b| format!("{b:o}")));
+        assert!(decimal(&octal).contains(&want), "{octal}");
+    }
+
+    // proves: BEYOND-6, REDACT-1 (round6 #5: Unicode tag characters read
+    // as the ASCII they copy)
+    #[test]
+    fn tag_characters_fold_to_ascii() {
+        let tags: String = "sk-live-ab"
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+            .collect();
+        assert_eq!(folded(&format!("x{tags}y")), vec!["xsk-live-aby"]);
+        // Folding is local: far from the tags, the view does not reach.
+        let far = format!("{}{tags}", "z".repeat(200));
+        assert_eq!(folded(&far), vec![format!("{}sk-live-ab", "z".repeat(64))]);
     }
 
     fn hex(text: &str) -> Vec<Vec<u8>> {

@@ -119,3 +119,94 @@ fn ordinary_output_is_kept() {
         assert_eq!(redactor.redact(text), text);
     }
 }
+
+/// `value` cut into lines of `width` characters (`fold -w WIDTH`).
+fn fold(value: &str, width: usize) -> String {
+    let chars: Vec<char> = value.chars().collect();
+    chars
+        .chunks(width)
+        .map(|line| line.iter().collect::<String>() + "\n")
+        .collect()
+}
+
+// proves: REDACT-1, BEYOND-6 (round6 #5: `fold -w2`/`-w3`, `grep -n -o .`,
+// `grep -b -o .`, `cat -n` of one character per line, Python's
+// `print(list(s))`, a JSON array of characters, Unicode tag characters,
+// decimal bytes joined by `.`, `-`, `_`, `/`, zero-padded, octal)
+#[test]
+fn round6_reshapings_are_redacted() {
+    let line = format!("TOKEN={KEY}");
+    assert_gone(&fold(&line, 2), "ab\ncd\nef", SecretForm::Spread);
+    assert_gone(&fold(&line, 3), "abc\ndef\n012", SecretForm::Spread);
+    let grep_n: String = line.chars().map(|c| format!("1:{c}\n")).collect();
+    assert_gone(&grep_n, "1:a\n1:b\n1:c", SecretForm::Spread);
+    let grep_b: String = line
+        .chars()
+        .enumerate()
+        .map(|(at, c)| format!("{at}:{c}\n"))
+        .collect();
+    assert_gone(&grep_b, ":a\n", SecretForm::Spread);
+    let cat_n: String = line
+        .chars()
+        .enumerate()
+        .map(|(at, c)| format!("{:6}\t{c}\n", at + 1))
+        .collect();
+    assert_gone(&cat_n, "\ta\n", SecretForm::Spread);
+    let python = format!(
+        "[{}]",
+        KEY.chars()
+            .map(|c| format!("'{c}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert_gone(&python, "'a', 'b', 'c'", SecretForm::Spread);
+    let json = serde_json::to_string(&KEY.chars().map(String::from).collect::<Vec<_>>()).unwrap();
+    assert_gone(&json, r#""a","b","c""#, SecretForm::Spread);
+    let pretty =
+        serde_json::to_string_pretty(&KEY.chars().map(String::from).collect::<Vec<_>>()).unwrap();
+    assert_gone(&pretty, "\"a\",\n", SecretForm::Spread);
+    let tags: String = KEY
+        .chars()
+        .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+        .collect();
+    assert_gone(&format!("hello{tags}"), &tags[8..40], SecretForm::Folded);
+    for sep in [".", "-", "_", "/"] {
+        let list = decimal(KEY, sep);
+        assert_gone(&format!("d={list}"), &list[12..40], SecretForm::Decimal);
+    }
+    let padded: String = KEY.bytes().map(|b| format!("{b:03}")).collect();
+    assert_gone(&format!("d={padded}"), &padded[12..40], SecretForm::Decimal);
+    let octal = KEY
+        .bytes()
+        .map(|b| format!("{b:o}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    assert_gone(&format!("d={octal}"), &octal[12..40], SecretForm::Decimal);
+    // `od -b` with its offset column: 16 bytes a line.
+    let od_b: String = format!("TOKEN={KEY}\n")
+        .as_bytes()
+        .chunks(16)
+        .enumerate()
+        .map(|(line, bytes)| {
+            let octal: String = bytes.iter().map(|b| format!(" {b:03o}")).collect();
+            format!("{:07o}{octal}\n", line * 16)
+        })
+        .collect();
+    assert_gone(&od_b, " 141 142 143", SecretForm::Decimal);
+}
+
+// Ordinary lists, numbered lines, JSON and code are left alone.
+#[test]
+fn round6_ordinary_shapes_are_kept() {
+    let redactor = redactor();
+    for text in [
+        "['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']\n",
+        "{\"k\":\"v\",\"x\":\"y\"}\n",
+        "     1\tfn main() {\n     2\t}\n",
+        "1:a\n2:b\n3:c\n4:d\n5:e\n6:f\n7:g\n8:h\n",
+        "v1.2.3-rc.4 2026-11-29 10.0.0.1/24 12:30:45\n",
+        "}\n}\n)\n;\nend\nfi\ndone\n",
+    ] {
+        assert_eq!(redactor.redact(text), text);
+    }
+}
