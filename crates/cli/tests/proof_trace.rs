@@ -522,8 +522,9 @@ fn checkers_read_only_the_project_and_run_nothing_else() {
         }
         for path in &seen.writes {
             // git may refresh its index (inside the project's copy-on-write
-            // layer); Python (the `yq` wrapper) writes bytecode to the
-            // sandbox's build cache (PYTHONPYCACHEPREFIX).
+            // layer); Python (the `yq` wrapper) writes no bytecode, or,
+            // when the project has many `__pycache__` folders, only to the
+            // run's build cache (PYTHONPYCACHEPREFIX).
             let git_index = path.contains("/.git/index");
             let pycache = path.starts_with("/var/cache/ploy-build/pycache");
             if path != "/dev/null" && !(git_index && inside(path, &project)) && !pycache {

@@ -18,6 +18,7 @@ use std::{
     sync::atomic::{AtomicUsize, Ordering},
 };
 
+use ploy_proof::sandbox::MAX_BYTECODE_MASKS;
 use ploy_validate::{Connector, Pipeline, PlanCommand, ProofPlan, StreamTarget};
 use serde_json::Value;
 
@@ -553,7 +554,8 @@ fn a_trojaned_build_never_reaches_the_hosts_target_folder() {
         &format!(
             "printf '{trojan}' > target/debug/app; chmod +x target/debug/app; \
              mkdir -p $CARGO_TARGET_DIR/debug && printf '{trojan}' > $CARGO_TARGET_DIR/debug/app \
-             && echo target=$CARGO_TARGET_DIR go=$GOCACHE npm=$npm_config_cache py=$PYTHONPYCACHEPREFIX"
+             && echo target=$CARGO_TARGET_DIR go=$GOCACHE npm=$npm_config_cache \
+             py=[$PYTHONPYCACHEPREFIX] nobytecode=$PYTHONDONTWRITEBYTECODE"
         ),
     );
     assert_eq!(exit_code(&result), 0, "{result}");
@@ -573,7 +575,9 @@ fn a_trojaned_build_never_reaches_the_hosts_target_folder() {
         "target=/var/cache/ploy-build/cargo-target",
         "go=/var/cache/ploy-build/go-build",
         "npm=/var/cache/ploy-build/npm",
-        "py=/var/cache/ploy-build/pycache",
+        // Python reads the system's bytecode and writes none (no project
+        // `__pycache__` here to hide).
+        "py=[] nobytecode=1",
     ] {
         assert!(text.contains(variable), "{variable}: {result}");
     }
@@ -2231,8 +2235,10 @@ plant(os.path.abspath("tests/test_api.py"),
 
 // A proof (or a writable `ploy sandbox run`) plants Python bytecode; every
 // later proof's `python3 -m unittest` ran it and passed a failing test
-// (proof5 #2). Now each run's bytecode lives in its own cache, removed with
-// the run, and Python never reads the project's own `__pycache__` either.
+// (proof5 #2). Now Python reads only the system's bytecode (read-only) and
+// compiles the project's sources: the project's `__pycache__` folders are
+// hidden in every run, and when they are too many or one is a link, Python
+// reads bytecode only from a folder of the run.
 // proves: BEYOND-4, SBX-5, PROOF-2
 #[test]
 fn planted_python_bytecode_never_decides_a_later_proof() {
@@ -2252,14 +2258,15 @@ fn planted_python_bytecode_never_decides_a_later_proof() {
     let unittest = [PYTHON, "-m", "unittest", "tests.test_api"];
     let before = world.run(&["--build-cache", &cache], &unittest);
     assert_ne!(exit_code(&before), 0, "{}", brief(&before));
-    // Through a proof (into its bytecode prefix) and through a writable run
-    // (into the project's own __pycache__, next to the test).
+    // Through a proof: the system's bytecode is read-only, and what it
+    // writes in the project is thrown away with the run.
     let planted = world.run(&["--build-cache", &cache], &[PYTHON, "plant.py"]);
-    assert!(
-        stdout(&planted).contains("planted /var/cache/ploy-build/"),
-        "{}",
-        brief(&planted)
-    );
+    let text = stdout(&planted);
+    assert!(text.contains("refused /usr/lib/"), "{}", brief(&planted));
+    assert!(!text.contains("planted /usr"), "{}", brief(&planted));
+    assert!(!world.project.join("tests/__pycache__").exists());
+    // Through a writable run: into the project's own __pycache__, next to
+    // the test.
     let planted = world.run(&["--writable-project"], &[PYTHON, "plant.py"]);
     assert!(
         stdout(&planted).contains("tests/__pycache__"),
@@ -2268,14 +2275,59 @@ fn planted_python_bytecode_never_decides_a_later_proof() {
     );
     assert!(world.project.join("tests/__pycache__").exists());
     std::fs::remove_file(world.project.join("plant.py")).unwrap();
-    let after = world.run(&["--build-cache", &cache], &unittest);
-    let shown = brief(&after);
-    assert_ne!(exit_code(&after), 0, "the failing test passed: {shown}");
-    assert!(!shown.contains("POISON-RAN"), "{shown}");
-    assert!(
-        after["stderr"].as_str().unwrap().contains("AssertionError"),
-        "{shown}"
+    let check = |shape: &str| {
+        let after = world.run(&["--build-cache", &cache], &unittest);
+        let shown = format!("{shape}: {}", brief(&after));
+        assert_ne!(exit_code(&after), 0, "the failing test passed: {shown}");
+        assert!(!shown.contains("POISON-RAN"), "{shown}");
+        assert!(
+            after["stderr"].as_str().unwrap().contains("AssertionError"),
+            "{shown}"
+        );
+    };
+    check("planted __pycache__ hidden");
+    // A writable run cannot write into a __pycache__ that existed when it
+    // started (hidden, read-only), so it cannot replace the planted one.
+    let again = world.sh(
+        &["--writable-project"],
+        "echo x > tests/__pycache__/new.pyc && echo wrote",
     );
+    assert!(!stdout(&again).contains("wrote"), "{}", brief(&again));
+    // Past the number of folders ploy hides: Python reads bytecode only in
+    // the run's own folder.
+    for i in 0..=MAX_BYTECODE_MASKS {
+        std::fs::create_dir_all(world.project.join(format!("pkg{i}/__pycache__"))).unwrap();
+    }
+    check("many __pycache__ folders");
+    let shown = world.run(
+        &["--build-cache", &cache],
+        &[PYTHON, "-c", "import sys; print('prefix', sys.pycache_prefix)"],
+    );
+    assert!(
+        stdout(&shown).contains("prefix /var/cache/ploy-build/pycache"),
+        "{}",
+        brief(&shown)
+    );
+    for i in 0..=MAX_BYTECODE_MASKS {
+        std::fs::remove_dir_all(world.project.join(format!("pkg{i}"))).unwrap();
+    }
+    // A __pycache__ that is a link to a folder holding the planted bytecode.
+    std::fs::rename(
+        world.project.join("tests/__pycache__"),
+        world.project.join(".stash"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../.stash", world.project.join("tests/__pycache__")).unwrap();
+    check("__pycache__ a link");
+    // Upper case, as a case-folding folder would find it.
+    std::fs::remove_file(world.project.join("tests/__pycache__")).unwrap();
+    std::fs::rename(
+        world.project.join(".stash"),
+        world.project.join("tests/__PYCACHE__"),
+    )
+    .unwrap();
+    let shown = world.sh(&["--build-cache", &cache], "ls -A tests/__PYCACHE__ | wc -l");
+    assert_eq!(stdout(&shown).trim(), "0", "{}", brief(&shown));
 }
 
 // Two proofs of one project at once shared the live cache: a unix socket
@@ -2330,9 +2382,10 @@ fn concurrent_proofs_of_one_project_share_no_cache() {
         "{}",
         brief(&client)
     );
-    // Its own cache holds only what it wrote itself (its bytecode).
+    // Its own cache holds nothing of the other run's (it wrote nothing:
+    // Python used the system's bytecode and wrote none).
     assert!(
-        stdout(&client).contains("['pycache']"),
+        stdout(&client).contains("[]\n"),
         "{}",
         brief(&client)
     );

@@ -47,7 +47,8 @@ use serde::Serialize;
 pub use collect::{RunOutput, Termination};
 pub use env::{ALLOWED_ENV_NAMES, build_env, git_pinned_env, looks_secret};
 pub use policy::{
-    BUILD_CACHE_MOUNT, BUILD_CACHE_VARIABLES, CARGO_HOME_PARTS, Layer, Limits, ProjectView,
+    BUILD_CACHE_MOUNT, BUILD_CACHE_VARIABLES, CARGO_HOME_PARTS, Layer, Limits,
+    MAX_BYTECODE_MASKS, ProjectView,
     SANDBOX_HOME, SENSITIVE_HOME_ENTRIES, SYSTEM_READ_ONLY, SandboxError, SandboxPolicy,
     add_home_toolchains,
 };
@@ -365,7 +366,7 @@ impl Sandbox {
     fn view_spec(
         &self,
         build_cache: Option<&Path>,
-    ) -> Result<(ViewSpec, view::ProjectScan), SandboxError> {
+    ) -> Result<ViewParts, SandboxError> {
         let scan = view::scan_project(&self.project, view::Unlistable::Refuse)?;
         let mut masks = view::masks_inside(&self.project, &self.sensitive);
         // ploy's own folders (PLOY_CONFIG_DIR, PLOY_STATE_DIR) and a cargo
@@ -381,10 +382,12 @@ impl Sandbox {
         }
         // The host's secrets under /etc (not readable by everyone), which a
         // project link such as `etcd -> /etc` would otherwise show (SBX-3).
-        masks.extend(system_secrets::system_secrets(
-            &self.read_only,
-            self.state.as_deref(),
-        )?);
+        let system = system_secrets::system_secrets(&self.read_only, self.state.as_deref())?;
+        masks.extend(system.masks);
+        let python = python_env(&scan, build_cache.is_some());
+        if python.iter().any(|(name, _)| name == PYTHON_NO_BYTECODE) {
+            masks.extend(scan.bytecode.iter().cloned());
+        }
         let spec = ViewSpec {
             project: self.project.clone(),
             copy_on_write: self.policy.view == ProjectView::CopyOnWrite,
@@ -395,7 +398,7 @@ impl Sandbox {
             sockets: scan.sockets.clone(),
             build_cache: build_cache.map(Path::to_path_buf),
         };
-        Ok((spec, scan))
+        Ok((spec, scan, system.notes, python))
     }
 
     fn run_work(&self, work: Work) -> Result<RunOutput, SandboxError> {
@@ -408,7 +411,9 @@ impl Sandbox {
             }
             None => (None, Vec::new()),
         };
-        let (view, before) = self.view_spec(run_cache.as_ref().map(|c| c.path()))?;
+        let (view, before, view_notes, python) =
+            self.view_spec(run_cache.as_ref().map(|c| c.path()))?;
+        cache_notes.extend(view_notes);
         // A proof's git uses the project's own repository and none of the
         // programs its configuration can name (PROOF-3, proof5 #1 / #14).
         // `ploy sandbox run` runs what the caller asked for, git included,
@@ -427,7 +432,15 @@ impl Sandbox {
             simulate_missing: self.simulate_missing.clone(),
         };
         let mut env = build_env(std::env::vars_os(), &self.policy.extra_env, SANDBOX_HOME);
-        for (name, value) in self.set_env.iter().chain(&pinned) {
+        // Where Python finds bytecode is ploy's choice alone (extra_env or
+        // set_env could name a project folder).
+        env.retain(|(name, _)| !PYTHON_BYTECODE_VARIABLES.contains(&name.as_str()));
+        for (name, value) in self.set_env.iter().chain(&python).chain(&pinned) {
+            if PYTHON_BYTECODE_VARIABLES.contains(&name.as_str())
+                && !python.iter().any(|(ours, _)| ours == name)
+            {
+                continue;
+            }
             env.retain(|(known, _)| known != name);
             env.push((name.clone(), value.clone()));
         }
@@ -453,6 +466,46 @@ impl Sandbox {
         }
         Ok(output)
     }
+}
+
+/// What [`Sandbox::view_spec`] gives: the view, the scan it came from, notes
+/// for the run, and Python's bytecode variables.
+type ViewParts = (
+    ViewSpec,
+    view::ProjectScan,
+    Vec<String>,
+    Vec<(String, String)>,
+);
+
+/// Set for a run in which Python loads only the system's bytecode.
+const PYTHON_NO_BYTECODE: &str = "PYTHONDONTWRITEBYTECODE";
+
+/// The variables that say where Python reads and writes bytecode.
+const PYTHON_BYTECODE_VARIABLES: [&str; 2] = [PYTHON_NO_BYTECODE, "PYTHONPYCACHEPREFIX"];
+
+/// Python's bytecode variables for one run (BEYOND-4, SBX-5; proof5 #2).
+/// Python loads a module's bytecode instead of its source when the
+/// bytecode's header matches the source's time and size, which anyone who
+/// can write the bytecode can forge; so no bytecode an earlier run could
+/// write may be read. The system's own (`/usr/lib/python3*/__pycache__`,
+/// written by the package manager, read-only in every sandbox) may: with
+/// it, `python3 -m unittest` does not compile the standard library at every
+/// run (3.3x the CPU). So, when the project's `__pycache__` folders are few
+/// and all plain folders, they are hidden (empty, read-only) and Python
+/// writes no bytecode (`PYTHONDONTWRITEBYTECODE=1`): it reads the system's
+/// and compiles the project's in memory. Otherwise Python reads and writes
+/// bytecode only in a folder of this run (`PYTHONPYCACHEPREFIX`: the run's
+/// build cache, or its private `/tmp`), never the project's or the system's.
+fn python_env(scan: &view::ProjectScan, build_cache: bool) -> Vec<(String, String)> {
+    if scan.bytecode.len() <= MAX_BYTECODE_MASKS && !scan.bytecode_odd {
+        return vec![(PYTHON_NO_BYTECODE.to_string(), "1".to_string())];
+    }
+    let prefix = if build_cache {
+        format!("{BUILD_CACHE_MOUNT}/pycache")
+    } else {
+        "/tmp/.ploy-pycache".to_string()
+    };
+    vec![("PYTHONPYCACHEPREFIX".to_string(), prefix)]
 }
 
 /// Set by the handlers [`Sandbox::stop_on_signals`] installs.

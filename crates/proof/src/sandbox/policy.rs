@@ -11,18 +11,24 @@ pub const SANDBOX_HOME: &str = "/tmp/home";
 /// Where the project's build cache is mounted inside the sandbox (BEYOND-4).
 pub const BUILD_CACHE_MOUNT: &str = "/var/cache/ploy-build";
 
-/// Build tools' cache and output variables pointed into the build cache, so
-/// builds stay incremental while nothing a proof builds lands in the project
-/// (where the host could later run it). Each is a sub-folder of
-/// [`BUILD_CACHE_MOUNT`].
+/// Build tools' cache and output variables pointed into the run's own build
+/// cache, so nothing a proof builds lands in the project (where the host
+/// could later run it). Each is a sub-folder of [`BUILD_CACHE_MOUNT`].
+/// Python's bytecode is handled apart (`mod.rs::python_env`): the system's
+/// own is used, the project's is hidden.
 pub const BUILD_CACHE_VARIABLES: &[(&str, &str)] = &[
     ("CARGO_TARGET_DIR", "cargo-target"),
     ("GOCACHE", "go-build"),
     ("npm_config_cache", "npm"),
-    ("PYTHONPYCACHEPREFIX", "pycache"),
     ("XDG_CACHE_HOME", "xdg"),
     ("CCACHE_DIR", "ccache"),
 ];
+
+/// The most `__pycache__` folders a project may hold for Python to run with
+/// the system's own bytecode (each is hidden by one mount); past it, or when
+/// one is a link, Python gets a private bytecode folder of the run instead
+/// and compiles the standard library again (slower, as safe).
+pub const MAX_BYTECODE_MASKS: usize = 64;
 
 /// System folders bound read-only into the sandbox when they exist. The home
 /// folders (`/home`, `/root`), `/run`, `/var`, `/mnt`, `/media` and `/srv`

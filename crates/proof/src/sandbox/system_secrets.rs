@@ -1,32 +1,44 @@
 //! The host's secrets under `/etc`, `/opt` and `/usr/local` (SBX-3): every
 //! file and folder there that is not readable by everyone is hidden in the
-//! sandbox, and the list is kept between runs in ploy's state folder, so
-//! that a run does not walk them (`/etc` alone is about 1,400 entries, the
-//! largest part of a run's start-up) when nothing there changed.
+//! sandbox. What a look found is kept between runs in ploy's state folder,
+//! folder by folder, so that a run lists only the folders that changed:
+//! `/etc` alone is about 1,400 entries, and a conda installation under
+//! `/opt` is hundreds of thousands, far too many to look at before every
+//! run; checking that a folder is unchanged costs one `lstat`.
 //!
-//! The kept list is used only when it can be trusted:
-//! * every folder of the walk is exactly as it was (device, inode, mode,
-//!   owner, group, change and modification times): an entry added, removed
-//!   or renamed anywhere in the tree changes its folder's modification time,
-//!   a folder made private changes its own change time, and something
-//!   mounted over a folder changes its device or inode; any difference and
-//!   `/etc` is walked again;
-//! * it was made from a walk in which no folder had changed during the two
-//!   seconds before the walk or during it (file times come from a coarse
-//!   clock, so a change right before or during the walk might not move a
-//!   time the list recorded);
-//! * it is younger than [`CACHE_MAX_AGE`]: the one change it cannot see is
-//!   a file made private in place (`chmod 600 /etc/x`, `chgrp`), which
-//!   touches only the file's own change time; such a file is hidden from
-//!   the first run after the list expires, [`CACHE_MAX_AGE`] at the most;
+//! A folder's kept record (which of its entries are private, which are
+//! folders) is used only when it can be trusted:
+//! * the folder is exactly as it was (device, inode, mode, owner, group,
+//!   change and modification times): an entry added, removed or renamed in
+//!   it changes its modification time, the folder made private changes its
+//!   own change time, and something mounted over it changes its device or
+//!   inode; any difference and that folder (only) is listed again, its
+//!   entries looked at one by one;
+//! * it had not changed during the two seconds before it was listed
+//!   ([`SETTLE`]): file times come from a coarse clock, so a change right
+//!   before or during the listing might not move a time the record holds;
+//!   such a folder is listed again at the next run, until it settles;
+//! * it was listed less than [`CACHE_MAX_AGE`] ago: the one change a record
+//!   cannot see is a file made private in place (`chmod 600 /etc/x`,
+//!   `chgrp`), which touches only the file's own change time; such a file is
+//!   hidden from the first run after its folder's record expires,
+//!   [`CACHE_MAX_AGE`] at the most;
 //! * the file is a plain file of the user's, not writable by others, in
 //!   the state folder (which the sandbox hides), read without following
 //!   links, and of the expected shape; otherwise it is ignored and
 //!   rewritten.
 //!
-//! Without a state folder (no home, no `PLOY_STATE_DIR`) every run walks.
+//! The bound (fail closed): a root that needs more than
+//! [`SYSTEM_WALK_LIMIT`] entries looked at in one run is hidden whole in
+//! that run (an empty read-only folder) and the run says so, rather than run
+//! with secrets unseen or refuse every run. What was looked at is kept, so
+//! the next runs go on from there.
+//!
+//! Without a state folder (no home, no `PLOY_STATE_DIR`) every run lists
+//! every folder.
 
 use std::{
+    collections::HashMap,
     io::{Read, Write},
     os::unix::fs::{MetadataExt, OpenOptionsExt},
     path::{Path, PathBuf},
@@ -48,45 +60,67 @@ use super::policy::{SandboxError, refuse};
 /// and is too large to walk before every run.
 pub(super) const SECRET_SYSTEM_FOLDERS: &[&str] = &["/etc", "/opt", "/usr/local"];
 
-/// The longest walk of one system folder; past it the run is refused
-/// rather than started with secrets unseen (SBX-3, fail closed).
-const SYSTEM_WALK_LIMIT: usize = 50_000;
+/// The most entries one run looks at (folders checked plus entries listed)
+/// in one system folder; past it that folder is hidden whole in the run
+/// (SBX-3, fail closed). A large conda installation (~500,000 entries) fits;
+/// once kept, a run checks only its folders (about one entry in ten).
+pub(super) const SYSTEM_WALK_LIMIT: usize = 2_000_000;
 
 /// The kept list's file in ploy's state folder.
 pub(super) const CACHE_FILE: &str = "system-secrets.json";
 
-/// How long a kept list is used at most: the bound on how long a file made
-/// private in place under `/etc` can stay visible (see the module's notes).
+/// How long a folder's kept record is used at most: the bound on how long a
+/// file made private in place can stay visible (see the module's notes).
 pub(super) const CACHE_MAX_AGE: Duration = Duration::from_secs(60);
 
-/// A walk in which a folder changed this recently (before its start) is not
-/// kept: file times come from a coarse clock.
+/// A folder that changed this recently (before it was listed) is listed
+/// again at the next run: file times come from a coarse clock.
 const SETTLE: Duration = Duration::from_secs(2);
 
 /// The kept list's format; another number is ignored.
-const CACHE_FORMAT: u32 = 1;
+const CACHE_FORMAT: u32 = 2;
 
-/// The largest kept list read (a bound on a corrupted file).
-const CACHE_MAX_BYTES: u64 = 8 << 20;
+/// The largest kept list read (a bound on a corrupted file); about 200
+/// bytes per folder.
+const CACHE_MAX_BYTES: u64 = 256 << 20;
 
 /// What the kept list says.
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
 struct Kept {
     format: u32,
-    /// Seconds since the epoch when the walk started.
-    walked_at: u64,
     /// The folders walked.
     roots: Vec<String>,
-    /// Every folder the walk looked at, as it was.
-    folders: Vec<Stamp>,
-    /// What to hide.
-    secrets: Vec<String>,
+    /// Every folder looked at, as it was, and what it held.
+    folders: Vec<Folder>,
 }
 
-/// A folder as the walk saw it.
+/// One folder as a run listed it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+struct Folder {
+    #[serde(rename = "p")]
+    path: String,
+    #[serde(rename = "s")]
+    stamp: Stamp,
+    /// Seconds since the epoch when its entries were looked at.
+    #[serde(rename = "t")]
+    listed_at: u64,
+    /// Whether it had not changed in the [`SETTLE`] before it was listed.
+    #[serde(rename = "k")]
+    settled: bool,
+    /// The folder itself is not open to everyone: hidden whole, not entered.
+    #[serde(rename = "h")]
+    hidden: bool,
+    /// Names of its entries that are not folders and not readable by everyone.
+    #[serde(rename = "x")]
+    secrets: Vec<String>,
+    /// Names of its sub-folders (each has its own record).
+    #[serde(rename = "d")]
+    folders: Vec<String>,
+}
+
+/// A folder's identity and times, as `lstat` gives them.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 struct Stamp {
-    path: String,
     dev: u64,
     ino: u64,
     mode: u32,
@@ -97,9 +131,8 @@ struct Stamp {
 }
 
 impl Stamp {
-    fn of(path: &Path, meta: &std::fs::Metadata) -> Option<Stamp> {
-        Some(Stamp {
-            path: path.to_str()?.to_string(),
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
             dev: meta.dev(),
             ino: meta.ino(),
             mode: meta.mode(),
@@ -107,22 +140,22 @@ impl Stamp {
             gid: meta.gid(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
             ctime: (meta.ctime(), meta.ctime_nsec()),
-        })
-    }
-
-    /// Whether the folder is still exactly as stamped.
-    fn unchanged(&self) -> bool {
-        let path = Path::new(&self.path);
-        path.symlink_metadata()
-            .ok()
-            .and_then(|meta| Stamp::of(path, &meta))
-            .is_some_and(|now| now == *self)
+        }
     }
 
     /// Whether neither time is at or after `since` (seconds, nanoseconds).
     fn settled_before(&self, since: (i64, i64)) -> bool {
         self.mtime < since && self.ctime < since
     }
+}
+
+/// What to hide for the system folders, and what the run should be told.
+#[derive(Debug, Default)]
+pub(super) struct SystemSecrets {
+    /// Paths to hide (SBX-3).
+    pub masks: Vec<PathBuf>,
+    /// Why a whole system folder is hidden, when one is.
+    pub notes: Vec<String>,
 }
 
 /// The entries of [`SECRET_SYSTEM_FOLDERS`] (among the folders bound
@@ -135,144 +168,255 @@ impl Stamp {
 /// folder is hidden whole and not entered. Links are not followed: a link
 /// resolves inside the sandbox's own view, where its target is hidden too.
 ///
-/// With `state`, ploy's state folder, the list is kept there and used
-/// again while it can be trusted (see the module's notes).
+/// With `state`, ploy's state folder, what was found is kept there, folder
+/// by folder, and used again while it can be trusted (see the module's
+/// notes).
 pub(super) fn system_secrets(
     read_only: &[PathBuf],
     state: Option<&Path>,
-) -> Result<Vec<PathBuf>, SandboxError> {
+) -> Result<SystemSecrets, SandboxError> {
     let roots: Vec<&Path> = SECRET_SYSTEM_FOLDERS
         .iter()
         .map(Path::new)
         .filter(|root| read_only.iter().any(|dir| root.starts_with(dir)))
         .collect();
-    secrets_of(&roots, state.map(|dir| dir.join(CACHE_FILE)).as_deref())
+    secrets_of(
+        &roots,
+        state.map(|dir| dir.join(CACHE_FILE)).as_deref(),
+        SYSTEM_WALK_LIMIT,
+    )
 }
 
-/// [`system_secrets`] for explicit `roots` and kept-list file.
-fn secrets_of(roots: &[&Path], kept: Option<&Path>) -> Result<Vec<PathBuf>, SandboxError> {
+/// [`system_secrets`] for explicit `roots`, kept-list file and bound.
+fn secrets_of(
+    roots: &[&Path],
+    kept: Option<&Path>,
+    limit: usize,
+) -> Result<SystemSecrets, SandboxError> {
     if roots.is_empty() {
-        return Ok(Vec::new());
+        return Ok(SystemSecrets::default());
     }
     let root_names: Option<Vec<String>> = roots
         .iter()
         .map(|root| root.to_str().map(str::to_string))
         .collect();
-    if let (Some(file), Some(names)) = (kept, &root_names)
-        && let Some(secrets) = read_kept(file, names, SystemTime::now())
-    {
-        return Ok(secrets);
-    }
     let started = SystemTime::now();
-    let walk = walk(roots)?;
-    if let (Some(file), Some(names)) = (kept, root_names)
-        && let Some(kept) = walk.to_keep(started, names)
-    {
-        // A list that cannot be kept costs the next run a walk, nothing more.
-        let _ = write_kept(file, &kept);
+    let before = match (kept, &root_names) {
+        (Some(file), Some(names)) => read_kept(file, names),
+        _ => None,
+    };
+    let mut look = Look::new(before.as_ref(), started)?;
+    let mut found = SystemSecrets::default();
+    for root in roots {
+        look.root(root, limit, &mut found)?;
     }
-    Ok(walk.secrets)
-}
-
-/// What a walk found.
-struct Walk {
-    secrets: Vec<PathBuf>,
-    /// Every folder looked at; `None` once one could not be stamped (a
-    /// name that is not UTF-8): such a walk is not kept.
-    folders: Option<Vec<Stamp>>,
-}
-
-impl Walk {
-    /// The list to keep, when the walk may be trusted later: no folder
-    /// changed in the [`SETTLE`] before the walk started (nor since).
-    fn to_keep(&self, started: SystemTime, roots: Vec<String>) -> Option<Kept> {
-        let folders = self.folders.as_ref()?;
-        let since = started
-            .checked_sub(SETTLE)?
-            .duration_since(UNIX_EPOCH)
-            .ok()?;
-        let since = (
-            i64::try_from(since.as_secs()).ok()?,
-            i64::from(since.subsec_nanos()),
+    found.masks.sort();
+    if let (Some(file), Some(roots), true) = (kept, root_names, look.changed) {
+        // A list that cannot be kept costs the next run a walk, nothing more.
+        let _ = write_kept(
+            file,
+            &Kept {
+                format: CACHE_FORMAT,
+                roots,
+                folders: look.folders,
+            },
         );
-        if !folders.iter().all(|stamp| stamp.settled_before(since)) {
-            return None;
-        }
-        let secrets: Option<Vec<String>> = self
-            .secrets
-            .iter()
-            .map(|path| path.to_str().map(str::to_string))
-            .collect();
-        Some(Kept {
-            format: CACHE_FORMAT,
-            walked_at: started.duration_since(UNIX_EPOCH).ok()?.as_secs(),
-            roots,
-            folders: folders.clone(),
-            secrets: secrets?,
+    }
+    Ok(found)
+}
+
+/// One run's look at the system folders: the kept records it may use, and
+/// the records it makes.
+struct Look<'k> {
+    /// Trusted kept records by path.
+    kept: HashMap<&'k str, &'k Folder>,
+    /// Seconds since the epoch now.
+    now: u64,
+    /// Changes at or after this are too recent to trust (seconds, nanoseconds).
+    unsettled_from: (i64, i64),
+    /// The records to keep.
+    folders: Vec<Folder>,
+    /// Whether anything was listed (the kept list is then rewritten).
+    changed: bool,
+}
+
+impl<'k> Look<'k> {
+    fn new(before: Option<&'k Kept>, started: SystemTime) -> Result<Look<'k>, SandboxError> {
+        let clock = || {
+            refuse(
+                "SBX-3",
+                "the system clock is before 1970, so the kept list of the host's secrets \
+                 cannot be dated; set the clock; nothing was run"
+                    .to_string(),
+            )
+        };
+        let now = started.duration_since(UNIX_EPOCH).map_err(|_| clock())?;
+        let since = now.saturating_sub(SETTLE);
+        let now_secs = now.as_secs();
+        let kept = before
+            .map(|kept| {
+                kept.folders
+                    .iter()
+                    .filter(|folder| {
+                        folder.settled
+                            && folder.listed_at <= now_secs
+                            && now_secs - folder.listed_at < CACHE_MAX_AGE.as_secs()
+                    })
+                    .map(|folder| (folder.path.as_str(), folder))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Look {
+            kept,
+            now: now_secs,
+            unsettled_from: (
+                i64::try_from(since.as_secs()).map_err(|_| clock())?,
+                i64::from(since.subsec_nanos()),
+            ),
+            folders: Vec::new(),
+            changed: before.is_none(),
         })
     }
-}
 
-/// Walks `roots` for entries not readable by everyone.
-fn walk(roots: &[&Path]) -> Result<Walk, SandboxError> {
-    let mut secrets = Vec::new();
-    let mut folders = Some(Vec::new());
-    let mut stamp = |path: &Path, meta: &std::fs::Metadata| {
-        if let Some(list) = folders.as_mut() {
-            match Stamp::of(path, meta) {
-                Some(stamp) => list.push(stamp),
-                None => folders = None,
-            }
+    /// Looks at one root: its secrets go to `found.masks`; past `limit`
+    /// entries the root itself is hidden instead, with a note.
+    fn root(&mut self, root: &Path, limit: usize, found: &mut SystemSecrets) -> StepResult {
+        match root.symlink_metadata() {
+            Ok(meta) if meta.is_dir() => {}
+            _ => return Ok(()),
         }
-    };
-    for root in roots {
+        let mut secrets = Vec::new();
         let mut seen = 0usize;
-        let Ok(meta) = root.symlink_metadata() else {
-            continue;
-        };
-        if !meta.is_dir() {
-            continue;
-        }
-        stamp(root, &meta);
-        let mut stack = vec![(root.to_path_buf(), meta)];
-        while let Some((dir, meta)) = stack.pop() {
-            if meta.mode() & 0o005 != 0o005 {
-                secrets.push(dir);
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            // Gone, or no longer a folder, since its parent was listed: its
+            // parent's record is not settled, and nothing is there to hide.
+            let Ok(meta) = dir.symlink_metadata() else {
+                continue;
+            };
+            if !meta.is_dir() {
                 continue;
             }
-            let entries = std::fs::read_dir(&dir).map_err(|err| system_unreadable(&dir, &err))?;
-            for entry in entries {
-                let entry = entry.map_err(|err| system_unreadable(&dir, &err))?;
-                seen += 1;
-                if seen > SYSTEM_WALK_LIMIT {
-                    return Err(refuse(
-                        "SBX-3",
-                        format!(
-                            "{} holds more than {SYSTEM_WALK_LIMIT} entries, too many to look \
-                             for secrets in before a run; nothing was run",
-                            root.display()
-                        ),
-                    ));
+            seen += 1;
+            let stamp = Stamp::of(&meta);
+            let reused = dir
+                .to_str()
+                .and_then(|path| self.kept.get(path))
+                .filter(|folder| folder.stamp == stamp)
+                .map(|folder| (*folder).clone());
+            let (folder, odd) = match reused {
+                Some(folder) => (folder, Vec::new()),
+                None => {
+                    self.changed = true;
+                    self.list(&dir, stamp, &mut seen, limit)?
                 }
-                let path = entry.path();
-                let meta = path
-                    .symlink_metadata()
-                    .map_err(|err| system_unreadable(&path, &err))?;
-                if meta.file_type().is_symlink() {
-                    continue;
-                }
-                if meta.is_dir() {
-                    stamp(&path, &meta);
-                    stack.push((path, meta));
-                } else if meta.mode() & 0o004 == 0 {
+            };
+            if seen > limit {
+                secrets.clear();
+                found.notes.push(format!(
+                    "SBX-3: {} holds more than {limit} entries, too many to look at for \
+                     secrets in one run; it is hidden in this sandbox (what was looked at is \
+                     kept, so a later run may show it)",
+                    root.display()
+                ));
+                secrets.push(root.to_path_buf());
+                self.keep_unvisited(root);
+                break;
+            }
+            if folder.hidden {
+                secrets.push(dir.clone());
+            } else {
+                secrets.extend(folder.secrets.iter().map(|name| dir.join(name)));
+                stack.extend(folder.folders.iter().map(|name| dir.join(name)));
+            }
+            for (path, is_dir) in odd {
+                if is_dir {
+                    stack.push(path);
+                } else {
                     secrets.push(path);
                 }
             }
+            // A folder whose path is not UTF-8 has no record: it is listed
+            // at every run.
+            if dir.to_str().is_some() {
+                self.folders.push(folder);
+            }
         }
+        found.masks.extend(secrets);
+        Ok(())
     }
-    secrets.sort();
-    Ok(Walk { secrets, folders })
+
+    /// Carries the trusted kept records under `root` that this run did not
+    /// reach (it stopped at the bound) over to the list it keeps, so the
+    /// next run goes on from where the earlier ones got.
+    fn keep_unvisited(&mut self, root: &Path) {
+        let visited: std::collections::HashSet<&str> =
+            self.folders.iter().map(|folder| folder.path.as_str()).collect();
+        let mut carried: Vec<Folder> = self
+            .kept
+            .iter()
+            .filter(|(path, _)| Path::new(path).starts_with(root) && !visited.contains(*path))
+            .map(|(_, folder)| (*folder).clone())
+            .collect();
+        self.folders.append(&mut carried);
+    }
+
+    /// Lists `dir`: which entries are private, which are folders. Entries
+    /// whose names are not UTF-8 cannot be recorded by name: they come back
+    /// by path (folders to enter, `true`, or private files), and the record
+    /// is marked unsettled so the folder is listed again at every run.
+    fn list(
+        &self,
+        dir: &Path,
+        stamp: Stamp,
+        seen: &mut usize,
+        limit: usize,
+    ) -> StepResult<(Folder, Vec<(PathBuf, bool)>)> {
+        let mut folder = Folder {
+            path: dir.to_string_lossy().into_owned(),
+            settled: stamp.settled_before(self.unsettled_from),
+            hidden: stamp.mode & 0o005 != 0o005,
+            stamp,
+            listed_at: self.now,
+            secrets: Vec::new(),
+            folders: Vec::new(),
+        };
+        let mut odd = Vec::new();
+        if folder.hidden {
+            return Ok((folder, odd));
+        }
+        let entries = std::fs::read_dir(dir).map_err(|err| system_unreadable(dir, &err))?;
+        for entry in entries {
+            let entry = entry.map_err(|err| system_unreadable(dir, &err))?;
+            *seen += 1;
+            if *seen > limit {
+                break;
+            }
+            let path = entry.path();
+            let meta = path
+                .symlink_metadata()
+                .map_err(|err| system_unreadable(&path, &err))?;
+            if meta.file_type().is_symlink() {
+                continue;
+            }
+            let (is_dir, private) = (meta.is_dir(), meta.mode() & 0o004 == 0);
+            if !is_dir && !private {
+                continue;
+            }
+            match entry.file_name().to_str() {
+                Some(name) if is_dir => folder.folders.push(name.to_string()),
+                Some(name) => folder.secrets.push(name.to_string()),
+                None => {
+                    folder.settled = false;
+                    odd.push((path, is_dir));
+                }
+            }
+        }
+        Ok((folder, odd))
+    }
 }
+
+type StepResult<T = ()> = Result<T, SandboxError>;
 
 fn system_unreadable(path: &Path, err: &dyn std::fmt::Display) -> SandboxError {
     refuse(
@@ -285,8 +429,8 @@ fn system_unreadable(path: &Path, err: &dyn std::fmt::Display) -> SandboxError {
     )
 }
 
-/// The kept list's secrets, when the list can be trusted for `roots` now.
-fn read_kept(file: &Path, roots: &[String], now: SystemTime) -> Option<Vec<PathBuf>> {
+/// The kept list, when it is the user's own, of this format and for `roots`.
+fn read_kept(file: &Path, roots: &[String]) -> Option<Kept> {
     let mut opened = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
@@ -304,17 +448,7 @@ fn read_kept(file: &Path, roots: &[String], now: SystemTime) -> Option<Vec<PathB
         .read_to_end(&mut text)
         .ok()?;
     let kept: Kept = serde_json::from_slice(&text).ok()?;
-    let walked_at = UNIX_EPOCH.checked_add(Duration::from_secs(kept.walked_at))?;
-    let age = now.duration_since(walked_at).ok()?;
-    if kept.format != CACHE_FORMAT
-        || kept.roots != roots
-        || age >= CACHE_MAX_AGE
-        || kept.folders.is_empty()
-        || !kept.folders.iter().all(Stamp::unchanged)
-    {
-        return None;
-    }
-    Some(kept.secrets.into_iter().map(PathBuf::from).collect())
+    (kept.format == CACHE_FORMAT && kept.roots == roots).then_some(kept)
 }
 
 /// Writes the kept list: private to the user, replaced whole (a reader sees
@@ -384,13 +518,41 @@ mod tests {
             self.base.join("state").join(CACHE_FILE)
         }
 
+        fn look(&self, limit: usize) -> SystemSecrets {
+            secrets_of(&[self.etc().as_path()], Some(&self.kept()), limit).unwrap()
+        }
+
         fn secrets(&self) -> Vec<String> {
             let etc = self.etc();
-            secrets_of(&[etc.as_path()], Some(&self.kept()))
-                .unwrap()
+            let mut found: Vec<String> = self
+                .look(SYSTEM_WALK_LIMIT)
+                .masks
                 .iter()
                 .map(|path| path.strip_prefix(&etc).unwrap().display().to_string())
-                .collect()
+                .collect();
+            found.sort();
+            found
+        }
+
+        /// Edits the kept list as the user could (the kept list is the
+        /// user's own file).
+        fn forge(&self, edit: impl Fn(&mut Kept)) {
+            let mut kept: Kept = serde_json::from_slice(&std::fs::read(self.kept()).unwrap()).unwrap();
+            edit(&mut kept);
+            std::fs::write(self.kept(), serde_json::to_vec(&kept).unwrap()).unwrap();
+        }
+
+        /// The record of `etc/<rel>` in the kept list.
+        fn record<'k>(&self, kept: &'k mut Kept, rel: &str) -> &'k mut Folder {
+            let path = if rel.is_empty() {
+                self.etc()
+            } else {
+                self.etc().join(rel)
+            };
+            kept.folders
+                .iter_mut()
+                .find(|folder| Path::new(&folder.path) == path)
+                .unwrap()
         }
 
         /// Waits until every change is older than [`SETTLE`] (a folder's
@@ -411,35 +573,60 @@ mod tests {
         std::fs::Permissions::from_mode(bits)
     }
 
-    // proves: SBX-3 (the kept list is used, and never hides less than a
-    // fresh walk would after any change it can see)
+    // proves: SBX-3 (the kept records are used, and never hide less than a
+    // fresh walk would after any change they can see)
     #[test]
     fn the_kept_list_is_used_only_while_the_folders_are_unchanged() {
         let tree = Tree::new("kept");
         assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
         assert!(tree.kept().exists(), "a settled walk is kept");
-        // The kept list is what the next run uses: a forged list (written
+        // The kept list is what the next run uses: a forged record (written
         // as the user) shows that it is read.
-        let mut kept: Kept = serde_json::from_slice(&std::fs::read(tree.kept()).unwrap()).unwrap();
-        kept.secrets
-            .push(tree.etc().join("hostname").display().to_string());
-        std::fs::write(tree.kept(), serde_json::to_vec(&kept).unwrap()).unwrap();
-        assert_eq!(tree.secrets(), ["shadow", "ssl/private", "hostname"]);
+        tree.forge(|kept| tree.record(kept, "").secrets.push("hostname".into()));
+        assert_eq!(tree.secrets(), ["hostname", "shadow", "ssl/private"]);
 
         // A new private file in a sub-folder: that folder's time moved, so
-        // the list is walked again and the file is hidden.
+        // it is listed again and the file is hidden; the unchanged root's
+        // record (forged above) is still used: only the changed folder is
+        // listed.
         std::fs::write(tree.etc().join("app/token"), "t").unwrap();
         std::fs::set_permissions(tree.etc().join("app/token"), mode(0o600)).unwrap();
-        assert_eq!(tree.secrets(), ["app/token", "shadow", "ssl/private"]);
-        // Walked right after the change: not kept (coarse file times), so
-        // the next run walks again too and finds the same.
-        assert_eq!(tree.secrets(), ["app/token", "shadow", "ssl/private"]);
+        assert_eq!(
+            tree.secrets(),
+            ["app/token", "hostname", "shadow", "ssl/private"]
+        );
+        // Listed right after the change: not settled (coarse file times), so
+        // the next run lists it again and finds the same; a forged record of
+        // it is not used.
+        tree.forge(|kept| tree.record(kept, "app").secrets.clear());
+        assert_eq!(
+            tree.secrets(),
+            ["app/token", "hostname", "shadow", "ssl/private"]
+        );
 
         // A folder made private in place (its own change time moves).
         tree.age();
-        assert_eq!(tree.secrets(), ["app/token", "shadow", "ssl/private"]);
         std::fs::set_permissions(tree.etc().join("app"), mode(0o700)).unwrap();
-        assert_eq!(tree.secrets(), ["app", "shadow", "ssl/private"]);
+        assert_eq!(tree.secrets(), ["app", "hostname", "shadow", "ssl/private"]);
+        // A new public sub-folder with a private file: the parent changed,
+        // the new folder is entered.
+        std::fs::create_dir(tree.etc().join("new")).unwrap();
+        std::fs::write(tree.etc().join("new/key"), "k").unwrap();
+        std::fs::set_permissions(tree.etc().join("new/key"), mode(0o640)).unwrap();
+        assert_eq!(tree.secrets(), ["app", "new/key", "shadow", "ssl/private"]);
+    }
+
+    // proves: SBX-3 (a file made private in place, which no folder time
+    // shows, is hidden once its folder's record expires)
+    #[test]
+    fn a_file_made_private_in_place_is_hidden_when_its_record_expires() {
+        let tree = Tree::new("inplace");
+        assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
+        std::fs::set_permissions(tree.etc().join("hostname"), mode(0o600)).unwrap();
+        // Within the bound the kept record is used (the documented window).
+        assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
+        tree.forge(|kept| tree.record(kept, "").listed_at -= CACHE_MAX_AGE.as_secs());
+        assert_eq!(tree.secrets(), ["hostname", "shadow", "ssl/private"]);
     }
 
     // proves: SBX-3 (a kept list that cannot be trusted is not used)
@@ -447,22 +634,34 @@ mod tests {
     fn an_expired_foreign_or_broken_kept_list_is_walked_again() {
         let tree = Tree::new("distrust");
         assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
-        let forged = |tree: &Tree, edit: &dyn Fn(&mut Kept)| {
-            let mut kept: Kept =
-                serde_json::from_slice(&std::fs::read(tree.kept()).unwrap()).unwrap();
-            kept.secrets.clear();
-            edit(&mut kept);
-            std::fs::write(tree.kept(), serde_json::to_vec(&kept).unwrap()).unwrap();
+        let emptied = |tree: &Tree, edit: &dyn Fn(&mut Kept)| {
+            tree.forge(|kept| {
+                for folder in &mut kept.folders {
+                    folder.secrets.clear();
+                    folder.hidden = false;
+                }
+                edit(kept);
+            });
         };
-        // Older than the bound: walked again.
-        forged(&tree, &|kept| kept.walked_at -= CACHE_MAX_AGE.as_secs() + 1);
+        // Older than the bound, or dated in the future: listed again.
+        emptied(&tree, &|kept| {
+            for folder in &mut kept.folders {
+                folder.listed_at -= CACHE_MAX_AGE.as_secs();
+            }
+        });
+        assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
+        emptied(&tree, &|kept| {
+            for folder in &mut kept.folders {
+                folder.listed_at += 3600;
+            }
+        });
         assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
         // Writable by others: not trusted.
-        forged(&tree, &|_| {});
+        emptied(&tree, &|_| {});
         std::fs::set_permissions(tree.kept(), mode(0o622)).unwrap();
         assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
         // A link in its place: not followed.
-        forged(&tree, &|_| {});
+        emptied(&tree, &|_| {});
         let real = tree.base.join("state/elsewhere.json");
         std::fs::rename(tree.kept(), &real).unwrap();
         std::os::unix::fs::symlink(&real, tree.kept()).unwrap();
@@ -470,11 +669,63 @@ mod tests {
         // Garbage, or another format: walked again.
         std::fs::write(tree.kept(), "{not json").unwrap();
         assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
-        forged(&tree, &|kept| kept.format += 1);
+        emptied(&tree, &|kept| kept.format += 1);
         assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
         // Another set of folders: walked again.
-        forged(&tree, &|kept| kept.roots = vec!["/elsewhere".to_string()]);
+        emptied(&tree, &|kept| kept.roots = vec!["/elsewhere".to_string()]);
         assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
+        // A record whose stamp differs from the folder (another inode):
+        // listed again.
+        emptied(&tree, &|kept| {
+            for folder in &mut kept.folders {
+                folder.stamp.ino ^= 1;
+            }
+        });
+        assert_eq!(tree.secrets(), ["shadow", "ssl/private"]);
+    }
+
+    // proves: SBX-3 (past the bound the whole folder is hidden, never run
+    // with secrets unseen; what was looked at is kept and the next run goes
+    // on from there)
+    #[test]
+    fn a_folder_too_large_to_look_at_is_hidden_whole() {
+        let tree = Tree::new("bound");
+        for i in 0..40 {
+            std::fs::create_dir(tree.etc().join(format!("d{i}"))).unwrap();
+            std::fs::write(tree.etc().join(format!("d{i}/f")), "x").unwrap();
+        }
+        std::fs::write(tree.etc().join("d7/secret"), "s").unwrap();
+        std::fs::set_permissions(tree.etc().join("d7/secret"), mode(0o600)).unwrap();
+        tree.age();
+        let first = tree.look(60);
+        assert_eq!(first.masks, [tree.etc()], "{first:?}");
+        assert!(
+            first.notes.iter().any(|note| note.contains("SBX-3")
+                && note.contains("hidden in this sandbox")),
+            "{first:?}"
+        );
+        // Each later run looks at the kept folders (one entry each) and
+        // lists more, until the whole tree is known.
+        let mut runs = 0;
+        let done = loop {
+            runs += 1;
+            let look = tree.look(60);
+            if look.notes.is_empty() || runs > 10 {
+                break look;
+            }
+            assert_eq!(look.masks, [tree.etc()]);
+        };
+        let mut masks = done.masks.clone();
+        masks.sort();
+        assert_eq!(
+            masks,
+            [
+                tree.etc().join("d7/secret"),
+                tree.etc().join("shadow"),
+                tree.etc().join("ssl/private")
+            ],
+            "{done:?} after {runs} runs"
+        );
     }
 
     // proves: SBX-3
@@ -482,7 +733,10 @@ mod tests {
     fn without_a_state_folder_every_run_walks() {
         let tree = Tree::new("nostate");
         let etc = tree.etc();
-        let found = secrets_of(&[etc.as_path()], None).unwrap();
+        let mut found = secrets_of(&[etc.as_path()], None, SYSTEM_WALK_LIMIT)
+            .unwrap()
+            .masks;
+        found.sort();
         assert_eq!(found, [etc.join("shadow"), etc.join("ssl/private")]);
         assert!(!tree.kept().exists());
     }

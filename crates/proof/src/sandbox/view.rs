@@ -30,6 +30,14 @@ pub(super) struct ProjectScan {
     /// Folders of the user's that could not be listed after a writable run
     /// and were given back `u+rx` to be checked ([`Unlistable::Repair`]).
     pub repaired: Vec<PathBuf>,
+    /// Every entry named `__pycache__` (any case: a case-folding folder
+    /// finds it under Python's spelling) outside the protected folders:
+    /// bytecode Python would load instead of the project's sources, which
+    /// an earlier writable run could have written (BEYOND-4, SBX-5).
+    pub bytecode: Vec<PathBuf>,
+    /// Whether one of them is not a plain folder (a link could lead
+    /// Python to bytecode anywhere in the project).
+    pub bytecode_odd: bool,
 }
 
 /// What a walk does with a folder it cannot list or enter that the program
@@ -139,6 +147,10 @@ pub(super) fn scan_project(
                 scan.described.push((path, hit.what));
                 continue;
             }
+            if name.eq_ignore_ascii_case(BYTECODE_FOLDER) {
+                scan.bytecode_odd |= !kind.is_dir();
+                scan.bytecode.push(path.clone());
+            }
             if kind.is_dir() {
                 children.push((path, rel, false));
             }
@@ -159,6 +171,9 @@ pub(super) fn scan_project(
     scan.pinned.retain(|dir| !scan.protected.contains(dir));
     Ok(scan)
 }
+
+/// Where Python keeps a folder's bytecode.
+const BYTECODE_FOLDER: &str = "__pycache__";
 
 /// The entries of a folder git takes as a repository that say what git
 /// runs or where it reads that from (proof5 #16): locked, or moved aside
