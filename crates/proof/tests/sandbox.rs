@@ -2301,7 +2301,11 @@ fn planted_python_bytecode_never_decides_a_later_proof() {
     check("many __pycache__ folders");
     let shown = world.run(
         &["--build-cache", &cache],
-        &[PYTHON, "-c", "import sys; print('prefix', sys.pycache_prefix)"],
+        &[
+            PYTHON,
+            "-c",
+            "import sys; print('prefix', sys.pycache_prefix)",
+        ],
     );
     assert!(
         stdout(&shown).contains("prefix /var/cache/ploy-build/pycache"),
@@ -2326,7 +2330,10 @@ fn planted_python_bytecode_never_decides_a_later_proof() {
         world.project.join("tests/__PYCACHE__"),
     )
     .unwrap();
-    let shown = world.sh(&["--build-cache", &cache], "ls -A tests/__PYCACHE__ | wc -l");
+    let shown = world.sh(
+        &["--build-cache", &cache],
+        "ls -A tests/__PYCACHE__ | wc -l",
+    );
     assert_eq!(stdout(&shown).trim(), "0", "{}", brief(&shown));
 }
 
@@ -2384,11 +2391,7 @@ fn concurrent_proofs_of_one_project_share_no_cache() {
     );
     // Its own cache holds nothing of the other run's (it wrote nothing:
     // Python used the system's bytecode and wrote none).
-    assert!(
-        stdout(&client).contains("[]\n"),
-        "{}",
-        brief(&client)
-    );
+    assert!(stdout(&client).contains("[]\n"), "{}", brief(&client));
     assert!(
         stdout(&served).contains("nobody came"),
         "{}",

@@ -47,10 +47,9 @@ use serde::Serialize;
 pub use collect::{RunOutput, Termination};
 pub use env::{ALLOWED_ENV_NAMES, build_env, git_pinned_env, looks_secret};
 pub use policy::{
-    BUILD_CACHE_MOUNT, BUILD_CACHE_VARIABLES, CARGO_HOME_PARTS, Layer, Limits,
-    MAX_BYTECODE_MASKS, ProjectView,
-    SANDBOX_HOME, SENSITIVE_HOME_ENTRIES, SYSTEM_READ_ONLY, SandboxError, SandboxPolicy,
-    add_home_toolchains,
+    BUILD_CACHE_MOUNT, BUILD_CACHE_VARIABLES, CARGO_HOME_PARTS, Layer, Limits, MAX_BYTECODE_MASKS,
+    ProjectView, SANDBOX_HOME, SENSITIVE_HOME_ENTRIES, SYSTEM_READ_ONLY, SandboxError,
+    SandboxPolicy, add_home_toolchains,
 };
 pub use view::unmapped_owner;
 
@@ -363,10 +362,7 @@ impl Sandbox {
 
     /// The file system the init builds for this run, from a fresh walk of
     /// the project (SBX-3, SBX-6).
-    fn view_spec(
-        &self,
-        build_cache: Option<&Path>,
-    ) -> Result<ViewParts, SandboxError> {
+    fn view_spec(&self, build_cache: Option<&Path>) -> Result<ViewParts, SandboxError> {
         let scan = view::scan_project(&self.project, view::Unlistable::Refuse)?;
         let mut masks = view::masks_inside(&self.project, &self.sensitive);
         // ploy's own folders (PLOY_CONFIG_DIR, PLOY_STATE_DIR) and a cargo

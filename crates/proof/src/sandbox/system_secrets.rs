@@ -350,8 +350,11 @@ impl<'k> Look<'k> {
     /// reach (it stopped at the bound) over to the list it keeps, so the
     /// next run goes on from where the earlier ones got.
     fn keep_unvisited(&mut self, root: &Path) {
-        let visited: std::collections::HashSet<&str> =
-            self.folders.iter().map(|folder| folder.path.as_str()).collect();
+        let visited: std::collections::HashSet<&str> = self
+            .folders
+            .iter()
+            .map(|folder| folder.path.as_str())
+            .collect();
         let mut carried: Vec<Folder> = self
             .kept
             .iter()
@@ -537,7 +540,8 @@ mod tests {
         /// Edits the kept list as the user could (the kept list is the
         /// user's own file).
         fn forge(&self, edit: impl Fn(&mut Kept)) {
-            let mut kept: Kept = serde_json::from_slice(&std::fs::read(self.kept()).unwrap()).unwrap();
+            let mut kept: Kept =
+                serde_json::from_slice(&std::fs::read(self.kept()).unwrap()).unwrap();
             edit(&mut kept);
             std::fs::write(self.kept(), serde_json::to_vec(&kept).unwrap()).unwrap();
         }
@@ -700,8 +704,10 @@ mod tests {
         let first = tree.look(60);
         assert_eq!(first.masks, [tree.etc()], "{first:?}");
         assert!(
-            first.notes.iter().any(|note| note.contains("SBX-3")
-                && note.contains("hidden in this sandbox")),
+            first
+                .notes
+                .iter()
+                .any(|note| note.contains("SBX-3") && note.contains("hidden in this sandbox")),
             "{first:?}"
         );
         // Each later run looks at the kept folders (one entry each) and
