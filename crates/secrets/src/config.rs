@@ -14,11 +14,11 @@
 //!   `glpat-`, `xoxb-`, `sk-…`, `AKIA…`, …) or shaped like a JWT
 //!   ([`crate::token_shape`]; not the entropy rule alone, which would take
 //!   commit ids and checksums);
-//! * for the package managers' files (not git's, whose keys such as
-//!   `signingkey` hold paths and public ids), the value of a key with a
-//!   secret-looking name (`_authToken`, `_password`, `password`,
-//!   `npmAuthToken`; [`crate::is_secret_env_name`]), at least
-//!   [`crate::MIN_SECRET_BYTES`] long and without white space.
+//!
+//! The values of keys with secret-looking names (`_authToken`, `password`)
+//! in the package managers' files are taken by the one entry parser of
+//! `extract.rs` (those files are secret files, found by the walk); git's
+//! keys (`signingkey` holds a path or a public id) are not read by name.
 
 use crate::redactor::MIN_SECRET_BYTES;
 use crate::shape::{ShapeRule, token_shape};
@@ -28,18 +28,8 @@ use crate::shape::{ShapeRule, token_shape};
 /// may be a folder or a worktree's `gitdir:` file).
 pub const PROJECT_CONFIG_FILES: &[&str] = &[".npmrc", ".yarnrc.yml", ".pypirc"];
 
-/// Whether a configuration file's keys are read (package managers' files),
-/// or only its URLs and credential-shaped tokens (git's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ConfigKind {
-    /// `.git/config`: URLs and tokens only.
-    Git,
-    /// `.npmrc`, `.yarnrc.yml`, `.pypirc`: also `key = value` by key name.
-    Package,
-}
-
 /// The credentials of `text` (module docs), each with its 1-based line.
-pub(crate) fn config_credentials(text: &str, kind: ConfigKind) -> Vec<(String, usize)> {
+pub(crate) fn config_credentials(text: &str) -> Vec<(String, usize)> {
     let mut found: Vec<(String, usize)> = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let mut add = |value: &str| {
@@ -71,11 +61,6 @@ pub(crate) fn config_credentials(text: &str, kind: ConfigKind) -> Vec<(String, u
                 add(token);
             }
         }
-        if kind == ConfigKind::Package
-            && let Some(value) = secret_keyed_value(line)
-        {
-            add(value);
-        }
     }
     found
 }
@@ -101,36 +86,12 @@ fn url_userinfos(line: &str) -> Vec<(&str, Option<&str>)> {
     out
 }
 
-/// The value of a `key = value` / `key: value` line whose key (its last
-/// part after `:`, `/` or `.`) looks secret, unquoted; `None` otherwise.
-pub(crate) fn secret_keyed_value(line: &str) -> Option<&str> {
-    let line = line.trim();
-    if line.starts_with(['#', ';', '[']) {
-        return None;
-    }
-    // `//registry.npmjs.org/:_authToken=…` holds a `:` in its key: split at
-    // the first `=`, else at the last `: ` (YAML).
-    // YAML's `key: value` whose value holds `=` (base64 padding) splits at
-    // the `: ` that comes first.
-    let (key, value) = match (line.find('='), line.find(": ")) {
-        (Some(eq), Some(colon)) if colon < eq => (&line[..colon], &line[colon + 2..]),
-        (Some(_), _) => line.split_once('=')?,
-        (None, _) => line.rsplit_once(": ")?,
-    };
-    let name = key.trim().rsplit([':', '/', '.']).next()?;
-    if !crate::is_secret_env_name(name) {
-        return None;
-    }
-    let value = value.trim().trim_matches(|c| c == '"' || c == '\'').trim();
-    (!value.is_empty() && !value.contains(char::is_whitespace)).then_some(value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn values(text: &str, kind: ConfigKind) -> Vec<String> {
-        config_credentials(text, kind)
+    fn values(text: &str) -> Vec<String> {
+        config_credentials(text)
             .into_iter()
             .map(|(value, _)| value)
             .collect()
@@ -148,7 +109,7 @@ mod tests {
             [remote \"token\"]\n\turl = https://github_pat_11ABCDEFG0123456789_abcdefghijKLMN@github.com/o/r\n\
             [user]\n\tsigningkey = ~/.ssh/id_ed25519.pub\n\temail = alice@example.com\n\
             [branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n";
-        let found = values(text, ConfigKind::Git);
+        let found = values(text);
         for expected in [
             "ghp_R3alT0kenValue1234567890abcdefABCD",
             "glpat-x8Yz2Qw3Er4Ty5Ui6Op7",
@@ -169,33 +130,9 @@ mod tests {
         assert_eq!(found.len(), 5, "{found:?}");
     }
 
-    // proves: REDACT-1 (package managers' tokens by key name)
+    // Git's keys are not read by name.
     #[test]
-    fn package_manager_tokens_are_found() {
-        let npmrc = "registry=https://registry.npmjs.org/\n\
-            //registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz012345\n\
-            //npm.internal.example/:_password=\"c2VjcmV0cGFzcw==\"\n\
-            save-exact=true\n";
-        let found = values(npmrc, ConfigKind::Package);
-        assert_eq!(
-            found,
-            vec![
-                "npm_AbCdEfGhIjKlMnOpQrStUvWxYz012345".to_owned(),
-                "c2VjcmV0cGFzcw==".to_owned()
-            ]
-        );
-        let yarnrc =
-            "npmRegistryServer: \"https://npm.example\"\nnpmAuthToken: \"Zm9vYmFyYmF6cXV4\"\n";
-        assert_eq!(
-            values(yarnrc, ConfigKind::Package),
-            vec!["Zm9vYmFyYmF6cXV4"]
-        );
-        let pypirc = "[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmcCJGE4\n";
-        assert_eq!(
-            values(pypirc, ConfigKind::Package),
-            vec!["pypi-AgEIcHlwaS5vcmcCJGE4"]
-        );
-        // Git's keys are not read by name.
-        assert!(values("[user]\n\tsigningkey = ABCDEF0123456789\n", ConfigKind::Git).is_empty());
+    fn git_keys_are_not_read_by_name() {
+        assert!(values("[user]\n\tsigningkey = ABCDEF0123456789\n").is_empty());
     }
 }

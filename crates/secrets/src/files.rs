@@ -53,6 +53,8 @@ pub enum SecretFileKind {
 /// The patterns, lowercase, over the end of a path (`**/` is put before
 /// each), with the names excepted from a `PREFIX*` pattern and the kind.
 const RULES: &[(&str, &[&str], SecretFileKind)] = &[
+    // Environment files, under any name a project gives them
+    // (round6 #6: cookiecutter-django's `.envs/.production/.django`).
     (
         ".env*",
         &[".env.example", ".env.sample", ".env.template"],
@@ -61,71 +63,187 @@ const RULES: &[(&str, &[&str], SecretFileKind)] = &[
     ("*.env", &[], SecretFileKind::Env),
     // `?*`: a name before `.env.`, so `.env.example` stays excepted.
     ("?*.env.*", &[], SecretFileKind::Env),
+    (".envs/**", &[], SecretFileKind::Env),
     (".flaskenv", &[], SecretFileKind::Env),
     (".dev.vars", &[], SecretFileKind::Env),
+    (".secrets", &[], SecretFileKind::Env),
+    ("dotenv", &[], SecretFileKind::Env),
+    ("env.txt", &[], SecretFileKind::Env),
     (".netrc", &[], SecretFileKind::Netrc),
     ("_netrc", &[], SecretFileKind::Netrc),
     (".pgpass", &[], SecretFileKind::Pgpass),
+    ("pgpass.conf", &[], SecretFileKind::Pgpass),
     (".git-credentials", &[], SecretFileKind::Urls),
+    // Package managers' settings.
     (".npmrc", &[], SecretFileKind::Package),
     (".pypirc", &[], SecretFileKind::Package),
     (".yarnrc", &[], SecretFileKind::Package),
     (".yarnrc.yml", &[], SecretFileKind::Package),
+    ("pip.conf", &[], SecretFileKind::Package),
+    ("pip.ini", &[], SecretFileKind::Package),
+    (".bundle/config", &[], SecretFileKind::Package),
+    // Token files.
     (".vault-token", &[], SecretFileKind::Token),
+    ("huggingface/token", &[], SecretFileKind::Token),
+    // Files of keys and values named for what they hold.
     ("secrets", &[], SecretFileKind::KeyValue),
     (
         "secrets.{json,yaml,yml,toml,ini,txt,conf,cfg,properties,xml}",
         &[],
         SecretFileKind::KeyValue,
     ),
-    ("credentials", &[], SecretFileKind::KeyValue),
     (
-        "credentials.{json,yaml,yml,toml,ini,txt,conf,cfg,csv,xml}",
+        "secret.{json,yaml,yml,toml,ini,txt,conf,cfg,properties,xml}",
         &[],
         SecretFileKind::KeyValue,
     ),
+    (
+        "*[_.-]secret.{json,yaml,yml,toml,ini,txt,conf,cfg,properties,xml}",
+        &[],
+        SecretFileKind::KeyValue,
+    ),
+    (
+        "*[_.-]secrets.{json,yaml,yml,toml,ini,txt,conf,cfg,properties,xml}",
+        &[],
+        SecretFileKind::KeyValue,
+    ),
+    ("credentials", &[], SecretFileKind::KeyValue),
+    (
+        "credentials.{json,yaml,yml,toml,ini,txt,conf,cfg,csv,xml,db}",
+        &[],
+        SecretFileKind::KeyValue,
+    ),
+    (".credentials", &[], SecretFileKind::KeyValue),
+    (".credentials.json", &[], SecretFileKind::KeyValue),
+    ("auth.json", &[], SecretFileKind::KeyValue),
     ("client_secret*.json", &[], SecretFileKind::KeyValue),
     ("service-account*.json", &[], SecretFileKind::KeyValue),
     ("service_account*.json", &[], SecretFileKind::KeyValue),
+    // Cloud command-line tools' credentials and token caches.
+    (".aws/config", &[], SecretFileKind::KeyValue),
+    (".aws/sso/cache/*.json", &[], SecretFileKind::KeyValue),
+    (".aws/cli/cache/*.json", &[], SecretFileKind::KeyValue),
+    (".s3cfg", &[], SecretFileKind::KeyValue),
+    (".boto", &[], SecretFileKind::KeyValue),
+    (
+        "application_default_credentials.json",
+        &[],
+        SecretFileKind::KeyValue,
+    ),
+    ("adc.json", &[], SecretFileKind::KeyValue),
+    ("access_tokens.db", &[], SecretFileKind::KeyValue),
+    ("legacy_credentials/**", &[], SecretFileKind::KeyValue),
+    ("accesstokens.json", &[], SecretFileKind::KeyValue),
+    ("msal_token_cache.*", &[], SecretFileKind::KeyValue),
+    (
+        "service_principal_entries.json",
+        &[],
+        SecretFileKind::KeyValue,
+    ),
+    ("gh/hosts.yml", &[], SecretFileKind::KeyValue),
+    (".config/hub", &[], SecretFileKind::KeyValue),
+    ("glab-cli/config.yml", &[], SecretFileKind::KeyValue),
+    ("doctl/config.yaml", &[], SecretFileKind::KeyValue),
+    (".databrickscfg", &[], SecretFileKind::KeyValue),
+    (".sentryclirc", &[], SecretFileKind::KeyValue),
+    ("kaggle.json", &[], SecretFileKind::KeyValue),
+    ("rclone.conf", &[], SecretFileKind::KeyValue),
     (".docker/config.json", &[], SecretFileKind::KeyValue),
+    (".dockercfg", &[], SecretFileKind::KeyValue),
     (".kube/config", &[], SecretFileKind::KeyValue),
     ("kubeconfig", &[], SecretFileKind::KeyValue),
     ("*.kubeconfig", &[], SecretFileKind::KeyValue),
+    // Terraform: settings, variables and state (state holds every
+    // resource's attributes, passwords included).
+    (".terraformrc", &[], SecretFileKind::KeyValue),
+    ("terraform.rc", &[], SecretFileKind::KeyValue),
+    ("credentials.tfrc.json", &[], SecretFileKind::KeyValue),
     ("*.tfvars", &[], SecretFileKind::KeyValue),
     ("*.tfvars.json", &[], SecretFileKind::KeyValue),
+    ("*.tfstate", &[], SecretFileKind::KeyValue),
+    ("*.tfstate.backup", &[], SecretFileKind::KeyValue),
+    // Application settings that hold connection strings and keys.
+    ("appsettings*.json", &[], SecretFileKind::KeyValue),
     ("local.settings.json", &[], SecretFileKind::KeyValue),
+    ("wp-config.php", &[], SecretFileKind::KeyValue),
+    (".m2/settings.xml", &[], SecretFileKind::KeyValue),
+    ("settings-security.xml", &[], SecretFileKind::KeyValue),
+    (".gradle/gradle.properties", &[], SecretFileKind::KeyValue),
+    ("keystore.properties", &[], SecretFileKind::KeyValue),
     (".my.cnf", &[], SecretFileKind::KeyValue),
+    (".mylogin.cnf", &[], SecretFileKind::KeyValue),
     (".htpasswd", &[], SecretFileKind::KeyValue),
+    // Private keys and key stores.
     ("id_rsa*", &[], SecretFileKind::PrivateKey),
     ("id_dsa*", &[], SecretFileKind::PrivateKey),
     ("id_ecdsa*", &[], SecretFileKind::PrivateKey),
     ("id_ed25519*", &[], SecretFileKind::PrivateKey),
     ("*.pem", &[], SecretFileKind::PrivateKey),
     ("*.key", &[], SecretFileKind::PrivateKey),
+    ("*.p8", &[], SecretFileKind::PrivateKey),
     ("*.p12", &[], SecretFileKind::PrivateKey),
     ("*.pfx", &[], SecretFileKind::PrivateKey),
+    ("*.pkcs12", &[], SecretFileKind::PrivateKey),
     ("*.ppk", &[], SecretFileKind::PrivateKey),
     ("*.jks", &[], SecretFileKind::PrivateKey),
+    ("*.jceks", &[], SecretFileKind::PrivateKey),
     ("*.keystore", &[], SecretFileKind::PrivateKey),
+    ("*.kdbx", &[], SecretFileKind::PrivateKey),
+    ("*.ovpn", &[], SecretFileKind::PrivateKey),
+    ("*.agekey", &[], SecretFileKind::PrivateKey),
+    ("age/keys.txt", &[], SecretFileKind::PrivateKey),
+    ("private-keys-v1.d/*", &[], SecretFileKind::PrivateKey),
 ];
 
 /// The secret-file names as a person reads them (docs, `ploy config`):
 /// the same list as [`secret_file_globs`], in any folder, any case.
 pub const SECRET_FILE_NAMES: &[&str] = &[
-    ".env, .env.* and .env-* (not .env.example/.sample/.template), .envrc",
-    "*.env, *.env.*, .flaskenv, .dev.vars",
-    ".netrc, _netrc, .pgpass, .git-credentials, .vault-token",
-    ".npmrc, .pypirc, .yarnrc, .yarnrc.yml",
-    "secrets and credentials (bare or .json/.yaml/.toml/.ini/...), .aws/credentials",
-    "client_secret*.json, service-account*.json, .docker/config.json, local.settings.json",
-    ".kube/config, kubeconfig, *.kubeconfig, *.tfvars, .my.cnf, .htpasswd",
-    "id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*, *.pem, *.key, *.p12, *.pfx, *.ppk, *.jks, *.keystore",
+    "environment files: .env* (not .env.example/.env.sample/.env.template), *.env, ?*.env.*, \
+     .envs/** (every file in a .envs folder), .flaskenv, .dev.vars, .secrets, dotenv, env.txt",
+    ".netrc, _netrc, .pgpass, pgpass.conf, .git-credentials, .vault-token, huggingface/token",
+    "package managers: .npmrc, .pypirc, .yarnrc, .yarnrc.yml, pip.conf, pip.ini, .bundle/config",
+    "secrets, credentials, .credentials, .credentials.json (bare or secrets.{json,yaml,yml,toml,\
+     ini,txt,conf,cfg,properties,xml}, also secret.{...}, *[_.-]secret.{...}, \
+     *[_.-]secrets.{...}, credentials.{...,csv,db}), auth.json",
+    "client_secret*.json, service-account*.json, service_account*.json",
+    "cloud tools: .aws/credentials, .aws/config, .aws/sso/cache/*.json, .aws/cli/cache/*.json, \
+     .s3cfg, .boto, application_default_credentials.json, adc.json, access_tokens.db, \
+     legacy_credentials/**, accesstokens.json, msal_token_cache.*, \
+     service_principal_entries.json, gh/hosts.yml, .config/hub, glab-cli/config.yml, \
+     doctl/config.yaml, .databrickscfg, .sentryclirc, kaggle.json, rclone.conf",
+    ".docker/config.json, .dockercfg, .kube/config, kubeconfig, *.kubeconfig",
+    "terraform: .terraformrc, terraform.rc, credentials.tfrc.json, *.tfvars, *.tfvars.json, \
+     *.tfstate, *.tfstate.backup",
+    "application settings: appsettings*.json, local.settings.json, wp-config.php, \
+     .m2/settings.xml, settings-security.xml, .gradle/gradle.properties, keystore.properties, \
+     .my.cnf, .mylogin.cnf, .htpasswd",
+    "private keys and key stores: id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*, *.pem, *.key, *.p8, \
+     *.p12, *.pfx, *.pkcs12, *.ppk, *.jks, *.jceks, *.keystore, *.kdbx, *.ovpn, *.agekey, \
+     age/keys.txt, private-keys-v1.d/*",
+    "and each of these names as an editor or a person backs it up: #name#, .#name, name~, \
+     name.swp/.swo/.swn, name.bak/.old/.orig/.save/.backup/.tmp/.copy/.1",
 ];
 
 /// Every glob of the rule with the kind it gives, lowercase spellings
 /// first (a refusal then names the readable one), then the same globs with
 /// each letter spelled in both cases (`[eE]`).
 fn globs_with_kinds() -> Vec<(String, SecretFileKind)> {
+    let lower = lower_globs_with_kinds();
+    let mut all = lower.clone();
+    for (glob, kind) in lower {
+        let free = case_free(&glob);
+        if free != glob {
+            all.push((free, kind));
+        }
+    }
+    all
+}
+
+/// Every glob of the rule with its kind, lowercase only: matched against a
+/// path with its ASCII letters lowercased, the same answers as
+/// [`globs_with_kinds`] on the path as written, with half the globs, most
+/// of them literal names or extensions (cheap for globset).
+fn lower_globs_with_kinds() -> Vec<(String, SecretFileKind)> {
     let mut lower = Vec::new();
     for (pattern, except, kind) in RULES {
         let mut spelled = Vec::new();
@@ -139,20 +257,46 @@ fn globs_with_kinds() -> Vec<(String, SecretFileKind)> {
             }
             _ => spelled.push((*pattern).to_owned()),
         }
+        let decorated: Vec<String> = spelled.iter().flat_map(|glob| backups(glob)).collect();
         lower.extend(
             spelled
                 .into_iter()
+                .chain(decorated)
                 .map(|glob| (format!("**/{glob}"), *kind)),
         );
     }
-    let mut all = lower.clone();
-    for (glob, kind) in lower {
-        let free = case_free(&glob);
-        if free != glob {
-            all.push((free, kind));
+    lower
+}
+
+/// What editors and people leave next to a file they edit: Emacs'
+/// `#name#` and `.#name`, `name~`, Vim's swap files, `.bak`-like copies
+/// (round6 #6: `#.env#` held the `.env`'s values without a question).
+const BACKUP_PREFIXES: &str = "{#,.#}";
+const BACKUP_SUFFIXES: &str = "{~,#,.swp,.swo,.swn,.bak,.old,.orig,.save,.backup,.tmp,.copy,.1}";
+
+/// The backup spellings of `glob` ([`BACKUP_PREFIXES`],
+/// [`BACKUP_SUFFIXES`]) on its last part; none for a folder pattern
+/// (`.envs/**`), and no suffix (prefix) where a `*` at the end (start)
+/// already takes it.
+fn backups(glob: &str) -> Vec<String> {
+    if glob.contains("**") {
+        return Vec::new();
+    }
+    let (folder, name) = match glob.rsplit_once('/') {
+        Some((folder, name)) => (format!("{folder}/"), name),
+        None => (String::new(), glob),
+    };
+    let mut out = Vec::new();
+    if !name.starts_with(['*', '?']) {
+        out.push(format!("{folder}{BACKUP_PREFIXES}{name}"));
+        if !name.ends_with('*') {
+            out.push(format!("{folder}#{name}#"));
         }
     }
-    all
+    if !name.ends_with('*') {
+        out.push(format!("{folder}{name}{BACKUP_SUFFIXES}"));
+    }
+    out
 }
 
 /// Globs for every name that starts with `base` and whose rest is not one
@@ -169,7 +313,15 @@ fn complement(base: &str, rests: &[&str], out: &mut Vec<String>) {
         out.push(format!("{base}?*"));
         return;
     }
-    out.push(format!("{base}[!{}]*", next.iter().collect::<String>()));
+    // Both cases in the negated class: the readable (lowercase) glob must
+    // not take `.env.EXAMPLE` that the rule excepts.
+    let class: String = next
+        .iter()
+        .flat_map(|c| [c.to_ascii_lowercase(), c.to_ascii_uppercase()])
+        .collect::<std::collections::BTreeSet<char>>()
+        .into_iter()
+        .collect();
+    out.push(format!("{base}[!{class}]*"));
     for c in next {
         let deeper: Vec<&str> = rests.iter().filter_map(|r| r.strip_prefix(c)).collect();
         complement(&format!("{base}{c}"), &deeper, out);
@@ -208,8 +360,9 @@ fn case_free(glob: &str) -> String {
 
 /// The rule as glob patterns for path rules (ploy-policy's built-in
 /// `read ask` list): `**/`-anchored, `/` matched only by `/` (globset's
-/// `literal_separator`), `\` an escape. [`secret_file_kind`] is these same
-/// globs, compiled with those options.
+/// `literal_separator`), `\` an escape. [`secret_file_kind`] is the
+/// lowercase half of these globs, compiled with those options, matched
+/// against the path lowercased (the same answers).
 pub fn secret_file_globs() -> Vec<String> {
     globs_with_kinds()
         .into_iter()
@@ -228,7 +381,7 @@ fn compiled() -> Option<&'static Compiled> {
         .get_or_init(|| {
             let mut builder = globset::GlobSetBuilder::new();
             let mut kinds = Vec::new();
-            for (glob, kind) in globs_with_kinds() {
+            for (glob, kind) in lower_globs_with_kinds() {
                 let glob = globset::GlobBuilder::new(&glob)
                     .literal_separator(true)
                     .backslash_escape(true)
@@ -256,7 +409,7 @@ pub fn secret_file_kind(path: &str) -> Option<SecretFileKind> {
     };
     compiled
         .set
-        .matches(path)
+        .matches(path.to_ascii_lowercase())
         .into_iter()
         .min()
         .map(|index| compiled.kinds[index])
@@ -318,6 +471,66 @@ mod tests {
             "client_secret_123.apps.googleusercontent.com.json",
             "service-account.json",
             "/home/u/proj/sub/.envrc",
+            // round6 #6.
+            ".envs/.production/.django",
+            "deploy/.envs/.local/.postgres",
+            ".s3cfg",
+            ".config/gh/hosts.yml",
+            ".aws/config",
+            ".bundle/config",
+            "auth.json",
+            ".terraformrc",
+            "terraform.rc",
+            "terraform.tfstate",
+            "env/prod/terraform.tfstate.backup",
+            "appsettings.json",
+            "appsettings.Development.json",
+            ".secrets",
+            "dotenv",
+            "env.txt",
+            "#.env#",
+            ".env~",
+            ".env.swp",
+            ".env.bak",
+            "#.envrc#",
+            "credentials~",
+            "#credentials#",
+            ".netrc.swp",
+            "#.pgpass#",
+            "secrets.yaml.bak",
+            "config/master.key",
+            "config/credentials/production.key",
+            "key.ppk",
+            // Other tools' credential files.
+            ".config/gcloud/application_default_credentials.json",
+            ".config/gcloud/legacy_credentials/a@b.com/adc.json",
+            ".config/gcloud/access_tokens.db",
+            ".azure/accessTokens.json",
+            ".azure/msal_token_cache.json",
+            ".azure/service_principal_entries.json",
+            ".boto",
+            ".dockercfg",
+            ".mylogin.cnf",
+            "wp-config.php",
+            "config/secrets.yml",
+            "k8s/db-secret.yaml",
+            "k8s/secret.yaml",
+            ".m2/settings.xml",
+            ".gradle/gradle.properties",
+            "keystore.properties",
+            ".claude/.credentials.json",
+            ".codex/auth.json",
+            ".kaggle/kaggle.json",
+            ".databrickscfg",
+            ".config/rclone/rclone.conf",
+            ".terraform.d/credentials.tfrc.json",
+            ".cache/huggingface/token",
+            ".config/sops/age/keys.txt",
+            "vault.kdbx",
+            "client.ovpn",
+            "AuthKey_ABC123.p8",
+            "pgpass.conf",
+            "pip.conf",
         ] {
             assert!(is_secret_file(path), "{path} must be a secret file");
         }
@@ -335,6 +548,20 @@ mod tests {
             ".github/workflows/ci.yml",
             "docker/config.json",
             "kube/config",
+            "config.yml",
+            "settings.xml",
+            "gradle.properties",
+            "hosts.yml",
+            "src/secrets_manager.rs",
+            "env.rs",
+            "env.ts",
+            "dotenv.js",
+            "secret.rs",
+            "terraform.tf",
+            "main.tfstate.rs",
+            "appsettings.cs",
+            "auth.js",
+            "config.json",
         ] {
             assert!(!is_secret_file(path), "{path} must not be a secret file");
         }
@@ -345,6 +572,54 @@ mod tests {
         );
         assert_eq!(secret_file_kind("a/.netrc"), Some(SecretFileKind::Netrc));
         assert_eq!(secret_file_kind("id_rsa"), Some(SecretFileKind::PrivateKey));
+    }
+
+    // The rule policy asks with (every glob, letters in both cases) and
+    // the rule the walk uses (lowercase globs, lowercased path) agree.
+    #[test]
+    fn the_policy_globs_and_the_walk_rule_agree() {
+        let mut builder = globset::GlobSetBuilder::new();
+        for glob in secret_file_globs() {
+            builder.add(
+                globset::GlobBuilder::new(&glob)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .build()
+                    .unwrap(),
+            );
+        }
+        let policy = builder.build().unwrap();
+        for path in [
+            ".ENV",
+            "a/.Env.Local",
+            ".env.EXAMPLE",
+            "#.Env#",
+            "Credentials~",
+            "x/.AWS/Config",
+            "AppSettings.Production.JSON",
+            "Terraform.TFSTATE.Backup",
+            ".Envs/.Prod/.Django",
+            "src/Main.rs",
+            "Secrets.Yml.BAK",
+            "Key.PPK",
+            "readme.md",
+            "ID_RSA.pub",
+        ] {
+            assert_eq!(policy.is_match(path), is_secret_file(path), "{path}");
+        }
+    }
+
+    // Every pattern of the rule is in the list people read.
+    #[test]
+    fn the_readable_list_names_every_pattern() {
+        let names = SECRET_FILE_NAMES.join(" ");
+        for (pattern, _, _) in RULES {
+            let shown = pattern.split('{').next().unwrap_or(pattern);
+            assert!(
+                names.contains(shown),
+                "{pattern} is not in SECRET_FILE_NAMES"
+            );
+        }
     }
 
     #[test]

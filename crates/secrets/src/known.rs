@@ -47,7 +47,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::ConfigKind;
 use crate::files::SecretFileKind;
 use crate::set::{SecretOrigin, SecretSet};
 
@@ -160,7 +159,6 @@ pub const WALK_SKIPPED_FOLDERS: &[&str] = &[
     ".pytest_cache",
     ".ruff_cache",
     ".gradle",
-    ".terraform",
     ".next",
     ".nuxt",
     "vendor",
@@ -204,7 +202,8 @@ pub fn sources_secrets(
     path_exists: &dyn Fn(&Path) -> bool,
 ) -> Result<SecretSet, KnownSecretsError> {
     let mut set = SecretSet::new();
-    if let Some(project) = &sources.project {
+    if let Some(start) = &sources.project {
+        let project = &secrets_root(start, sources.home.as_deref());
         let mut total = 0u64;
         for (path, kind) in project_secret_files(project)? {
             if let Some(text) = read_secret_file(&path)? {
@@ -220,9 +219,9 @@ pub fn sources_secrets(
                 set.add_secret_file_text(&path.display().to_string(), &text, kind, path_exists);
             }
         }
-        for (path, kind) in project_config_files(project)? {
+        for path in git_config_files(start, project)? {
             if let Some(text) = read_secret_file(&path)? {
-                set.add_config_text(&path.display().to_string(), &text, kind);
+                set.add_config_text(&path.display().to_string(), &text);
             }
         }
         if set.len() > MAX_PROJECT_SECRET_VALUES {
@@ -338,14 +337,53 @@ fn project_secret_files(
     Ok(found)
 }
 
+/// The folder whose secret files a run started in `start` knows (round7
+/// #2): the outermost git work tree holding `start` — a folder with a
+/// `.git` entry (a repository's folder, a submodule's or a worktree's
+/// `.git` file) — looking up from `start`, never at or above the home
+/// folder nor at `/`; `start` itself when no folder above holds `.git`.
+/// So a run started in `backend/`, in a submodule or in a vendored
+/// repository still knows the root's `.env`.
+pub fn secrets_root(start: &Path, home: Option<&Path>) -> PathBuf {
+    let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    let home = home.map(|home| std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()));
+    let mut root = start.clone();
+    for folder in start.ancestors() {
+        if folder.parent().is_none() || home.as_deref() == Some(folder) {
+            break;
+        }
+        if folder.join(".git").symlink_metadata().is_ok() {
+            root = folder.to_path_buf();
+        }
+    }
+    root
+}
+
+/// Git's configuration files of every work tree from `start` up to `root`
+/// ([`secrets_root`]): a nested repository's remote may hold its own token.
+fn git_config_files(start: &Path, root: &Path) -> Result<Vec<PathBuf>, KnownSecretsError> {
+    let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    let mut files = Vec::new();
+    for folder in start.ancestors() {
+        files.extend(project_config_files(folder)?);
+        if folder == root || !folder.starts_with(root) {
+            break;
+        }
+    }
+    if !start.starts_with(root) {
+        files.extend(project_config_files(root)?);
+    }
+    Ok(files)
+}
+
 /// The project's configuration files that may hold credentials
 /// (`config.rs`): git's `config` and `config.worktree` (through `.git`, a
 /// folder or a worktree's `gitdir:` file, and its `commondir`)
 /// (the package managers' files are secret files, found by the walk).
 /// Paths that do not exist are listed too (the
 /// reader passes over them); a `.git` file that cannot be read is an error.
-fn project_config_files(project: &Path) -> Result<Vec<(PathBuf, ConfigKind)>, KnownSecretsError> {
-    let mut files: Vec<(PathBuf, ConfigKind)> = Vec::new();
+fn project_config_files(project: &Path) -> Result<Vec<PathBuf>, KnownSecretsError> {
+    let mut files: Vec<PathBuf> = Vec::new();
     let dot_git = project.join(".git");
     let git_dirs = match std::fs::symlink_metadata(&dot_git) {
         Ok(meta) if meta.is_dir() => vec![dot_git],
@@ -366,7 +404,7 @@ fn project_config_files(project: &Path) -> Result<Vec<(PathBuf, ConfigKind)>, Kn
     };
     for dir in git_dirs {
         for name in ["config", "config.worktree"] {
-            files.push((dir.join(name), ConfigKind::Git));
+            files.push(dir.join(name));
         }
     }
     Ok(files)
@@ -682,6 +720,42 @@ mod tests {
         assert!(matches!(err, KnownSecretsError::TooShort(_)), "{err}");
         assert!(!err.to_string().contains("short\n"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // proves: REDACT-1, BEYOND-6 (round7 #2: a run started below the
+    // repository's root — a plain sub-folder, a nested repository, a
+    // submodule — knows the root's `.env`; the home folder is never walked)
+    #[test]
+    fn a_run_below_the_root_knows_the_enclosing_repositorys_secrets() {
+        const ROOT: &str = "Zq8vK2mP9xL4nR7tW3yB";
+        let repo = project(&[(".env", &format!("DB_PASSWORD={ROOT}\n"))]);
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("plain")).unwrap();
+        std::fs::create_dir_all(repo.join("sub1/.git")).unwrap();
+        std::fs::create_dir_all(repo.join("sub2/deeper")).unwrap();
+        std::fs::write(repo.join("sub2/.git"), "gitdir: ../.git/modules/sub2\n").unwrap();
+        std::fs::write(repo.join("sub1/.env"), "SUB_TOKEN=NestedRepoTok3n-44\n").unwrap();
+        for start in ["", "plain", "sub1", "sub2", "sub2/deeper"] {
+            let set = sources_secrets(&sources(&repo.join(start)), &none, &|_| false).unwrap();
+            assert!(set.values().any(|v| v == ROOT), "{start}: {set:?}");
+            assert!(
+                set.values().any(|v| v == "NestedRepoTok3n-44"),
+                "{start}: {set:?}"
+            );
+        }
+        // The home folder is never the root, even when it is a repository
+        // (dotfiles): a run in a folder of it walks that folder only.
+        let mut src = sources(&repo.join("plain"));
+        src.home = Some(repo.clone());
+        std::fs::write(repo.join("plain/.env"), "PLAIN_TOKEN=PlainFolderTok3n-55\n").unwrap();
+        let set = sources_secrets(&src, &none, &|_| false).unwrap();
+        assert!(set.values().any(|v| v == "PlainFolderTok3n-55"), "{set:?}");
+        assert!(!set.values().any(|v| v == ROOT), "{set:?}");
+        assert_eq!(
+            secrets_root(&repo.join("sub2/deeper"), None),
+            std::fs::canonicalize(&repo).unwrap()
+        );
+        std::fs::remove_dir_all(&repo).unwrap();
     }
 
     #[test]

@@ -179,7 +179,7 @@ pub use files::{
 pub use known::{
     KnownSecretsError, MAX_PROJECT_SECRET_VALUES, MAX_SECRET_FILE_BYTES, MAX_SECRET_FILES,
     MAX_SECRET_FILES_BYTES, MAX_WALK_DEPTH, MAX_WALK_ENTRIES, SecretSources, WALK_SKIPPED_FOLDERS,
-    is_project_env_file, known_secrets, sources_secrets,
+    is_project_env_file, known_secrets, secrets_root, sources_secrets,
 };
 pub use layers::{LayerViews, MAX_LAYER_BYTES, MAX_LAYER_DEPTH, layer_views};
 pub use logging::{LoggingError, SharedRedactor, init_logging, init_logging_from_env};

@@ -20,7 +20,6 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::config::ConfigKind;
 use crate::env::{EnvSecretReason, env_secret_reason};
 use crate::redactor::{MIN_SECRET_BYTES, Redactor, RejectedSecret, mask};
 
@@ -209,9 +208,9 @@ impl SecretSet {
     /// names the file in messages.
     pub fn add_file_text(&mut self, label: &str, text: &str) {
         for (trimmed, origin) in file_lines(label, text) {
-            match dotenv_value(trimmed) {
-                Some(value) if value.trim().len() >= MIN_SECRET_BYTES => {
-                    self.insert(value.to_owned(), origin);
+            match crate::extract::line_entry(trimmed) {
+                Some((_, value)) if value.trim().len() >= MIN_SECRET_BYTES => {
+                    self.insert(value, origin);
                 }
                 Some(_) => {}
                 None => self.insert(trimmed.to_owned(), origin),
@@ -221,14 +220,17 @@ impl SecretSet {
 
     /// Adds the secrets of a project's environment file (`.env`, `.env.*`,
     /// `.envrc`, found by [`crate::known_secrets`], not named by the user):
-    /// the file is the environment a program of the project will get, so a
-    /// `[export] NAME=VALUE` line is judged by the environment's own rule
-    /// ([`crate::env_secret_reason`]: a secret-looking name, or a value
-    /// shaped like a credential). Any other line (shell code in `.envrc`, a
-    /// PEM block's body) counts only when it is credential-shaped on its own
-    /// ([`crate::secret_shape`]). So `NODE_ENV=production` or an app's name
-    /// is not redacted from every output, while `DB_PASSWORD=…` is; a file
-    /// listed in settings `secrets.files` gives every value instead
+    /// the file is the environment a program of the project will get, so an
+    /// entry (`[export] NAME=VALUE`, fish's `set -x NAME VALUE`, a value
+    /// quoted over several lines: one parser, `extract.rs`) is judged by the
+    /// environment's own rule ([`crate::env_secret_reason`]: a
+    /// secret-looking name, or a value shaped like a credential), and each
+    /// line of a multi-line value counts too. Any other line (shell code in
+    /// `.envrc`, a PEM block's body) counts only when it is
+    /// credential-shaped on its own ([`crate::secret_shape`]). So
+    /// `NODE_ENV=production` or an app's name is not redacted from every
+    /// output, while `DB_PASSWORD=…` is; a file listed in settings
+    /// `secrets.files` gives every value instead
     /// ([`SecretSet::add_file_text`]).
     pub fn add_env_file_text(
         &mut self,
@@ -236,21 +238,7 @@ impl SecretSet {
         text: &str,
         path_exists: &dyn Fn(&Path) -> bool,
     ) {
-        for (trimmed, origin) in file_lines(label, text) {
-            match dotenv_pair(trimmed) {
-                Some((name, value)) => {
-                    let value = value.trim();
-                    if !value.is_empty() && env_secret_reason(name, value, path_exists).is_some() {
-                        self.insert(value.to_owned(), origin);
-                    }
-                }
-                None => {
-                    if crate::secret_shape(trimmed).is_some() {
-                        self.insert(trimmed.to_owned(), origin);
-                    }
-                }
-            }
-        }
+        self.add_secret_file_text(label, text, crate::SecretFileKind::Env, path_exists);
     }
 
     /// Adds the values of a secret file found by its name
@@ -265,10 +253,7 @@ impl SecretSet {
         kind: crate::SecretFileKind,
         path_exists: &dyn Fn(&Path) -> bool,
     ) {
-        if kind == crate::SecretFileKind::Env {
-            self.add_env_file_text(label, text, path_exists);
-        }
-        for (value, line) in crate::extract::file_values(text, kind) {
+        for (value, line) in crate::extract::file_values(text, kind, path_exists) {
             self.insert(
                 value,
                 SecretOrigin::File {
@@ -282,8 +267,8 @@ impl SecretSet {
     /// Adds the credentials of a project configuration file (`config.rs`:
     /// URL user info, credential-shaped tokens, and for package managers'
     /// files secret-named keys), each with its line.
-    pub(crate) fn add_config_text(&mut self, label: &str, text: &str, kind: ConfigKind) {
-        for (value, line) in crate::config::config_credentials(text, kind) {
+    pub(crate) fn add_config_text(&mut self, label: &str, text: &str) {
+        for (value, line) in crate::config::config_credentials(text) {
             self.insert(
                 value,
                 SecretOrigin::File {
@@ -380,36 +365,6 @@ fn file_lines<'a>(
             )
         })
     })
-}
-
-/// `VALUE` of a dotenv line `[export] NAME=VALUE`, without one pair of
-/// surrounding quotes; `None` when the line is not of that form.
-fn dotenv_value(line: &str) -> Option<&str> {
-    dotenv_pair(line).map(|(_, value)| value)
-}
-
-/// `(NAME, VALUE)` of a dotenv line `[export] NAME=VALUE` ([`dotenv_value`]).
-fn dotenv_pair(line: &str) -> Option<(&str, &str)> {
-    let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
-    let (name, value) = line.split_once('=')?;
-    if value.starts_with('=') {
-        return None;
-    }
-    let name = name.trim_end();
-    let is_name = !name.is_empty()
-        && name
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
-        && !name.as_bytes()[0].is_ascii_digit();
-    if !is_name {
-        return None;
-    }
-    let value = value.trim();
-    let unquoted = ['"', '\'']
-        .iter()
-        .find_map(|&q| value.strip_prefix(q)?.strip_suffix(q))
-        .unwrap_or(value);
-    Some((name, unquoted))
 }
 
 #[cfg(test)]

@@ -14,11 +14,14 @@
 //! * [`tls`]: a throwaway CA and server certificate (rcgen).
 //! * [`raw_http`]: a raw HTTP/1.1 client for hostile requests.
 //! * [`scripted_model`]: `ploy-scripted-model`, re-exported.
+//! * [`credential_files`]: one credential file of every kind the
+//!   secret-file rule names, with the values that must be known secrets.
 //! * [`loggers`]: the A-5 probe ([`logger_traits!`]): which logger traits
 //!   a type implements.
 //!
 //! Everything here talks to 127.0.0.1 only.
 
+pub mod credential_files;
 pub mod loggers;
 pub mod net;
 pub mod raw_http;
