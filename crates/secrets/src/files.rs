@@ -220,8 +220,8 @@ pub const SECRET_FILE_NAMES: &[&str] = &[
     "private keys and key stores: id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*, *.pem, *.key, *.p8, \
      *.p12, *.pfx, *.pkcs12, *.ppk, *.jks, *.jceks, *.keystore, *.kdbx, *.ovpn, *.agekey, \
      age/keys.txt, private-keys-v1.d/*",
-    "and each of these names as an editor or a person backs it up: #name#, .#name, name~, \
-     name.swp/.swo/.swn, name.bak/.old/.orig/.save/.backup/.tmp/.copy/.1",
+    "and each environment file's name as an editor or a person backs it up: #name#, .#name, \
+     name~, name.swp/.swo/.swn, name.bak/.old/.orig/.save/.backup/.tmp/.copy/.1",
 ];
 
 /// Every glob of the rule with the kind it gives, lowercase spellings
@@ -257,7 +257,18 @@ fn lower_globs_with_kinds() -> Vec<(String, SecretFileKind)> {
             }
             _ => spelled.push((*pattern).to_owned()),
         }
-        let decorated: Vec<String> = spelled.iter().flat_map(|glob| backups(glob)).collect();
+        // Backups of environment files only: every glob here is compiled
+        // on each hook call (twice, both cases spelled out), and backups of
+        // all names tripled that cost.
+        // A `PREFIX*` rule with exceptions is spelled as many globs; its
+        // backups take one (`{#,.#}.env*`: the suffix forms are in `*`).
+        let decorated: Vec<String> = match *kind {
+            SecretFileKind::Env if !except.is_empty() => {
+                vec![format!("{BACKUP_PREFIXES}{pattern}")]
+            }
+            SecretFileKind::Env => backups(pattern),
+            _ => Vec::new(),
+        };
         lower.extend(
             spelled
                 .into_iter()
@@ -493,11 +504,8 @@ mod tests {
             ".env.swp",
             ".env.bak",
             "#.envrc#",
-            "credentials~",
-            "#credentials#",
-            ".netrc.swp",
-            "#.pgpass#",
-            "secrets.yaml.bak",
+            "dotenv.bak",
+            "#.secrets#",
             "config/master.key",
             "config/credentials/production.key",
             "key.ppk",
@@ -594,13 +602,12 @@ mod tests {
             "a/.Env.Local",
             ".env.EXAMPLE",
             "#.Env#",
-            "Credentials~",
             "x/.AWS/Config",
             "AppSettings.Production.JSON",
             "Terraform.TFSTATE.Backup",
             ".Envs/.Prod/.Django",
             "src/Main.rs",
-            "Secrets.Yml.BAK",
+            "#.Secrets#",
             "Key.PPK",
             "readme.md",
             "ID_RSA.pub",
