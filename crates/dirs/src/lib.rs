@@ -34,7 +34,7 @@ mod read;
 mod repository;
 
 pub use git_hooks::{GitConfigUnsure, git_hook_folders};
-pub use read::{BoundedReadError, FileRead, read_bounded};
+pub use read::{BoundedReadError, FileRead, read_bounded, read_bounded_prefix};
 pub use repository::{
     REPOSITORY_PARTS, Shape, passes_for_a_repository, repository_part, repository_part_reason,
     shape_after_write,

@@ -48,14 +48,19 @@ pub fn context_dirs(canonical_cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// Reads the context files for `canonical_cwd`. Unreadable files become
-/// warnings, never errors: context is optional text.
+/// warnings, never errors: context is optional text. A name that is there
+/// but is no regular file (a FIFO, a device, a link to either or to a
+/// kernel file such as `/proc/kmsg`) is not read and not passed over for
+/// the next name: the warning says why (TRUST-5, FAIL-1).
 pub fn load_context_files(canonical_cwd: &Path, warnings: &mut Vec<String>) -> Vec<ContextFile> {
     let mut files = Vec::new();
     for dir in context_dirs(canonical_cwd) {
+        // The first name that is there and not a folder (a link counts as
+        // what it points to: a dangling one is not there).
         let Some(path) = CONTEXT_FILE_NAMES
             .iter()
             .map(|name| dir.join(name))
-            .find(|path| path.is_file())
+            .find(|path| std::fs::metadata(path).is_ok_and(|meta| !meta.is_dir()))
         else {
             continue;
         };
@@ -69,8 +74,8 @@ pub fn load_context_files(canonical_cwd: &Path, warnings: &mut Vec<String>) -> V
                 }
                 files.push(ContextFile { path, text });
             }
-            Err(err) => warnings.push(format!(
-                "context file {} could not be read: {err}",
+            Err(why) => warnings.push(format!(
+                "context file {} was not read: {why}",
                 path.display()
             )),
         }
@@ -79,15 +84,19 @@ pub fn load_context_files(canonical_cwd: &Path, warnings: &mut Vec<String>) -> V
 }
 
 /// Reads up to `cap` bytes of a UTF-8 (lossy) text file; returns whether it
-/// was cut.
-pub(crate) fn read_capped(path: &Path, cap: usize) -> std::io::Result<(String, bool)> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
-    file.take(u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    let cut = bytes.len() > cap;
-    bytes.truncate(cap);
+/// was cut. Through `ploy_dirs::read_bounded_prefix`: a regular file only,
+/// opened non-blocking and checked after the open, never a kernel file, so
+/// a FIFO or `/proc/kmsg` named like an instruction file cannot hang the
+/// agent's start (FAIL-1). `Err` says why, for a warning.
+pub(crate) fn read_capped(path: &Path, cap: usize) -> Result<(String, bool), String> {
+    let max = u64::try_from(cap).unwrap_or(u64::MAX);
+    let bytes = match ploy_dirs::read_bounded_prefix(path, max) {
+        Ok((ploy_dirs::FileRead::Bytes(bytes), cut)) => (bytes, cut),
+        Ok((ploy_dirs::FileRead::Missing, _)) => return Err("it is not there".to_owned()),
+        Ok((ploy_dirs::FileRead::Folder, _)) => return Err("it is a folder".to_owned()),
+        Err(err) => return Err(format!("{err} (FAIL-1)")),
+    };
+    let (bytes, cut) = bytes;
     let mut text = String::from_utf8_lossy(&bytes).into_owned();
     if cut {
         // A cut may split a character; drop the replacement it became.
@@ -139,6 +148,61 @@ mod tests {
         let files = load_context_files(&cwd, &mut Vec::new());
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].text, "here");
+    }
+
+    #[allow(clippy::disallowed_methods)] // the fixture's FIFO is made by mkfifo(1)
+    fn mkfifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo").arg(path).status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "mkfifo {}",
+            path.display()
+        );
+    }
+
+    // proves: FAIL-1, TRUST-5 (a FIFO nobody writes, a link to one, or a
+    // link to a kernel file, named like a context file, is not read: no
+    // hang at the agent's start, no kernel or process state in the
+    // model's context, and a warning says why)
+    #[test]
+    fn fifos_and_kernel_files_named_like_context_files_are_refused_with_a_reason() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        fs::create_dir(root.join(".git")).unwrap();
+        let (fifo_dir, link_dir, kernel_dir) =
+            (root.join("a"), root.join("a/b"), root.join("a/b/c"));
+        fs::create_dir_all(&kernel_dir).unwrap();
+        mkfifo(&fifo_dir.join("AGENTS.md"));
+        // The repository root's CLAUDE.md stays readable beside a FIFO.
+        fs::write(root.join("CLAUDE.md"), "root").unwrap();
+        fs::write(fifo_dir.join("CLAUDE.md"), "not taken instead").unwrap();
+        std::os::unix::fs::symlink(fifo_dir.join("AGENTS.md"), link_dir.join("CLAUDE.md")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", kernel_dir.join("AGENTS.md")).unwrap();
+        // Each read is refused at once: a direct call too (the old code
+        // blocked here forever on the FIFO).
+        for path in [fifo_dir.join("AGENTS.md"), link_dir.join("CLAUDE.md")] {
+            let why = read_capped(&path, 64).unwrap_err();
+            assert!(why.contains("FIFO"), "{why}");
+        }
+        let why = read_capped(&kernel_dir.join("AGENTS.md"), 64).unwrap_err();
+        assert!(why.contains("proc"), "{why}");
+        let mut warnings = Vec::new();
+        let texts: Vec<String> = load_context_files(&kernel_dir, &mut warnings)
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
+        assert_eq!(texts, ["root"]);
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        for (warning, name) in
+            warnings
+                .iter()
+                .zip(["a/AGENTS.md", "a/b/CLAUDE.md", "a/b/c/AGENTS.md"])
+        {
+            assert!(
+                warning.contains(name) && warning.contains("not read"),
+                "{warning}"
+            );
+        }
     }
 
     #[test]

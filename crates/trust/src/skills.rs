@@ -91,7 +91,6 @@ pub fn discover_skills(root: &Path, source: SkillSource, warnings: &mut Vec<Stri
     files.sort();
     for path in files {
         let parsed = crate::context::read_capped(&path, MAX_SKILL_BYTES)
-            .map_err(|e| e.to_string())
             .and_then(|(text, _)| parse_front_matter(&text));
         match parsed {
             Ok((name, description)) => skills.push(Skill {

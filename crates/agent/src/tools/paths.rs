@@ -107,10 +107,13 @@ pub fn canonical_prefix(path: &Path) -> PathBuf {
 }
 
 /// Open `path` for reading without following a link in its last component.
+/// Non-blocking: a FIFO in the project (nobody writing it) must not hang
+/// the open, so the caller's check that it is a regular file gets to run
+/// (FAIL-1); reads of a regular file are not affected by `O_NONBLOCK`.
 pub fn open_nofollow(path: &Path) -> std::io::Result<File> {
     OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
 }
 
@@ -260,4 +263,26 @@ fn openat2_checked<Fd: std::os::fd::AsFd>(
         )),
         other => other.into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // proves: FAIL-1 (a FIFO named like a project file is refused at once
+    // by the read, edit and grep tools' reader; the blocking open waited
+    // forever for a writer)
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("notes.md");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let err = read_capped(&fifo, 1024).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        std::fs::write(dir.path().join("plain.md"), "text").unwrap();
+        let (bytes, longer) = read_capped(&dir.path().join("plain.md"), 1024).unwrap();
+        assert_eq!((bytes.as_slice(), longer), (&b"text"[..], false));
+    }
 }
