@@ -1207,3 +1207,79 @@ fn every_credential_file_read_asks_and_its_values_never_leave() {
     );
     assert_eq!(decision(&answer), Some("allow"), "{answer:?}");
 }
+
+// proves: TAINT-2, PERM-3 (secrets5 #15: Claude Code's `--resume` starts a
+// new session_id whose transcript carries the old messages; the mark comes
+// with them, so a resumed marked session still asks)
+#[test]
+fn a_resumed_session_keeps_the_mark_of_the_session_it_continues() {
+    let world = World::with(r#""permissions": {"shell": {"allow": ["cargo test*"]}}"#);
+    let transcripts = world.dir.path().join("home/.claude/projects/proj");
+    std::fs::create_dir_all(&transcripts).unwrap();
+    let event = |session: &str, transcript: &Path, tool: &str, input: Value, id: &str| {
+        let body = json!({
+            "session_id": session,
+            "transcript_path": transcript,
+            "cwd": world.project(),
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": input,
+            "tool_use_id": id,
+        });
+        world.raw(body.to_string().as_bytes())
+    };
+    // The first session fetches a page (marked at PreToolUse).
+    let old = transcripts.join("old-session.jsonl");
+    let fetch_line = json!({"type": "assistant", "sessionId": "old-session", "message": {"content": [
+        {"type": "tool_use", "id": "toolu_01Fetch9", "name": "WebFetch", "input": {"url": PAGE}}]}});
+    std::fs::write(&old, format!("{fetch_line}\n")).unwrap();
+    assert_eq!(
+        event(
+            "old-session",
+            &old,
+            "WebFetch",
+            json!({"url": PAGE, "prompt": "p"}),
+            "toolu_01Fetch9"
+        ),
+        None
+    );
+    // `claude --resume`: a new session id, its transcript holding the old lines.
+    let resumed = transcripts.join("new-session.jsonl");
+    let user_line =
+        json!({"type": "user", "sessionId": "new-session", "message": {"content": "go on"}});
+    std::fs::write(&resumed, format!("{fetch_line}\n{user_line}\n")).unwrap();
+    let answer = event(
+        "new-session",
+        &resumed,
+        "Bash",
+        bash("cargo test"),
+        "toolu_02Bash",
+    );
+    assert_eq!(decision(&answer), Some("ask"), "{answer:?}");
+    assert!(
+        reason(&answer).contains("docs.example.org"),
+        "{}",
+        reason(&answer)
+    );
+    // Bound at once: the next call asks without the transcript.
+    let answer = event(
+        "new-session",
+        Path::new("/dev/null"),
+        "Bash",
+        bash("cargo test"),
+        "toolu_03",
+    );
+    assert_eq!(decision(&answer), Some("ask"), "{answer:?}");
+    // Twin: a fresh session whose transcript names no marking call is clean.
+    let fresh = transcripts.join("fresh.jsonl");
+    std::fs::write(&fresh, format!("{user_line}\n")).unwrap();
+    assert_eq!(
+        event("fresh", &fresh, "Bash", bash("cargo test"), "toolu_04"),
+        None
+    );
+    // Fail closed: a transcript ploy cannot read while marks exist refuses.
+    let folder = transcripts.join("a-folder.jsonl");
+    std::fs::create_dir_all(&folder).unwrap();
+    let answer = event("odd", &folder, "Bash", bash("cargo test"), "toolu_05");
+    assert_eq!(decision(&answer), Some("deny"), "{answer:?}");
+}

@@ -77,6 +77,9 @@ struct Event<'a> {
     cwd: &'a str,
     tool: Option<&'a str>,
     tool_input: Option<&'a Map<String, Value>>,
+    /// The session's transcript and the call's id (secrets5 #15).
+    transcript: Option<&'a str>,
+    tool_use: Option<&'a str>,
 }
 
 fn parse(value: &Value) -> Result<Event<'_>, Refused> {
@@ -102,6 +105,8 @@ fn parse(value: &Value) -> Result<Event<'_>, Refused> {
         cwd: text("cwd")?,
         tool: object.get("tool_name").and_then(Value::as_str),
         tool_input: object.get("tool_input").and_then(Value::as_object),
+        transcript: object.get("transcript_path").and_then(Value::as_str),
+        tool_use: object.get("tool_use_id").and_then(Value::as_str),
     })
 }
 
@@ -144,7 +149,9 @@ fn context(event: &Event<'_>, env: &HookEnv<'_>) -> Result<(Context, Sessions), 
         .as_ref()
         .map_err(|err| Refused::new("CONFIG-1", err.clone()))?;
     let ctx = Context::load(dirs, Path::new(event.cwd))?;
-    let sessions = Sessions::new(&ctx.state_dir, AGENT).binding_ancestors();
+    let sessions = Sessions::new(&ctx.state_dir, AGENT)
+        .binding_ancestors()
+        .with_transcript(event.transcript, event.tool_use);
     Ok((ctx, sessions))
 }
 

@@ -18,6 +18,28 @@ use crate::host::{HOST_AGENT, HostProcess};
 /// The store file in the state folder (the one `ploy research` uses).
 pub const STORE_FILE: &str = "ploy.db";
 
+/// The "agent" under which the id of a tool call that marked a session is
+/// bound to that session's conversation (secrets5 #15): Claude Code's
+/// `--resume` starts a new `session_id` whose transcript carries the old
+/// session's messages, tool call ids included, so a session whose
+/// transcript names a marking call continues a marked conversation.
+pub const LINEAGE: &str = "claude-code-tool-use";
+
+/// The most of a transcript read to find its lineage; a larger one cannot
+/// be checked, and the call is refused (fail closed) while any session was
+/// ever marked.
+pub const MAX_TRANSCRIPT_BYTES: u64 = 64 << 20;
+
+/// The most distinct tool call ids looked up in one transcript.
+const MAX_TRANSCRIPT_IDS: usize = 50_000;
+
+/// Where a session's history is, and the id of the call in hand.
+#[derive(Debug, Clone)]
+struct Lineage {
+    transcript: PathBuf,
+    tool_use: Option<String>,
+}
+
 /// Where a session's conversation lives.
 #[derive(Debug, Clone)]
 pub struct Sessions {
@@ -28,6 +50,9 @@ pub struct Sessions {
     /// The process whose sessions' marks this one shares (`ploy mcp`'s
     /// parent); `Some(None)`: it should, but the process is unknown.
     served_by: Option<Option<HostProcess>>,
+    /// The host's transcript and the call's id (Claude Code), for marks
+    /// carried over a resumed session.
+    lineage: Option<Lineage>,
 }
 
 /// What a call is judged with: the conversation's rules (marks included)
@@ -48,7 +73,21 @@ impl Sessions {
             agent,
             bind_ancestors: false,
             served_by: None,
+            lineage: None,
         }
+    }
+
+    /// Carry marks over resumed sessions (secrets5 #15): a mark records the
+    /// marking call's `tool_use` id, and a session not yet bound whose
+    /// `transcript` holds such an id continues that marked conversation.
+    pub fn with_transcript(mut self, transcript: Option<&str>, tool_use: Option<&str>) -> Self {
+        self.lineage = transcript
+            .filter(|t| !t.is_empty())
+            .map(|transcript| Lineage {
+                transcript: PathBuf::from(transcript),
+                tool_use: tool_use.filter(|t| !t.is_empty()).map(str::to_string),
+            });
+        self
     }
 
     /// Bind each marked session to the processes above this one too (the
@@ -99,9 +138,13 @@ impl Sessions {
             .map(|saved| saved.approval)
             .collect();
         let approvals = Approvals::from_saved(approvals).map_err(|e| e.to_string())?;
-        let own = store
+        let own = match store
             .session_conversation(self.agent, session)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| e.to_string())?
+        {
+            Some(id) => Some(id),
+            None => self.inherited(&mut store, session)?,
+        };
         let mut conversation = match &own {
             Some(id) => store.conversation_rules(id).map_err(|e| e.to_string())?,
             None => ConversationRules::new(),
@@ -132,6 +175,65 @@ impl Sessions {
             conversation,
             approvals,
         })
+    }
+
+    /// The marked conversation this session continues, if its transcript
+    /// names a call that marked one (a resumed session, secrets5 #15); it
+    /// is bound to the session at once, so later calls find it directly.
+    /// A transcript that cannot be read while marks exist is an error: the
+    /// caller refuses rather than judge the session as clean.
+    fn inherited(&self, store: &mut Store, session: &str) -> Result<Option<String>, String> {
+        let Some(lineage) = &self.lineage else {
+            return Ok(None);
+        };
+        let marked = store
+            .session_conversations_with_prefix(LINEAGE, "")
+            .map_err(|e| e.to_string())?;
+        if marked.is_empty() {
+            return Ok(None);
+        }
+        let shown = lineage.transcript.display();
+        let bytes = match ploy_dirs::read_bounded(&lineage.transcript, MAX_TRANSCRIPT_BYTES) {
+            Ok(ploy_dirs::FileRead::Bytes(bytes)) => bytes,
+            // No transcript yet (a new session before its first message),
+            // or none given as a file (`/dev/null`): no history to continue.
+            Ok(ploy_dirs::FileRead::Missing) | Err(ploy_dirs::BoundedReadError::NotRegular(_)) => {
+                return Ok(None);
+            }
+            Ok(ploy_dirs::FileRead::Folder) => {
+                return Err(format!(
+                    "the session's transcript `{shown}` is a folder, so ploy cannot tell whether \
+                     the session continues a marked one"
+                ));
+            }
+            Err(err) => {
+                return Err(format!(
+                    "the session's transcript `{shown}` cannot be read ({err}), so ploy cannot \
+                     tell whether the session continues a marked one"
+                ));
+            }
+        };
+        let ids = tool_use_ids(&bytes);
+        if ids.len() > MAX_TRANSCRIPT_IDS {
+            return Err(format!(
+                "the session's transcript `{shown}` names more than {MAX_TRANSCRIPT_IDS} tool \
+                 calls, so ploy cannot tell whether the session continues a marked one"
+            ));
+        }
+        for id in ids {
+            if let Some(conversation) = store
+                .session_conversation(LINEAGE, id)
+                .map_err(|e| e.to_string())?
+            {
+                store
+                    .bind_session(self.agent, session, &conversation)
+                    .map_err(|e| {
+                        format!("the mark of the session this one resumes cannot be kept ({e})")
+                    })?;
+                return Ok(Some(conversation));
+            }
+        }
+        Ok(None)
     }
 
     /// Bind the session's conversation to each host not yet bound.
@@ -195,7 +297,48 @@ impl Sessions {
             .session_conversation_or_create(self.agent, session, &title)
             .map_err(|e| e.to_string())?;
         store.mark_tainted(&id, mark).map_err(|e| e.to_string())?;
+        // The marking call's id, for a session that later resumes this one
+        // under a new id (secrets5 #15).
+        if let Some(tool_use) = self.lineage.as_ref().and_then(|l| l.tool_use.as_deref()) {
+            store
+                .bind_session(LINEAGE, tool_use, &id)
+                .map_err(|e| e.to_string())?;
+        }
         self.bind_hosts(&mut store, session, &id)?;
         Ok(id)
+    }
+}
+
+/// The distinct Claude Code tool call ids (`toolu_…`) a transcript names.
+fn tool_use_ids(bytes: &[u8]) -> std::collections::BTreeSet<&str> {
+    const PREFIX: &[u8] = b"toolu_";
+    let mut ids = std::collections::BTreeSet::new();
+    let mut at = 0;
+    while let Some(found) = bytes[at..].windows(PREFIX.len()).position(|w| w == PREFIX) {
+        let start = at + found;
+        let end = bytes[start + PREFIX.len()..]
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-'))
+            .map_or(bytes.len(), |n| start + PREFIX.len() + n);
+        if end > start + PREFIX.len()
+            && let Ok(id) = std::str::from_utf8(&bytes[start..end])
+        {
+            ids.insert(id);
+        }
+        at = end.max(start + 1);
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_use_ids_are_found_in_transcript_lines() {
+        let text = br#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01AbC","name":"WebFetch"}]}}
+{"type":"user","message":{"content":[{"tool_use_id":"toolu_01AbC","type":"tool_result"}]}} toolu_ toolu_x-y"#;
+        let ids: Vec<&str> = tool_use_ids(text).into_iter().collect();
+        assert_eq!(ids, ["toolu_01AbC", "toolu_x-y"]);
     }
 }
