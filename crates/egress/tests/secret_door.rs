@@ -448,27 +448,7 @@ async fn reversible_reshapings_of_a_secret_are_refused() {
         hex(&utf16),
     ];
     for form in &forms {
-        let url = format!("http://api.example.com/c?d={form}");
-        let outcome = get(&s.fetcher, &url).await;
-        assert_eq!(
-            refusal_rule(&outcome),
-            Some("BEYOND-6"),
-            "{url}: {outcome:?}"
-        );
-        let outcome = s
-            .fetcher
-            .post_form(
-                "http://api.example.com/submit",
-                format!("q={form}").into_bytes(),
-                &CancellationToken::new(),
-            )
-            .await
-            .expect("not cancelled");
-        assert_eq!(
-            refusal_rule(&outcome),
-            Some("BEYOND-6"),
-            "body {form}: {outcome:?}"
-        );
+        assert_refused_in_url_and_form(&s.fetcher, form).await;
     }
     // A non-ASCII password: NFD and Latin-1 percent escapes.
     let door = SecretDoor::new(["Pässwörd2024!xyzÆ"]);
@@ -497,6 +477,31 @@ async fn reversible_reshapings_of_a_secret_are_refused() {
         let fine = get(&s.fetcher, url).await;
         assert!(matches!(fine, FetchOutcome::Page(_)), "{url}: {fine:?}");
     }
+}
+
+/// A GET carrying `form` in its query and a form POST carrying it in its
+/// body are both refused by the secret door.
+async fn assert_refused_in_url_and_form(fetcher: &Fetcher, form: &str) {
+    let url = format!("http://api.example.com/c?d={form}");
+    let outcome = get(fetcher, &url).await;
+    assert_eq!(
+        refusal_rule(&outcome),
+        Some("BEYOND-6"),
+        "{url}: {outcome:?}"
+    );
+    let outcome = fetcher
+        .post_form(
+            "http://api.example.com/submit",
+            format!("q={form}").into_bytes(),
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("not cancelled");
+    assert_eq!(
+        refusal_rule(&outcome),
+        Some("BEYOND-6"),
+        "body {form}: {outcome:?}"
+    );
 }
 
 /// Every byte outside unreserved ASCII percent-encoded.
@@ -543,27 +548,7 @@ async fn round6_reshapings_of_a_secret_are_refused() {
     forms.push(url_encode(&grep_n));
     forms.push(url_encode(&python));
     for form in &forms {
-        let url = format!("http://api.example.com/c?d={form}");
-        let outcome = get(&s.fetcher, &url).await;
-        assert_eq!(
-            refusal_rule(&outcome),
-            Some("BEYOND-6"),
-            "{url}: {outcome:?}"
-        );
-        let outcome = s
-            .fetcher
-            .post_form(
-                "http://api.example.com/submit",
-                format!("q={form}").into_bytes(),
-                &CancellationToken::new(),
-            )
-            .await
-            .expect("not cancelled");
-        assert_eq!(
-            refusal_rule(&outcome),
-            Some("BEYOND-6"),
-            "body {form}: {outcome:?}"
-        );
+        assert_refused_in_url_and_form(&s.fetcher, form).await;
     }
     // The first 17 bytes as decimal DNS labels, the rest in the path.
     let bytes: Vec<String> = KEY.bytes().map(|b| b.to_string()).collect();
