@@ -14,8 +14,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use ploy_model::{ModelClient, ModelError, connect_loopback};
+use ploy_service::ExecToken;
 use ploy_service::client::{ClientError, exec_token};
-use ploy_service::gateway::{GATEWAY_PATH, LocalGateway};
+use ploy_service::gateway::{GATEWAY_PATH, GatewayToken, LocalGateway};
 use ploy_service::{ConfigFlags, ServiceConfig, ServiceSection};
 
 /// The model named when nothing names one (what the quick start pulls).
@@ -124,6 +125,35 @@ fn choose_model(
     }
 }
 
+/// What the state folder says about a running `ploy serve`: its gateway's
+/// URL and token, or why there is none ([`find_service`]).
+#[derive(Debug)]
+pub struct ServiceLookup(Result<ExecToken, ClientError>);
+
+impl ServiceLookup {
+    /// The running service's gateway token, when one answered: a secret
+    /// the run's redactor must know before anything can print it.
+    pub fn token(&self) -> Option<&str> {
+        self.0.as_ref().ok().map(|found| found.token.as_str())
+    }
+
+    /// True when no service runs: [`connect_with`] starts a gateway for
+    /// this run (with the token given to it).
+    pub fn not_running(&self) -> bool {
+        matches!(self.0, Err(ClientError::NotRunning { .. }))
+    }
+}
+
+/// Looks for a running `ploy serve` in `state_dir` (and, when one runs,
+/// asks it for its gateway token). Must run inside a Tokio runtime with
+/// more than one thread available for blocking work.
+pub async fn find_service(state_dir: PathBuf) -> Result<ServiceLookup, ConnectError> {
+    // The service client is blocking (its own small runtime).
+    tokio::task::spawn_blocking(move || ServiceLookup(exec_token(&state_dir)))
+        .await
+        .map_err(|e| ConnectError::Service(format!("the service lookup failed: {e}")))
+}
+
 /// Connect (see the module docs). `redactor`, when given, learns a gateway
 /// token made for this run before anything can log it. Must run inside a
 /// Tokio runtime with more than one thread available for blocking work.
@@ -131,13 +161,24 @@ pub async fn connect(
     options: ConnectOptions,
     redactor: Option<&ploy_secrets::SharedRedactor>,
 ) -> Result<Connection, ConnectError> {
-    let state_dir = options.state_dir.clone();
-    // The service client is blocking (its own small runtime).
-    let service = tokio::task::spawn_blocking(move || exec_token(&state_dir))
-        .await
-        .map_err(|e| ConnectError::Service(format!("the service lookup failed: {e}")))?;
+    let service = find_service(options.state_dir.clone()).await?;
+    let token = GatewayToken::new().map_err(|e| ConnectError::Gateway(e.to_string()))?;
+    connect_with(options, service, token, redactor).await
+}
+
+/// [`connect`] in two steps, so a caller can teach its redactor the token
+/// before the connection is made (and build it meanwhile, issue 11):
+/// `service` from [`find_service`]; `token` is the gateway's when no
+/// service runs (unused otherwise). `redactor`, when given, learns the
+/// token in use before anything can log it.
+pub async fn connect_with(
+    options: ConnectOptions,
+    service: ServiceLookup,
+    token: GatewayToken,
+    redactor: Option<&ploy_secrets::SharedRedactor>,
+) -> Result<Connection, ConnectError> {
     let mut notes = Vec::new();
-    match service {
+    match service.0 {
         Ok(credentials) => {
             if let Some(redactor) = redactor {
                 let _ = redactor.add_secrets([credentials.token.as_str()]);
@@ -191,7 +232,7 @@ pub async fn connect(
                 "settings `service.model`",
                 &mut notes,
             );
-            let gateway = LocalGateway::start(&config, redactor)
+            let gateway = LocalGateway::start_with_token(&config, token, redactor)
                 .await
                 .map_err(|e| ConnectError::Gateway(e.to_string()))?;
             let client = ModelClient::from_url(&gateway.chat_url(), model)

@@ -124,10 +124,44 @@ impl SharedRedactor {
             .is_ok_and(|guard| guard.deferred.is_none())
     }
 
+    /// Starts building a deferred redactor on a new thread, so the build
+    /// (the costly part of a start-up) runs while the caller does other
+    /// work, e.g. `ploy -p` opening its store and its gateway before its
+    /// first request (issue 11). Join the returned thread to wait for it.
+    ///
+    /// Nothing is ever searched with fewer secrets than were given: until
+    /// the thread has installed its result the redactor stays deferred (a
+    /// use meanwhile builds it itself, as without this call), and the result
+    /// is installed only if the deferred values are still exactly the ones
+    /// it was built from (secrets added meanwhile make it stale: the next
+    /// use builds from all of them). `None` when there is nothing to build
+    /// (already built), the lock is poisoned, or no thread could start
+    /// (the first use then builds it, as without this call).
+    pub fn build_in_background(&self) -> Option<std::thread::JoinHandle<()>> {
+        let values = self.inner.read().ok()?.deferred.clone()?;
+        let inner = Arc::clone(&self.inner);
+        std::thread::Builder::new()
+            .name("ploy-redactor".into())
+            .spawn(move || {
+                // Short values were noted (or not, by level) where they were taken.
+                let (built, _rejected) = Redactor::new(&values);
+                if let Ok(mut guard) = inner.write()
+                    && guard.deferred.as_ref() == Some(&values)
+                {
+                    guard.built = built;
+                    guard.deferred = None;
+                }
+            })
+            .ok()
+    }
+
     /// Teaches the shared redactor more secrets; returns the refused ones.
     /// A deferred redactor stays deferred: the accepted values join the
     /// ones it will be built from at its first use (one build for all,
-    /// instead of one now and one more for each addition).
+    /// instead of one now and one more for each addition); values it
+    /// already holds are not added again (so a build started by
+    /// [`SharedRedactor::build_in_background`] stays current when a caller
+    /// adds the same token or secrets twice).
     pub fn add_secrets<I, S>(&self, secrets: I) -> Vec<RejectedSecret>
     where
         I: IntoIterator<Item = S>,
@@ -141,7 +175,14 @@ impl SharedRedactor {
                     let more: Vec<String> =
                         secrets.into_iter().map(|s| s.as_ref().to_owned()).collect();
                     let (_, rejected) = Redactor::accept(&more);
-                    values.extend(more);
+                    let held: std::collections::HashSet<&String> = values.iter().collect();
+                    let new: Vec<String> = more
+                        .into_iter()
+                        .filter(|value| !held.contains(value))
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
+                    values.extend(new);
                     return rejected;
                 }
                 let (next, rejected) = guard.built.with_more(secrets);

@@ -208,3 +208,73 @@ fn secrets_added_to_a_deferred_redactor_wait_for_one_build() {
         }
     }
 }
+
+/// Secret values enough to make a build take a while (the threads below
+/// race it).
+fn many_secrets() -> Vec<String> {
+    (0..40)
+        .map(|i| format!("sk-background-build-{i:04}-0a1b2c3d4e5f"))
+        .collect()
+}
+
+// proves: A-1, REDACT-1 (a deferred redactor built on another thread —
+// `ploy -p` builds it while it connects, issue 11 — is installed whole:
+// every value given before the build started is searched, in every
+// encoding, exactly as by a redactor built from them at once)
+#[test]
+fn a_background_build_redacts_every_value_given_before_it() {
+    let token = "gw-token-given-before-the-build-51c0";
+    let shared = SharedRedactor::deferred(many_secrets());
+    assert!(shared.add_secrets([token]).is_empty());
+    let building = shared.build_in_background().expect("a thread");
+    building.join().expect("the build thread ends");
+    assert!(shared.is_built(), "the thread's result is installed");
+    assert!(
+        shared.build_in_background().is_none(),
+        "nothing left to build"
+    );
+    let redactor = shared.current().expect("readable");
+    let mut values = many_secrets();
+    values.push(token.to_owned());
+    let (all_at_once, _) = Redactor::new(&values);
+    assert_eq!(redactor.len(), all_at_once.len());
+    for secret in [token, values[0].as_str(), values[39].as_str()] {
+        for text in encodings_of(secret) {
+            let line = format!("x {text} y");
+            let out = redactor.redact(&line);
+            assert!(out.contains(REDACTED) && !leaks(&out, secret), "{out}");
+        }
+    }
+}
+
+// proves: A-1, REDACT-1 (a secret learned while a background build runs
+// is never lost: the build, made without it, is not installed over it; the
+// next use builds from every value — and a value given twice, such as the
+// gateway token a caller taught first, does not make the build stale)
+#[test]
+fn a_secret_learned_during_a_background_build_is_never_dropped() {
+    let learned = "learned-during-the-build-e2d94f";
+    let shared = SharedRedactor::deferred(many_secrets());
+    let building = shared.build_in_background().expect("a thread");
+    assert!(shared.add_secrets([learned]).is_empty());
+    building.join().expect("the build thread ends");
+    let redactor = shared.current().expect("readable");
+    for text in encodings_of(learned) {
+        let line = format!("x {text} y");
+        let out = redactor.redact(&line);
+        assert!(out.contains(REDACTED) && !leaks(&out, learned), "{out}");
+    }
+    assert_eq!(redactor.len(), 41, "every value, the learned one too");
+
+    let token = "gw-token-taught-twice-0c7e11";
+    let twice = SharedRedactor::deferred(many_secrets());
+    assert!(twice.add_secrets([token]).is_empty());
+    let building = twice.build_in_background().expect("a thread");
+    assert!(twice.add_secrets([token]).is_empty());
+    building.join().expect("the build thread ends");
+    assert!(
+        twice.is_built(),
+        "a value it already held does not make the build stale"
+    );
+    assert_eq!(twice.current().expect("readable").len(), 41);
+}

@@ -200,6 +200,34 @@ impl std::fmt::Debug for LocalGateway {
     }
 }
 
+/// A gateway token (GW-4) made before its [`LocalGateway`] starts: a
+/// 256-bit secret from the operating system's random source; only
+/// [`GatewayToken::new`] makes one, so a gateway never runs with a token
+/// anyone chose.
+pub struct GatewayToken(String);
+
+impl std::fmt::Debug for GatewayToken {
+    // A secret: never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GatewayToken(..)")
+    }
+}
+
+impl GatewayToken {
+    /// A new random token.
+    pub fn new() -> Result<GatewayToken, ServiceError> {
+        new_secret()
+            .map(GatewayToken)
+            .map_err(|e| ServiceError::Random(e.to_string()))
+    }
+
+    /// The token's text, to teach a redactor before the gateway starts.
+    /// A secret: never print or log it.
+    pub fn secret(&self) -> &str {
+        &self.0
+    }
+}
+
 impl LocalGateway {
     /// Start a gateway with `config`'s gateway settings (listen address,
     /// upstream, pinned model, body limit, timeouts). `redactor`, when
@@ -209,7 +237,18 @@ impl LocalGateway {
         config: &ServiceConfig,
         redactor: Option<&ploy_secrets::SharedRedactor>,
     ) -> Result<LocalGateway, ServiceError> {
-        let token = new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
+        LocalGateway::start_with_token(config, GatewayToken::new()?, redactor).await
+    }
+
+    /// [`LocalGateway::start`] with a token made beforehand, so a redactor
+    /// knowing it can be built while the gateway starts (`ploy -p`, issue
+    /// 11).
+    pub async fn start_with_token(
+        config: &ServiceConfig,
+        token: GatewayToken,
+        redactor: Option<&ploy_secrets::SharedRedactor>,
+    ) -> Result<LocalGateway, ServiceError> {
+        let GatewayToken(token) = token;
         if let Some(redactor) = redactor
             && !redactor.add_secrets([token.as_str()]).is_empty()
         {

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use ploy_agent::approve::NoPerson;
 use ploy_agent::ask::printable;
 use ploy_agent::config::AgentConfig;
-use ploy_agent::connect::{ConnectOptions, Route, connect};
+use ploy_agent::connect::{ConnectOptions, Route, connect_with, find_service};
 use ploy_agent::event::{Event, EventSink, json_line};
 use ploy_agent::session::{Outcome, Resume, Session, SessionError, SessionSetup, system_prompt};
 use ploy_agent::tools::builtin_registry;
@@ -35,6 +35,7 @@ use ploy_policy::PloyFolders;
 use ploy_research::model::ChatModel;
 use ploy_secrets::{Redactor, SharedRedactor};
 use ploy_service::ServiceSection;
+use ploy_service::gateway::GatewayToken;
 use ploy_store::Store;
 use ploy_trust::{LoadOptions, LoadedProject, PloyDirs, ScriptedPrompt, UiMode, load_project};
 use tokio_util::sync::CancellationToken;
@@ -360,24 +361,57 @@ impl Wiring {
     }
 
     /// Connect to the model (the running service's gateway, or one for
-    /// this process).
+    /// this process), with the redactor that knows every secret of the run.
+    ///
+    /// The redactor is built on its own thread while the connection is
+    /// made (issue 11: its build is the costliest step before the first
+    /// request); this returns only once it is built, so nothing is shown or
+    /// sent before it exists. The gateway token in use is known first (the
+    /// running service's, or the one made here for this run's gateway), so
+    /// one build covers everything.
     pub(crate) async fn link(
         &self,
         args: &AgentArgs,
         log: Option<&SharedRedactor>,
     ) -> Result<Linked, Failure> {
-        let connection = connect(
+        let service = find_service(self.dirs.state.clone())
+            .await
+            .map_err(|e| runtime(e.to_string()))?;
+        let token = GatewayToken::new().map_err(|e| runtime(e.to_string()))?;
+        let token_in_use = match service.token() {
+            Some(token) => Some(token.to_owned()),
+            None if service.not_running() => Some(token.secret().to_owned()),
+            None => None,
+        };
+        // Every secret the run knows (the project's `.env` values too, for
+        // the log as well), the gateway token included.
+        let building = log.and_then(|log| {
+            log.add_secrets(self.secrets.values());
+            log.add_secrets(token_in_use.iter());
+            log.build_in_background()
+        });
+        let connection = connect_with(
             ConnectOptions {
                 state_dir: self.dirs.state.clone(),
-                upstream: args.upstream.clone().or_else(|| self.config.upstream.clone()),
+                upstream: args
+                    .upstream
+                    .clone()
+                    .or_else(|| self.config.upstream.clone()),
                 model: args.model.clone().or_else(|| self.config.model.clone()),
                 model_from_flag: args.model.is_some(),
                 service: self.service.clone(),
             },
+            service,
+            token,
             log,
         )
-        .await
-        .map_err(|e| {
+        .await;
+        if let Some(building) = building {
+            // Waited for even when the connection failed: the failure is
+            // printed through the redactor's log.
+            let _ = tokio::task::spawn_blocking(move || building.join()).await;
+        }
+        let connection = connection.map_err(|e| {
             if e.is_usage() {
                 usage(e.to_string(), "--upstream takes a loopback http:// chat-completions URL, e.g. http://127.0.0.1:11434/v1/chat/completions")
             } else {
@@ -390,16 +424,13 @@ impl Wiring {
         if let Route::Local { upstream, .. } = &connection.route {
             tracing::info!(%upstream, "a model gateway was started for this run");
         }
-        // Every secret the run knows (the project's `.env` values too, for
-        // the log as well), the gateway token included.
         let redactor = match log {
-            Some(log) => {
-                log.add_secrets(self.secrets.values());
-                log.current()
-            }
+            Some(log) => log.current(),
             None => None,
         }
-        .unwrap_or_else(|| self.secrets.redactor());
+        .unwrap_or_else(|| {
+            Redactor::new(self.secrets.values().map(str::to_owned).chain(token_in_use)).0
+        });
         Ok(Linked {
             connection,
             redactor,
