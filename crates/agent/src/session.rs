@@ -329,6 +329,14 @@ impl Session {
         Ok(())
     }
 
+    fn store_verified(&self) -> Result<(), String> {
+        self.store
+            .lock()
+            .map_err(|_| "the store lock is poisoned".to_string())?
+            .verified()
+            .map_err(|e| e.to_string())
+    }
+
     fn store_exchange(
         &self,
         call: &ToolCall,
@@ -502,7 +510,13 @@ impl Session {
                     })
                     .collect(),
             };
-            if let Err(err) = self.store_entry(&assistant) {
+            // A store opened with its full check running alongside (issue
+            // 11) must have passed it before anything the model asked for
+            // is stored or runs (the policy waits for it too).
+            if let Err(err) = self
+                .store_verified()
+                .and_then(|()| self.store_entry(&assistant))
+            {
                 return self.end(Outcome::Runtime(format!("the conversation store: {err}")));
             }
             self.history.push(assistant);

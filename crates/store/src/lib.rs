@@ -26,6 +26,9 @@
 //!   triggers, and this API offers no way to remove one.
 //! * Opening a corrupt, locked, or newer-than-known database is an error that
 //!   names the file; the store never replaces it with a silent new one.
+//!   [`Store::open_checking_in_background`] (the agent's start) runs the full
+//!   `quick_check` alongside; [`Store::verified`] and [`Store::data_version`]
+//!   then wait for it and return its failure.
 //! * The schema is versioned with `PRAGMA user_version`; [`MIGRATIONS`] are
 //!   applied in order, each in its own transaction.
 
@@ -158,7 +161,7 @@ pub fn schema_version() -> u32 {
 }
 
 /// Store failures. Every variant names the file and says what to do.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The file exists but is not a readable SQLite database.
     #[error(
@@ -369,6 +372,85 @@ pub struct Store {
     /// A durable write was made through this connection: closing it
     /// checkpoints the WAL into the database file (see [`Drop`]).
     durable_written: bool,
+    /// The full check still running, for a store opened with
+    /// [`Store::open_checking_in_background`].
+    check: Option<PendingCheck>,
+}
+
+/// The full `quick_check` of a store opened with
+/// [`Store::open_checking_in_background`], on a connection of its own.
+#[derive(Debug)]
+struct PendingCheck {
+    thread: std::sync::Mutex<Option<std::thread::JoinHandle<Result<(), StoreError>>>>,
+    /// The check's answer once known; a failure is returned again by every
+    /// later call.
+    outcome: std::sync::OnceLock<Result<(), StoreError>>,
+}
+
+impl PendingCheck {
+    fn start(path: &Path) -> Result<PendingCheck, StoreError> {
+        let file = path.to_path_buf();
+        let path = path.to_path_buf();
+        let thread = std::thread::Builder::new()
+            .name("ploy-store-check".into())
+            .spawn(move || {
+                // Read-write without create: the file exists (the store's own
+                // connection made it), and SQLite's WAL index needs writing.
+                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+                let conn = Connection::open_with_flags(&path, flags)
+                    .map_err(|e| classify(&path, e, false))?;
+                conn.busy_timeout(BUSY_TIMEOUT)
+                    .map_err(|e| classify(&path, e, false))?;
+                quick_check(&conn, &path)
+            })
+            .map_err(|e| StoreError::Other {
+                path: file,
+                reason: format!("the store's check could not start: {e}"),
+            })?;
+        Ok(PendingCheck {
+            thread: std::sync::Mutex::new(Some(thread)),
+            outcome: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Waits for the check (once) and returns its answer.
+    fn outcome(&self, path: &Path) -> Result<(), StoreError> {
+        self.outcome
+            .get_or_init(|| {
+                let unavailable = |reason: &str| StoreError::Other {
+                    path: path.to_path_buf(),
+                    reason: format!("the store's full check {reason}; nothing is trusted from it"),
+                };
+                let thread = match self.thread.lock() {
+                    Ok(mut thread) => thread.take(),
+                    Err(_) => return Err(unavailable("is unavailable (a lock was poisoned)")),
+                };
+                match thread {
+                    Some(thread) => thread
+                        .join()
+                        .unwrap_or_else(|_| Err(unavailable("stopped (its thread panicked)"))),
+                    None => Err(unavailable("is unavailable")),
+                }
+            })
+            .clone()
+    }
+}
+
+/// `PRAGMA quick_check` of the database as `conn` sees it: anything but
+/// `ok` is [`StoreError::Corrupt`].
+fn quick_check(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let check: String = conn
+        .query_row("PRAGMA quick_check", [], |row| row.get(0))
+        .map_err(|e| classify(path, e, false))?;
+    if check != "ok" {
+        return Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("quick_check: {check}"),
+        });
+    }
+    Ok(())
 }
 
 impl Drop for Store {
@@ -396,7 +478,36 @@ impl Store {
     /// `-wal` and `-shm` files the database's permission bits), and an
     /// existing file with group or other access is tightened first.
     pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
-        let path = path.as_ref().to_path_buf();
+        Store::open_with(path.as_ref(), false)
+    }
+
+    /// [`Store::open`] whose full `quick_check` runs on a thread of its
+    /// own while the caller goes on (the check reads every page: ~1 ms of
+    /// CPU per MB, so a store grown over months held up every `ploy -p`
+    /// start by far more than the whole start-up, issue 11). A store that
+    /// needs a migration is checked before it, as by [`Store::open`].
+    ///
+    /// Fail closed: [`Store::verified`] waits for the check and returns its
+    /// failure, and [`Store::data_version`] — which the agent's policy reads
+    /// before every decision (TAINT-2) — waits for it too, so no decision
+    /// is made on a store whose check has not passed.
+    pub fn open_checking_in_background(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        Store::open_with(path.as_ref(), true)
+    }
+
+    /// Waits for the full check of a store opened with
+    /// [`Store::open_checking_in_background`] (at once for one opened with
+    /// [`Store::open`], checked already) and returns its answer: a damaged
+    /// store is [`StoreError::Corrupt`], and stays so.
+    pub fn verified(&self) -> Result<(), StoreError> {
+        match &self.check {
+            Some(check) => check.outcome(&self.path),
+            None => Ok(()),
+        }
+    }
+
+    fn open_with(path: &Path, in_background: bool) -> Result<Store, StoreError> {
+        let path = path.to_path_buf();
         owner_only_files(&path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -409,8 +520,14 @@ impl Store {
             path,
             full_sync: false,
             durable_written: false,
+            check: None,
         };
         store.configure()?;
+        if in_background && store.file_schema_version()? >= schema_version() {
+            store.check = Some(PendingCheck::start(&store.path)?);
+        } else {
+            quick_check(&store.conn, &store.path)?;
+        }
         store.migrate()?;
         Ok(store)
     }
@@ -463,22 +580,12 @@ impl Store {
         // WAL is appended to: ordinary writes stay at `synchronous=NORMAL`
         // and durable ones fsync it (FULL) as before; SQLite's automatic
         // checkpoint (1,000 pages) still bounds it. The next open reads it
-        // back (and `quick_check` below checks the database as seen through
+        // back (and the `quick_check` after this checks the database as seen through
         // it). After a durable write the WAL is checkpointed when the store
         // closes ([`Drop`]). Copy `ploy.db-wal` with `ploy.db` when backing up.
         self.conn
             .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
             .map_err(|e| classify(&path, e, false))?;
-        let check: String = self
-            .conn
-            .query_row("PRAGMA quick_check", [], |row| row.get(0))
-            .map_err(|e| classify(&path, e, false))?;
-        if check != "ok" {
-            return Err(StoreError::Corrupt {
-                path,
-                reason: format!("quick_check: {check}"),
-            });
-        }
         Ok(())
     }
 
@@ -1215,8 +1322,12 @@ impl Store {
     /// SQLite's `data_version` of this connection: it changes exactly when
     /// another connection (another ploy process, or another handle in this
     /// one) committed since the last call, so a long-lived holder of state
-    /// read from the store knows when to read it again (TAINT-2).
+    /// read from the store knows when to read it again (TAINT-2). Waits
+    /// for a pending full check first and fails with it ([`Store::verified`]).
     pub fn data_version(&self) -> Result<i64, StoreError> {
+        // The agent's policy asks this before every decision: none is made
+        // before the full check passed (`open_checking_in_background`).
+        self.verified()?;
         self.conn
             .query_row("PRAGMA data_version", [], |row| row.get(0))
             .map_err(|e| classify(&self.path, e, false))

@@ -578,3 +578,61 @@ fn closing_keeps_the_wal_and_the_next_open_appends_to_it() {
     assert_eq!(store.messages(&id).unwrap().len(), 2);
     store.integrity_check().unwrap();
 }
+
+/// A healthy store, then a table of its own filled and one page in its
+/// middle overwritten: `quick_check` fails, while opening the file and
+/// writing conversations never touches that page.
+fn store_with_a_damaged_page_elsewhere(path: &Path) {
+    drop(Store::open(path).unwrap());
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let before: u64 = conn
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .unwrap();
+    conn.execute_batch(
+        "CREATE TABLE filler (x TEXT);
+         WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 300)
+         INSERT INTO filler SELECT hex(randomblob(500)) FROM c;
+         PRAGMA wal_checkpoint(TRUNCATE);",
+    )
+    .unwrap();
+    let after: u64 = conn
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .unwrap();
+    drop(conn);
+    let middle = (before + (after - before) / 2) as usize;
+    let mut bytes = std::fs::read(path).unwrap();
+    for b in &mut bytes[4096 * (middle - 1)..4096 * middle] {
+        *b = 0xA5;
+    }
+    std::fs::write(path, &bytes).unwrap();
+}
+
+// proves: TAINT-3, TAINT-2 (a store whose full check runs in the background
+// — `ploy -p`'s, issue 11 — still fails closed: `verified` and the
+// `data_version` the agent's policy reads before every decision both return
+// the damage, every time; a healthy twin passes)
+#[test]
+fn a_background_check_still_refuses_a_damaged_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.db");
+    store_with_a_damaged_page_elsewhere(&path);
+    let mut store = Store::open_checking_in_background(&path)
+        .expect("the damage is not on a page the open reads");
+    store.create_conversation("written meanwhile").unwrap();
+    for _ in 0..2 {
+        let err = store.verified().unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+        let err = store.data_version().unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    }
+    assert!(
+        matches!(Store::open(&path), Err(StoreError::Corrupt { .. })),
+        "the ordinary open checks it at once"
+    );
+
+    let healthy = dir.path().join("healthy.db");
+    drop(Store::open(&healthy).unwrap());
+    let store = Store::open_checking_in_background(&healthy).unwrap();
+    store.verified().unwrap();
+    store.data_version().unwrap();
+}

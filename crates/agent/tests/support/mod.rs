@@ -121,6 +121,9 @@ pub struct Run {
     pub resume: Resume,
     pub profile: ExecutionProfile,
     pub web: Option<ploy_agent::tools::web::WebSetup>,
+    /// Open the store as `ploy -p` does: its full check on its own thread
+    /// ([`Store::open_checking_in_background`]).
+    pub check_store_in_background: bool,
 }
 
 impl Run {
@@ -136,6 +139,7 @@ impl Run {
             profile: ExecutionProfile::new(SandboxMode::DangerFullAccess, ApprovalMode::Ask)
                 .unwrap(),
             web: None,
+            check_store_in_background: false,
         }
     }
 }
@@ -160,8 +164,13 @@ pub async fn run_prompt_asking(
     approver: &dyn ploy_agent::approve::Approver,
 ) -> (Outcome, Arc<CollectEvents>, String) {
     let events = Arc::new(CollectEvents::default());
+    let store = if run.check_store_in_background {
+        Store::open_checking_in_background(world.db()).unwrap()
+    } else {
+        world.store()
+    };
     let setup = SessionSetup {
-        store: world.store(),
+        store,
         project: world.project.clone(),
         rules: run.rules,
         profile: run.profile,

@@ -446,8 +446,10 @@ impl Wiring {
         first_prompt: &str,
         events: Arc<dyn EventSink>,
     ) -> Result<Session, Failure> {
-        let store =
-            Store::open(self.dirs.state.join("ploy.db")).map_err(|e| runtime(e.to_string()))?;
+        // The full check of a grown store runs while the first request is
+        // made; no decision is made before it passed (issue 11).
+        let store = Store::open_checking_in_background(self.dirs.state.join("ploy.db"))
+            .map_err(|e| runtime(e.to_string()))?;
         let client = linked.connection.client.clone();
         let web = WebSetup {
             config_dir: self.dirs.config.clone(),
