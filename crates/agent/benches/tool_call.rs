@@ -116,6 +116,7 @@ fn dispatch_and_store(c: &mut Criterion) {
         cancel: CancellationToken::new(),
         reads,
         redactor: redactor(),
+        host_door: std::sync::Arc::new(ploy_agent::tool::HostDoor::new(None)),
     };
     let call = ToolCall::function("c1", "read", &json!({"path": "src/lib.rs"}));
     c.bench_function("dispatch+store (read 2 KiB)", |b| {

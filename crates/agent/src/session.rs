@@ -22,7 +22,7 @@ use crate::event::{Event, EventSink};
 use crate::history::{Entry, ToolCall};
 use crate::limits::{LimitHit, Limits};
 use crate::marker::ConversationMarker;
-use crate::tool::{Registry, ShellSetup, ToolContext};
+use crate::tool::{HostDoor, Registry, ShellSetup, ToolContext};
 use crate::tools::web::{LazyWeb, WebSetup};
 use crate::window::History;
 
@@ -251,6 +251,9 @@ impl Session {
                 project_key.clone(),
             ),
         );
+        // What a host command sends is checked against the same known
+        // secrets as the fetcher's requests (BEYOND-6, round7 #1).
+        let host_door = Arc::new(HostDoor::new(web.as_ref().map(|w| w.secrets.clone())));
         // Built at the first web tool call (see `LazyWeb`).
         let web = web.map(|setup| Arc::new(LazyWeb::new(setup, redactor.clone(), policy.clone())));
         let marker = Arc::new(ConversationMarker::new(
@@ -274,6 +277,7 @@ impl Session {
             home,
             cancel: CancellationToken::new(),
             redactor: redactor.clone(),
+            host_door,
         };
         let dispatcher = Dispatcher::new(
             policy,

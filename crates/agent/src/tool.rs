@@ -13,12 +13,13 @@ use std::any::Any;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::marker::ConversationMarker;
+use ploy_egress::SecretDoor;
 use ploy_policy::{Action, ExecutionProfile, ProjectRoot};
-use ploy_secrets::Redactor;
+use ploy_secrets::{Redactor, SecretSet};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -144,6 +145,48 @@ pub struct ShellSetup {
     pub timeout: Duration,
 }
 
+/// The egress door's secret check for what a command run on the host
+/// sends by itself (the agent's `shell` under `danger-full-access`, whose
+/// program connects without ploy's fetcher): the same door the fetcher
+/// uses, built from the run's known secrets at first use (BEYOND-6).
+pub struct HostDoor {
+    secrets: Option<SecretSet>,
+    door: OnceLock<SecretDoor>,
+}
+
+impl std::fmt::Debug for HostDoor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostDoor")
+            .field("known", &self.secrets.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostDoor {
+    /// A door for `secrets`; `None` when the run's secrets are not known,
+    /// and then every check refuses (fail closed).
+    pub fn new(secrets: Option<SecretSet>) -> Self {
+        Self {
+            secrets,
+            door: OnceLock::new(),
+        }
+    }
+
+    /// Refuses when `text` carries a known secret in any form the door
+    /// sees, or when the secrets are not known.
+    pub fn check(&self, text: &str) -> Result<(), ToolError> {
+        let Some(secrets) = &self.secrets else {
+            return Err(ToolError::rule(
+                "BEYOND-6",
+                "the run's known secrets are not available, so what this command sends cannot be checked",
+            ));
+        };
+        let door = self.door.get_or_init(|| SecretDoor::from_set(secrets));
+        door.check_sent_text(text)
+            .map_err(|refusal| ToolError::rule(refusal.rule, refusal.reason))
+    }
+}
+
 /// What every tool may use. No logger is injected: tools log only
 /// through `tracing`, whose one writer redacts.
 #[derive(Clone)]
@@ -178,6 +221,8 @@ pub struct ToolContext {
     /// (`grep`: match or no match) also runs on the redacted text, so its
     /// answer tells nothing about a secret's value (REDACT-1).
     pub redactor: Redactor,
+    /// The secret check for what a command run on the host sends itself.
+    pub host_door: Arc<HostDoor>,
 }
 
 impl std::fmt::Debug for ToolContext {

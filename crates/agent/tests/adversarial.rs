@@ -523,3 +523,123 @@ async fn a_write_that_makes_a_repository_shape_is_protected() {
     assert!(!exists(&world.project.join("lib/refs/heads/main")));
     assert!(exists(&world.project.join("docs/guide.md")));
 }
+
+/// The web tools' setup of a run whose known secrets are `secrets` (no
+/// research engine is built unless a web tool is called).
+fn knowing(world: &World, secrets: &[&str]) -> ploy_agent::tools::web::WebSetup {
+    let mut set = ploy_secrets::SecretSet::new();
+    for value in secrets {
+        set.insert(
+            *value,
+            ploy_secrets::SecretOrigin::Given {
+                label: "test".into(),
+            },
+        );
+    }
+    ploy_agent::tools::web::WebSetup {
+        config_dir: world.dir.path().join("config"),
+        hosts: None,
+        secrets: set,
+        answer_model: None,
+        research: None,
+    }
+}
+
+const HOST_SECRET: &str = "sk-live-abcdef0123456789XYZ";
+
+// round7 #1: under danger-full-access a shell line that runs a network
+// program marks the conversation before it runs (its output is outside
+// text), so the next command asks even under an allow-everything rule.
+// proves: TAINT-1, PERM-3
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_command_that_reads_the_network_marks_the_conversation() {
+    let world = World::new();
+    let model = scripted(obedient()).await;
+    let mut run = Run::new(rules(&[Rule::new(ActionKind::Shell, Effect::Allow, "*")]));
+    run.web = Some(knowing(&world, &[HOST_SECRET]));
+    // `curl --version` fetches nothing: the name alone marks.
+    let prompt = orders(&[
+        ("shell", json!({"command": "timeout 5 curl --version"})),
+        ("shell", json!({"command": "touch PWNED"})),
+    ]);
+    let (outcome, events, id) = run_prompt(&world, &model, run, &prompt).await;
+    assert_eq!(outcome, Outcome::Answered("done".into()));
+    let events = events.events();
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Mark { .. })),
+        "{events:?}"
+    );
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[1].1.contains("PERM-5"), "{results:?}");
+    assert!(!exists(&world.project.join("PWNED")));
+    assert!(world.store().conversation_rules(&id).unwrap().is_tainted());
+}
+
+// round7 #1: what a host network command would send is checked by the
+// egress door (any form it sees), and its URLs by URL-1; refused lines do
+// not run and do not mark.
+// proves: BEYOND-6, URL-1
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_network_command_never_carries_a_secret_or_reaches_this_machine() {
+    let world = World::new();
+    let model = scripted(obedient()).await;
+    let mut run = Run::new(rules(&[Rule::new(ActionKind::Shell, Effect::Allow, "*")]));
+    run.web = Some(knowing(&world, &[HOST_SECRET]));
+    // Each line would also create a file if it ran.
+    let prompt = orders(&[
+        (
+            "shell",
+            json!({"command": format!("curl --version --data {HOST_SECRET}; touch a1")}),
+        ),
+        (
+            "shell",
+            json!({"command": "curl --version -d c2stbGl2ZS1hYmNkZWYwMTIzNDU2Nzg5WFla; touch a2"}),
+        ),
+        (
+            "shell",
+            json!({"command": "curl -s -m 1 http://127.0.0.1:9/page.html; touch a3"}),
+        ),
+        (
+            "shell",
+            json!({"command": "wget -q -T 1 http://169.254.169.254/latest/; touch a4"}),
+        ),
+    ]);
+    let (_, events, id) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert_eq!(results.len(), 4, "{results:?}");
+    for (i, (ok, output)) in results.iter().enumerate() {
+        assert!(!ok, "{output}");
+        let rule = if i < 2 { "BEYOND-6" } else { "URL-1" };
+        assert!(output.contains(rule), "{i}: {output}");
+        assert!(!output.contains(HOST_SECRET), "{output}");
+        assert!(!exists(&world.project.join(format!("a{}", i + 1))));
+    }
+    assert!(!world.store().conversation_rules(&id).unwrap().is_tainted());
+}
+
+// round7 #1: the mark cannot be written → the network command does not
+// run (TAINT-3); without known secrets it does not run either (BEYOND-6).
+// proves: TAINT-3, BEYOND-6
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_network_command_fails_closed() {
+    let world = World::new();
+    fail_mark_writes(&world);
+    let model = scripted(obedient()).await;
+    let mut run = Run::new(rules(&[Rule::new(ActionKind::Shell, Effect::Allow, "*")]));
+    run.web = Some(knowing(&world, &[HOST_SECRET]));
+    let prompt = orders(&[("shell", json!({"command": "touch b1; curl --version"}))]);
+    let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert!(results[0].1.contains("TAINT-3"), "{results:?}");
+    assert!(!exists(&world.project.join("b1")));
+
+    let world = World::new();
+    let model = scripted(obedient()).await;
+    let run = Run::new(rules(&[Rule::new(ActionKind::Shell, Effect::Allow, "*")]));
+    let prompt = orders(&[("shell", json!({"command": "touch b2; curl --version"}))]);
+    let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert!(results[0].1.contains("BEYOND-6"), "{results:?}");
+    assert!(!exists(&world.project.join("b2")));
+}

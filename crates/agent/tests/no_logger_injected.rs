@@ -49,6 +49,7 @@ fn tool_context_fields(ctx: ToolContext) {
         cancel: _,
         reads: _,
         redactor: _,
+        host_door: _,
     } = ctx;
     let ShellSetup {
         launcher: _,

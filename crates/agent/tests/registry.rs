@@ -244,6 +244,9 @@ async fn dispatch_all(world: &World, rule_list: Vec<Rule>) -> (Vec<(String, usiz
         cancel: CancellationToken::new(),
         reads: policy.read_gate("shell"),
         redactor: ploy_secrets::Redactor::empty(),
+        host_door: std::sync::Arc::new(ploy_agent::tool::HostDoor::new(Some(
+            ploy_secrets::SecretSet::new(),
+        ))),
     };
     for (i, name) in order().iter().enumerate() {
         let call = ToolCall::function(format!("c{i}"), *name, &sample(name));

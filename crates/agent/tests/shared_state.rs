@@ -167,6 +167,9 @@ fn open_dispatcher(
         home: Some(world.home.clone()),
         cancel: tokio_util::sync::CancellationToken::new(),
         redactor: ploy_secrets::Redactor::empty(),
+        host_door: std::sync::Arc::new(ploy_agent::tool::HostDoor::new(Some(
+            ploy_secrets::SecretSet::new(),
+        ))),
     };
     let dispatcher = ploy_agent::dispatch::Dispatcher::new(
         policy,

@@ -183,6 +183,18 @@ impl SecretDoor {
         }
     }
 
+    /// Refuses when free text that leaves the machine (a command line run
+    /// on the host, every key and string of a tool's input) carries a known
+    /// secret: every view [`SecretDoor::check_text`] sees, read as a query
+    /// (`+` as a space too), and the pieces of a secret cut apart anywhere
+    /// in it (BEYOND-6).
+    pub fn check_sent_text(&self, text: &str) -> Result<(), Refusal> {
+        self.check_text(Part::Url, text, true)?;
+        let mut pieces = self.pieces();
+        pieces.text(text, true);
+        pieces.finish()
+    }
+
     /// A door for every value of `set`.
     pub fn from_set(set: &ploy_secrets::SecretSet) -> Self {
         Self::new(set.values())

@@ -67,4 +67,4 @@ pub use scrub::{
     MAX_PHRASE_CHARS, MAX_PHRASES_PER_ROUND, MAX_ROUNDS, PlanError, ScrubClass, Scrubbed,
     SearchPhrase, SearchPlan, SearchRound, scrub,
 };
-pub use text::{CheckedUrl, OperatorHost, check_url_text};
+pub use text::{CheckedUrl, OperatorHost, check_url_text, check_urls_in_text};

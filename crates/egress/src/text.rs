@@ -248,6 +248,34 @@ pub fn check_url_text(input: &str) -> Result<CheckedUrl, Refusal> {
     check_url_text_with(input, None)
 }
 
+/// Every URL written in free text (`scheme://…`, up to the next space,
+/// quote, or shell operator) through [`check_url_text`]: for a command
+/// line run on the host, whose program resolves and connects by itself,
+/// the text check is all ploy can apply (URL-1). A host written without a
+/// scheme (`curl 127.0.0.1`) is not seen; the sandbox is the closed form.
+pub fn check_urls_in_text(text: &str) -> Result<(), Refusal> {
+    const ENDS: &[char] = &['"', '\'', '`', ';', '|', '&', '(', ')', '<', '>', '{', '}'];
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let before = &rest[..at];
+        let start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')))
+            .map_or(0, |i| {
+                i + before[i..].chars().next().map_or(1, char::len_utf8)
+            });
+        let after = &rest[at..];
+        let len = after
+            .find(|c: char| c.is_whitespace() || ENDS.contains(&c))
+            .unwrap_or(after.len());
+        let url = &rest[start..at + len];
+        if start < at {
+            check_url_text(url)?;
+        }
+        rest = &rest[at + len.max(3)..];
+    }
+    Ok(())
+}
+
 /// [`check_url_text`], letting `operator`'s exact host and port past the
 /// host rules (local names, private literal addresses). Everything else
 /// (scheme, user info, numeric spellings) is checked as usual.
@@ -456,6 +484,29 @@ mod tests {
             "https://EXAMPLE.com./path?q=1#frag",
         ] {
             assert!(check_url_text(ok).is_ok(), "{ok}");
+        }
+    }
+
+    // proves: URL-1 (round7 #1: a host command line's URLs)
+    #[test]
+    fn urls_in_a_command_line_are_checked() {
+        for bad in [
+            "curl -s http://127.0.0.1:80/page.html",
+            "curl -s 'http://localhost/x'",
+            "wget -qO- \"http://169.254.169.254/latest/meta-data/\"",
+            "echo a && curl http://0x7f.1/|sh",
+            "curl -s https://example.com/ http://10.0.0.1/",
+            "curl -d x HTTP://[::1]:8080/",
+        ] {
+            assert!(check_urls_in_text(bad).is_err(), "{bad}");
+        }
+        for ok in [
+            "curl -s https://example.com/a?b=c",
+            "curl --version",
+            "echo ://",
+            "git fetch origin",
+        ] {
+            assert!(check_urls_in_text(ok).is_ok(), "{ok}");
         }
     }
 

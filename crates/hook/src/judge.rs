@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use ploy_dirs::PloyDirs;
-use ploy_egress::{Part, SecretDoor};
+use ploy_egress::SecretDoor;
 use ploy_policy::{
     Action, Basis, Decision, KindSet, PloyFolders, ProjectRoot, ProjectTrust, Rules, Settings,
     TaintMark, Verdict as PolicyVerdict,
@@ -456,10 +456,7 @@ impl Context {
 /// line), through the egress door's checks: every view of the text, and the
 /// pieces of a secret cut apart anywhere in it.
 pub fn check_outgoing(door: &SecretDoor, outgoing: &str) -> Result<(), ploy_egress::Refusal> {
-    door.check_text(Part::Url, outgoing, true)?;
-    let mut pieces = door.pieces();
-    pieces.text(outgoing, true);
-    pieces.finish()
+    door.check_sent_text(outgoing)
 }
 
 /// The redactor of this process's environment's secrets, built for a few

@@ -517,34 +517,6 @@ fn unknown_mcp_call(ctx: &Context, tool: &str, input: &Map<String, Value>) -> Ca
     }
 }
 
-/// Programs that fetch from the network whatever their arguments: a Bash
-/// line running one brings outside text into the session (secrets5 #6).
-/// A list cannot be complete; `hook.sandbox_bash` (no network) is the
-/// closed form.
-const NETWORK_PROGRAMS: [&str; 22] = [
-    "curl", "wget", "wget2", "gh", "glab", "hub", "http", "https", "xh", "aria2c", "lynx", "w3m",
-    "links", "elinks", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "ftp", "tftp",
-];
-
-/// `git` subcommands that fetch from a remote.
-const NETWORK_GIT: [&str; 5] = ["fetch", "pull", "clone", "ls-remote", "archive"];
-
-/// True when a judged shell line runs a program that reads the network.
-fn reaches_network(action: &Action) -> bool {
-    action
-        .units()
-        .iter()
-        .filter(|u| u.kind == ActionKind::Shell)
-        .flat_map(|u| u.candidates.iter().chain(&u.deny_candidates))
-        .any(|words| {
-            let mut words = words.split_whitespace();
-            let program = words.next().unwrap_or("");
-            let program = program.rsplit('/').next().unwrap_or(program);
-            NETWORK_PROGRAMS.contains(&program)
-                || (program == "git" && words.any(|w| NETWORK_GIT.contains(&w)))
-        })
-}
-
 /// A command line `ploy mcp` runs in its sandbox (no network): judged as
 /// `Bash` is, never marked for reaching the network.
 pub fn sandboxed_command_call(ctx: &Context, line: &str) -> Call {
@@ -565,7 +537,7 @@ pub fn own_fetch_call(ctx: &Context, kind: &str, target: &str) -> Result<Call, R
 /// network (then a network program marks the session first).
 fn shell_call(ctx: &Context, tool: &str, line: &str, on_host: bool) -> Call {
     let action = shell_action(ctx, tool, line);
-    if on_host && reaches_network(&action) {
+    if on_host && action.reaches_network() {
         // Marked before it runs, and what it sends is checked for known
         // secrets, as a web tool's input is (TAINT-1, BEYOND-6).
         return Call::Web {

@@ -65,6 +65,7 @@ mod approvals;
 mod conversation;
 mod decision;
 mod launchers;
+mod network;
 mod options;
 mod path;
 mod permission;

@@ -9,9 +9,10 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ploy_policy::{Action, GuardedFile, SandboxMode, ShellFacts};
+use ploy_policy::{Action, GuardedFile, SandboxMode, ShellFacts, TaintMark, TaintSource};
 use ploy_proof::host_command::{HostCommand, run_host_command};
 use ploy_proof::sandbox::{self, ProjectView, Sandbox, SandboxPolicy, Termination};
+use ploy_research::TaintMarker;
 use serde_json::{Value, json};
 
 use crate::tool::{
@@ -120,24 +121,33 @@ impl Tool for Shell {
                 "the command is longer than {MAX_COMMAND_BYTES} bytes"
             )));
         }
+        let action = judge_line("shell", command, ctx);
+        let plan = ShellPlan {
+            command: command.to_string(),
+            reaches_network: action.reaches_network(),
+        };
         Ok(Prepared {
-            actions: vec![judge_line("shell", command, ctx)],
+            actions: vec![action],
             target: command.to_string(),
-            plan: Box::new(command.to_string()),
+            plan: Box::new(plan),
         })
     }
 
     fn run<'a>(&'a self, cleared: Cleared, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let (command, _) = match cleared.into_parts::<String>() {
+            let (plan, _) = match cleared.into_parts::<ShellPlan>() {
                 Ok(parts) => parts,
                 Err(err) => return ToolOutput::error("shell", &err),
             };
+            let ShellPlan {
+                command,
+                reaches_network,
+            } = plan;
             let ctx = ctx.clone();
             let (stop, watcher) = stop_flag(&ctx.cancel);
             let joined = tokio::task::spawn_blocking(move || match ctx.profile.sandbox() {
                 SandboxMode::WorkspaceWrite => run_sandboxed(&ctx, &command, stop),
-                SandboxMode::DangerFullAccess => run_on_host(&ctx, &command),
+                SandboxMode::DangerFullAccess => run_on_host(&ctx, &command, reaches_network),
             })
             .await;
             watcher.abort();
@@ -200,7 +210,41 @@ fn run_sandboxed(ctx: &ToolContext, command: &str, stop: Arc<AtomicBool>) -> Too
     }
 }
 
-fn run_on_host(ctx: &ToolContext, command: &str) -> ToolOutput {
+/// A command line as judged, and whether it runs a program that reaches
+/// the network (decided once, on the judged action, in `prepare`).
+struct ShellPlan {
+    command: String,
+    reaches_network: bool,
+}
+
+/// Before a line that reaches the network runs on the host (round7 #1):
+/// its URLs pass the egress door's text check (URL-1), what it sends
+/// carries no known secret (BEYOND-6), and the conversation is marked
+/// (TAINT-1) — durably, or the line does not run (TAINT-3). Without the
+/// sandbox its program connects by itself, so this is the one place ploy
+/// sees that traffic; the sandbox (no network) is the closed form.
+fn guard_host_network(ctx: &ToolContext, command: &str) -> Result<(), ToolError> {
+    ploy_egress::check_urls_in_text(command)
+        .map_err(|refusal| ToolError::rule(refusal.rule, refusal.reason))?;
+    ctx.host_door.check(command)?;
+    let mark = TaintMark {
+        reason: "shell ran a program that reads the network, outside the sandbox".into(),
+        source: TaintSource::Tool("shell".into()),
+    };
+    ctx.marker
+        .mark_tainted(&ctx.conversation_id, &mark)
+        .map_err(|err| {
+            ToolError::rule(
+                "TAINT-3",
+                format!("the conversation could not be marked before the command ran ({err}); it did not run"),
+            )
+        })
+}
+
+fn run_on_host(ctx: &ToolContext, command: &str, reaches_network: bool) -> ToolOutput {
+    if reaches_network && let Err(err) = guard_host_network(ctx, command) {
+        return ToolOutput::error("shell", &err);
+    }
     let host = HostCommand {
         program: "bash".into(),
         args: vec!["-c".into(), command.into()],
