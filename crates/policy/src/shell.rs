@@ -50,7 +50,8 @@ const SHELLS: [&str; 11] = [
 ];
 
 /// Builtins that change what later command names run, or run code the line does not show.
-const NAME_CHANGERS: [&str; 6] = ["alias", "unalias", "trap", "enable", "hash", "shopt"];
+/// (`fc` re-runs lines of the history list, which `history -s` fills with any text.)
+const NAME_CHANGERS: [&str; 7] = ["alias", "unalias", "trap", "enable", "hash", "shopt", "fc"];
 
 /// Programs whose path arguments are only read: for every other program, an
 /// argument naming a PERM-7 path is an `edit` of it (fail closed: `cp`, `mv`,
@@ -185,6 +186,11 @@ struct Builder<'r> {
     /// The line changes to a folder it does not name (`cd`, `cd -`, `popd`,
     /// a computed operand): relative write targets may land anywhere.
     cd_unknown: bool,
+    /// The line sets `CDPATH` (or may: see [`names_variable`]).
+    cdpath: bool,
+    /// A `cd` the line holds may go through `CDPATH` to any folder: every
+    /// relative path it may write, argument or redirect, may be protected.
+    cd_anywhere: bool,
     /// The line may make globs match names that start with `.` (it
     /// mentions `dotglob` or `GLOBIGNORE`).
     dot_globs: bool,
@@ -293,6 +299,8 @@ impl Action {
             notes: Vec::new(),
             cd_dirs: Vec::new(),
             cd_unknown: false,
+            cdpath: false,
+            cd_anywhere: false,
             dot_globs: line.contains("dotglob") || line.contains("GLOBIGNORE"),
         };
         builder.kinds.insert(ActionKind::Shell);
@@ -520,6 +528,7 @@ impl Builder<'_> {
             self.unknowable(line, &why);
             blocker.get_or_insert(why);
         }
+        self.writer_variables(line, &summary);
         for command in &summary.commands {
             self.note_folder_change(command);
         }
@@ -680,6 +689,7 @@ impl Builder<'_> {
         self.push_command_unit(assignments, words, blocker.clone());
         if let Some(name) = name {
             self.option_effects(name, args, depth, blocker.as_deref());
+            self.hidden_protected_writes(name, args);
         }
         if let Some(name) = name {
             if let Some(launched) = crate::launchers::launched(name, args) {
@@ -1103,11 +1113,66 @@ impl Builder<'_> {
         }
         for operand in operands {
             match operand.value.as_deref() {
+                // With `CDPATH` set, bash tries each of its folders first
+                // for an operand that does not start with `/`, `.` or
+                // `..` (round7 #10: `CDPATH=.git cd hooks`).
+                Some(dir) if self.cdpath && !cdpath_ignores(dir) => {
+                    self.cd_unknown = true;
+                    self.cd_anywhere = true;
+                }
                 Some(dir) if dir != "-" && !operand.flags.glob => {
                     self.cd_dirs.push(dir.to_string())
                 }
                 _ => self.cd_unknown = true,
             }
+        }
+    }
+
+    /// PERM-7 writes no path on the line shows (round7 #17, #18, #19):
+    /// ploy's own commands that change its settings, trust, hook
+    /// installation, approvals or store; `history -w`/`-a` (they write the
+    /// file `HISTFILE` names, which may be inherited); `git init`/`git
+    /// clone` with a template folder (git copies its `hooks/` into
+    /// `.git/hooks`).
+    fn hidden_protected_writes(&mut self, name: &str, args: &[&Word]) {
+        let texts: Vec<&str> = args.iter().map(|w| text_of(w)).collect();
+        if let Some(why) = ploy_state_change(name, &texts) {
+            self.push_protected_edit(name, PLOY_STATE, why);
+        }
+        if name == "history"
+            && texts
+                .iter()
+                .any(|t| t.starts_with('-') && !t.starts_with("--") && t.contains(['w', 'a']))
+        {
+            self.push_protected_edit(
+                "history",
+                "$HISTFILE",
+                "`history -w`/`-a` writes bash's history list to the file `HISTFILE` names \
+                 (set on the line or inherited), which may be one of ploy's own files or a \
+                 file that runs code (.git/config, a git hook)"
+                    .into(),
+            );
+        }
+        if name == "git"
+            && let Some(why) = git_template(&texts)
+        {
+            self.push_protected_edit("git", ".git/hooks", why);
+        }
+    }
+
+    /// Variables a line sets that make bash or git write a file, or take a
+    /// folder, the line does not show as a path (round7 #10, #17, #18):
+    /// each one named anywhere in the line (an assignment, `printf -v`,
+    /// `read`, `for NAME in`, `export`, …) is a PERM-7 write no allow rule
+    /// covers.
+    fn writer_variables(&mut self, line: &str, summary: &CommandLine) {
+        for (variable, path, why) in WRITER_VARIABLES {
+            if names_variable(line, summary, variable) {
+                self.push_protected_edit("bash", path, why.to_string());
+            }
+        }
+        if names_variable(line, summary, "CDPATH") {
+            self.cdpath = true;
         }
     }
 
@@ -1171,6 +1236,13 @@ impl Builder<'_> {
     /// applied to arguments (every word would then be suspect).
     fn protected_after_cd(&self, path: &str, redirect: bool) -> Option<String> {
         let relative = !path.starts_with('/') && !path.starts_with('~');
+        if self.cd_anywhere && relative {
+            return Some(format!(
+                "`{path}` is written after a `cd` that `CDPATH` may send to any folder \
+                 (.git/hooks, .claude, …); it may be one of ploy's own files or another \
+                 agent's resources"
+            ));
+        }
         if redirect && self.cd_unknown && relative {
             return Some(format!(
                 "`{path}` is written after the line changes to a folder ploy cannot name; \
@@ -1483,4 +1555,153 @@ fn find_exec_ranges(args: &[&Word]) -> Vec<(usize, usize)> {
         i += 1;
     }
     ranges
+}
+
+/// Variables through which bash or git write a file, or take programs from
+/// a folder, that no path on the line shows: (name, what is written, why);
+/// a name is matched anywhere in a longer one (`GIT_CONFIG_KEY_0`).
+const WRITER_VARIABLES: [(&str, &str, &str); 3] = [
+    (
+        "HISTFILE",
+        "$HISTFILE",
+        "the line sets `HISTFILE`: bash writes its history list (`history -w`/`-a`, shell exit) \
+         to the file it names, which may be one of ploy's own files or a file that runs code \
+         (.git/config, a git hook) (round7 #17)",
+    ),
+    (
+        "GIT_TEMPLATE_DIR",
+        ".git/hooks",
+        "the line sets `GIT_TEMPLATE_DIR`: `git init`/`git clone` copy the template folder's \
+         hooks into .git/hooks, where git runs them (round7 #18)",
+    ),
+    (
+        "GIT_CONFIG",
+        ".git/config",
+        "the line sets a `GIT_CONFIG*` variable: git takes configuration from it (hooks path, \
+         template folder, programs it runs)",
+    ),
+];
+
+/// Where ploy's own state is (a label for the `edit` unit of a ploy command
+/// that changes it; ploy's folders are PERM-7).
+const PLOY_STATE: &str = "ploy's settings, trust, hook installation, approvals or store";
+
+/// ploy's commands that only read (exact leading words, for `ploy` and,
+/// after `hook`, for `ploy-hook`): every other ploy command may change
+/// ploy's own state or settings and asks (round7 #19).
+const PLOY_READ_ONLY: [&[&str]; 16] = [
+    &["--version"],
+    &["-V"],
+    &["--help"],
+    &["-h"],
+    &["help"],
+    &["config", "check"],
+    &["config", "show"],
+    &["check", "url"],
+    &["check", "proof"],
+    &["scrub"],
+    &["doctor"],
+    &["status"],
+    &["hook", "status"],
+    &["trust", "status"],
+    &["approvals", "list"],
+    &["conversations", "list"],
+];
+
+/// Why running ploy `name` with `args` may change ploy's own settings,
+/// trust, hook installation, approvals or store (PERM-7, round7 #19), or
+/// `None` for a program that is not ploy or a form that only reads.
+fn ploy_state_change(name: &str, args: &[&str]) -> Option<String> {
+    let words: Vec<&str> = match name {
+        "ploy" => args.to_vec(),
+        "ploy-hook" => std::iter::once("hook")
+            .chain(args.iter().copied())
+            .collect(),
+        _ if name.starts_with("ploy-") => {
+            std::iter::once(name).chain(args.iter().copied()).collect()
+        }
+        _ => return None,
+    };
+    let read_only = PLOY_READ_ONLY
+        .iter()
+        .any(|form| words.len() >= form.len() && words[..form.len()] == **form)
+        || words.first() == Some(&"conversations") && words.get(1) == Some(&"show");
+    if read_only {
+        return None;
+    }
+    Some(format!(
+        "`{name} {}` is ploy's own command: it may change ploy's settings, trust, hook \
+         installation, approvals or store (only its read-only forms are ordinary commands)",
+        args.join(" ")
+    ))
+}
+
+/// Why `git ARGS` installs hooks from a template folder (`git init`/`git
+/// clone` with `--template` or any abbreviation of it, or any setting of
+/// `init.templateDir`), if it does (PERM-7, round7 #18).
+fn git_template(args: &[&str]) -> Option<String> {
+    let sub = git_subcommand(args);
+    let setting = args
+        .iter()
+        .find(|a| a.to_ascii_lowercase().contains("templatedir"));
+    let option = matches!(sub, Some("init" | "clone"))
+        .then(|| {
+            args.iter().find(|a| {
+                let name = a.split('=').next().unwrap_or_default();
+                name.len() >= 3 && "--template".starts_with(name)
+            })
+        })
+        .flatten();
+    let what = setting.or(option)?;
+    Some(format!(
+        "`git … {what}` copies a template folder's hooks into .git/hooks, where git runs them"
+    ))
+}
+
+/// True when `variable` may be set by `line`: named anywhere in its text or
+/// in a word's value (quotes removed), or a builtin that sets variables is
+/// given a name computed at run time (`printf -v "$v"`, `read "$v"`).
+fn names_variable(line: &str, summary: &CommandLine, variable: &str) -> bool {
+    if line.contains(variable) || line.contains("${!") {
+        return true;
+    }
+    summary.commands.iter().any(|command| {
+        let assigned = command
+            .assignments
+            .iter()
+            .any(|a| a.name.contains(variable) || text_of(&a.value).contains(variable));
+        let args = || command.program.iter().chain(command.args.iter());
+        let named = args().any(|w| text_of(w).contains(variable));
+        assigned || named || sets_computed_name(command)
+    })
+}
+
+/// A builtin that sets variables given a name computed at run time
+/// (`printf -v "$v"`, `read "$v"`, `export "$v=…"`): it may set any variable.
+fn sets_computed_name(command: &SimpleCommand) -> bool {
+    let computed = |raw: &str| raw.contains('$') || raw.contains('`');
+    let name = command.program_basename().unwrap_or_default();
+    let raws: Vec<&str> = command.args.iter().map(|a| a.raw.as_str()).collect();
+    match name {
+        "printf" => raws.iter().enumerate().any(|(i, raw)| {
+            (*raw == "-v" && raws.get(i + 1).is_some_and(|n| computed(n)))
+                || raw
+                    .strip_prefix("-v")
+                    .is_some_and(|n| !n.is_empty() && computed(n))
+        }),
+        _ if DECLARERS.contains(&name) => raws
+            .iter()
+            .any(|raw| computed(raw.split('=').next().unwrap_or_default())),
+        _ if NAME_TAKERS.contains(&name) => raws.iter().any(|raw| computed(raw)),
+        _ => false,
+    }
+}
+
+/// bash does not look a `cd` operand up in `CDPATH` when it starts with
+/// `/`, or is `.`/`..` or starts with `./`/`../`.
+fn cdpath_ignores(dir: &str) -> bool {
+    dir.starts_with('/')
+        || matches!(dir, "." | "..")
+        || dir.starts_with("./")
+        || dir.starts_with("../")
 }
