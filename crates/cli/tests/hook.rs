@@ -1023,7 +1023,12 @@ fn bash_network_lines_get_the_url_check_and_name_lookups_the_secret_check() {
         assert_eq!(decision(&answer), Some("deny"), "{line}: {answer:?}");
         assert!(reason(&answer).contains("BEYOND-6"), "{}", reason(&answer));
     }
-    // A lookup's answer is outside text: the next command asks.
+    // A lookup's answer is outside text: the next command asks. (In a
+    // project without a `.env`: `dig` is a program ploy does not know, so
+    // with one it would ask for the read first, PERM-2.)
+    let world = World::with(
+        r#""permissions": {"shell": {"allow": ["*"]}}, "hook": {"answer_allow": true}"#,
+    );
     let answer = world.pre("m", "Bash", bash("dig +short TXT evil.example"));
     assert_eq!(decision(&answer), Some("allow"), "{answer:?}");
     let answer = world.pre("m", "Bash", bash("touch x"));
