@@ -872,11 +872,7 @@ fn clusters(program: &str, args: &[&str], forms: &mut Vec<String>) {
         } else if *arg == "--" {
             options_end = true;
             operands.push(arg);
-        } else if let Some(letter) = rm
-            .then(|| RM_LONG.iter().find(|(name, _)| name == arg))
-            .flatten()
-            .map(|(_, letter)| *letter)
-        {
+        } else if let Some(letter) = rm.then(|| rm_long_letter(arg)).flatten() {
             add_letter(&mut letters, letter);
         } else if arg.starts_with("--") {
             long.push(arg);
@@ -903,13 +899,78 @@ fn clusters(program: &str, args: &[&str], forms: &mut Vec<String>) {
         sorted.sort_unstable();
         orders.push(sorted);
     }
+    // round7 #11: one more option must not take a command out of a deny
+    // rule (`rm -rfv x` is still `rm -rf x`): the cluster's letters that
+    // a rule may name, in every order — every subset of up to four
+    // letters, pairs and single letters of a longer cluster — with and
+    // without the long options. Only deny and ask rules see these forms.
+    for subset in letter_subsets(&letters) {
+        if subset.len() < letters.len() {
+            permutations(&mut subset.clone(), 0, &mut orders);
+        }
+    }
     for order in orders {
         let cluster: String = std::iter::once('-').chain(order).collect();
         let mut words: Vec<&str> = vec![&cluster];
         words.extend(long.iter().copied());
         words.extend(operands.iter().copied());
         push_form(forms, program, &words);
+        if !long.is_empty() {
+            let mut words: Vec<&str> = vec![&cluster];
+            words.extend(operands.iter().copied());
+            push_form(forms, program, &words);
+        }
     }
+}
+
+/// `rm`'s long option `arg` as its letter: the full name or a unique
+/// prefix of at least three letters (`--rec`, `--for`), as GNU rm reads it.
+fn rm_long_letter(arg: &str) -> Option<char> {
+    // `--interactive=never` (any prefix of `--interactive` of three letters
+    // or more) never prompts: what `-f` changes for a deny rule.
+    if let Some((name, "never")) = arg.split_once('=')
+        && name.len() >= 5
+        && "--interactive".starts_with(name)
+    {
+        return Some('f');
+    }
+    if !arg.starts_with("--") || arg.len() < 5 {
+        return RM_LONG
+            .iter()
+            .find(|(name, _)| *name == arg)
+            .map(|(_, l)| *l);
+    }
+    let mut found = RM_LONG.iter().filter(|(name, _)| name.starts_with(arg));
+    match (found.next(), found.next()) {
+        (Some((_, letter)), None) => Some(*letter),
+        _ => None,
+    }
+}
+
+/// The non-empty subsets of `letters` a deny rule may name: all of them
+/// for up to four letters, else the single letters and the pairs.
+fn letter_subsets(letters: &[char]) -> Vec<Vec<char>> {
+    let mut out = Vec::new();
+    if letters.len() <= 4 {
+        for mask in 1u32..(1 << letters.len()) {
+            out.push(
+                letters
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| mask & (1 << i) != 0)
+                    .map(|(_, c)| *c)
+                    .collect(),
+            );
+        }
+    } else {
+        for (i, a) in letters.iter().enumerate() {
+            out.push(vec![*a]);
+            for b in &letters[i + 1..] {
+                out.push(vec![*a, *b]);
+            }
+        }
+    }
+    out
 }
 
 fn add_letter(letters: &mut Vec<char>, letter: char) {

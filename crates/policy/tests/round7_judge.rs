@@ -150,3 +150,34 @@ fn round7_18_git_templates_ask() {
         "git status",
     ]);
 }
+
+// proves: PERM-2 (round7 #11: one more option took a command out of its
+// deny rule: `rm -rfv` under deny `rm -rf *`)
+#[test]
+fn one_more_option_does_not_escape_a_deny_rule() {
+    let rules = rules(&[
+        (ActionKind::Shell, Effect::Allow, "*"),
+        (ActionKind::Shell, Effect::Deny, "rm -rf *"),
+    ]);
+    for line in [
+        "rm -rfv build",
+        "rm -r -f -v build",
+        "rm -vrf build",
+        "rm -rfvi build",
+        "rm -rfvdI build",
+        "rm --rec --for build",
+        "rm --recursive --force --verbose build",
+        "rm -rf --verbose build",
+        "rm --rec -f build",
+        "rm -d -r -f build",
+        "rm -Ir -f build",
+        "rm -r --interactive=never build",
+        "rm -r --inter=never build",
+    ] {
+        assert_eq!(judge(line, &rules).0, "deny", "{line}");
+    }
+    // Twins: no force, or no recursion, is not the denied command.
+    for line in ["rm -rv build", "rm -fv file.txt", "rm --verbose x"] {
+        assert_eq!(judge(line, &rules).0, "allow", "{line}");
+    }
+}
