@@ -785,14 +785,7 @@ impl Store {
         let path = self.path.clone();
         let tx = self.write_tx()?;
         require_conversation(&tx, &path, conversation_id)?;
-        let id: i64 = tx
-            .query_row(
-                "INSERT INTO messages (conversation_id, role, content, created_at, meta)
-                 VALUES (?1, ?2, ?3, unixepoch(), ?4) RETURNING id",
-                params![conversation_id, role.as_str(), content, meta],
-                |row| row.get(0),
-            )
-            .map_err(|e| classify(&path, e, true))?;
+        let id = insert_message(&tx, &path, conversation_id, role, content, meta)?;
         tx.commit().map_err(|e| classify(&path, e, true))?;
         Ok(id)
     }
@@ -982,14 +975,7 @@ impl Store {
             )
             .map_err(|e| classify(&path, e, true))?;
         }
-        let id: i64 = tx
-            .query_row(
-                "INSERT INTO messages (conversation_id, role, content, created_at, meta)
-                 VALUES (?1, ?2, ?3, unixepoch(), ?4) RETURNING id",
-                params![conversation_id, role.as_str(), content, meta],
-                |row| row.get(0),
-            )
-            .map_err(|e| classify(&path, e, true))?;
+        let id = insert_message(&tx, &path, conversation_id, role, content, meta)?;
         tx.commit().map_err(|e| classify(&path, e, true))?;
         Ok(id)
     }
@@ -1612,6 +1598,26 @@ fn owner_only_files(path: &Path) -> Result<(), StoreError> {
         }
     }
     Ok(())
+}
+
+/// Insert one message inside an open write transaction; returns its id.
+/// The one place a message row is written, so every path stores the same
+/// columns.
+fn insert_message(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    conversation_id: &str,
+    role: Role,
+    content: &str,
+    meta: Option<&str>,
+) -> Result<i64, StoreError> {
+    tx.query_row(
+        "INSERT INTO messages (conversation_id, role, content, created_at, meta)
+         VALUES (?1, ?2, ?3, unixepoch(), ?4) RETURNING id",
+        params![conversation_id, role.as_str(), content, meta],
+        |row| row.get(0),
+    )
+    .map_err(|e| classify(path, e, true))
 }
 
 fn require_conversation(
