@@ -412,9 +412,63 @@ pub fn guarded_files(
     Some(found)
 }
 
+/// The files below `folder` (a folder a recursive copy reads) whose path
+/// relative to it `protected` names (the caller's PERM-7 check, e.g.
+/// `ploy_policy::ProtectedPaths::protects`), relative and `/`-separated,
+/// for `ploy_policy::ShellFacts::protected_below` (round7 #12). A path
+/// that is not a folder holds nothing below it (`Some(empty)`); `None`
+/// when the folder cannot be listed or holds more than `max_entries`
+/// entries (the caller fails closed).
+pub fn protected_names_below(
+    folder: &Path,
+    max_entries: usize,
+    protected: &dyn Fn(&str) -> bool,
+) -> Option<Vec<String>> {
+    if !folder.is_dir() {
+        return Some(Vec::new());
+    }
+    let found = guarded_files(folder, max_entries, &|absolute: &str| {
+        Path::new(absolute)
+            .strip_prefix(folder)
+            .ok()
+            .and_then(|relative| relative.to_str())
+            .is_some_and(protected)
+    })?;
+    Some(found.into_iter().map(|(location, _)| location).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // proves: PERM-7 (round7 #12: the protected names a recursive copy's
+    // source folder holds, for the shell judge)
+    #[test]
+    fn protected_names_below_a_copied_folder_are_listed_relative_to_it() {
+        let dir = std::env::temp_dir().join(format!("ploy-dirs-below-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("tpl/.claude")).unwrap();
+        std::fs::write(dir.join("tpl/.claude/settings.json"), "{}").unwrap();
+        std::fs::write(dir.join("tpl/.mcp.json"), "{}").unwrap();
+        std::fs::write(dir.join("tpl/readme.md"), "").unwrap();
+        let protected = |rel: &str| {
+            rel.starts_with(".claude/") || rel == ".mcp.json" || rel.contains("/.claude/")
+        };
+        let mut found = protected_names_below(&dir.join("tpl"), 100, &protected).unwrap();
+        found.sort();
+        assert_eq!(found, vec![".claude/settings.json", ".mcp.json"]);
+        // A file, or nothing, holds nothing below it; a cap fails closed.
+        assert_eq!(
+            protected_names_below(&dir.join("tpl/readme.md"), 100, &protected),
+            Some(Vec::new())
+        );
+        assert_eq!(
+            protected_names_below(&dir.join("missing"), 100, &protected),
+            Some(Vec::new())
+        );
+        assert_eq!(protected_names_below(&dir.join("tpl"), 2, &protected), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     // proves: PERM-2 (the shell judge's list of guarded files: nested
     // files, links to them, a cap that fails closed)

@@ -565,10 +565,20 @@ fn shell_action(ctx: &Context, tool: &str, line: &str) -> Action {
     let guarded = || guarded_files(ctx, tool);
     let shape =
         |real: &str| ploy_dirs::repository_part_reason(ctx.root.path(), std::path::Path::new(real));
+    // A recursive copy's source folder: the protected names it would plant
+    // (round7 #12, PERM-7).
+    let below = |source: &str| {
+        ploy_dirs::protected_names_below(
+            &ctx.cwd.join(source),
+            ploy_dirs::MAX_PROJECT_ENTRIES,
+            &|relative: &str| ctx.root.protected().protects(relative).is_some(),
+        )
+    };
     let facts = ploy_policy::ShellFacts {
         resolve: Some(&resolve),
         guarded: &guarded,
         protected_by_shape: Some(&shape),
+        protected_below: Some(&below),
     };
     Action::shell_judged(tool, line, &ctx.root, facts)
 }

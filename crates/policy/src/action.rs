@@ -197,6 +197,15 @@ pub struct MatchUnit {
     /// round6 #10): a deny or ask rule matching one makes the unit ask
     /// (ploy cannot tell whether the program runs it), never deny.
     pub inner_candidates: Vec<String>,
+    /// A command's own words (program basename first, quoting removed):
+    /// a deny or ask rule whose words are all among them, in another
+    /// order or spelling than any form ploy reads, makes the unit ask
+    /// (round7 #11b: ploy does not know every program's options).
+    pub words: Vec<String>,
+    /// Set (the reason) when ploy could not place the command's subcommand
+    /// after its options: any deny or ask rule naming the program makes
+    /// the unit ask (fail closed).
+    pub unplaced: Option<String>,
     /// When set, this unit may write one of ploy's own files or another
     /// agent's resources (PERM-7, the reason): the action always asks,
     /// whatever allow rules and saved approvals say.
@@ -211,6 +220,8 @@ impl MatchUnit {
             allow_blocker: None,
             deny_candidates: Vec::new(),
             inner_candidates: Vec::new(),
+            words: Vec::new(),
+            unplaced: None,
             protected: None,
         }
     }
@@ -226,6 +237,8 @@ impl MatchUnit {
             allow_blocker: Some(why.into()),
             deny_candidates: Vec::new(),
             inner_candidates: Vec::new(),
+            words: Vec::new(),
+            unplaced: None,
             protected: None,
         }
     }

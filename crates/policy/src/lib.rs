@@ -32,7 +32,10 @@
 //! * PERM-7 sees the paths a line names; a program that writes protected
 //!   files without naming them (`tar -xf x.tar` at the root, `git checkout
 //!   branch`, a script) is not seen: the sandbox keeps those paths read-only
-//!   (SBX-6), and `git config` is the one such writer classified by name;
+//!   (SBX-6); writers classified by name: `git config`, the tools' own
+//!   configuration commands (`npm config set`, `pre-commit install`, …),
+//!   patch appliers, and recursive copies whose source folder holds a
+//!   protected name (with the caller's listing, [`ShellFacts`]);
 //! * reading inside the project is allowed even when tainted (PERM-6);
 //! * a command line's reads are judged as `read` units
 //!   ([`Action::shell_judged`]): only programs in a fixed table are

@@ -35,6 +35,11 @@ enum UnitOutcome<'a> {
     /// A deny or ask rule matched a command among the unit's words
     /// ([`MatchUnit::inner_candidates`]): it asks, whatever allow rules say.
     Inner(&'a RuleLayer, &'a Rule),
+    /// Every word of a deny or ask rule is among the command's words, in
+    /// an order or spelling ploy does not read as that command, or ploy
+    /// could not place the subcommand of a program the rule names (round7
+    /// #11b): it asks, whatever allow rules say.
+    Scattered(&'a RuleLayer, &'a Rule),
     Unmatched,
 }
 
@@ -242,6 +247,7 @@ impl Permission {
         // 4. Allow / ask rules.
         let mut first_ask: Option<(&RuleLayer, &Rule)> = None;
         let mut first_inner: Option<(&MatchUnit, &RuleLayer, &Rule)> = None;
+        let mut first_scattered: Option<(&MatchUnit, &RuleLayer, &Rule)> = None;
         let mut first_allow: Option<(&RuleLayer, &Rule)> = None;
         let mut uncovered: Vec<&MatchUnit> = Vec::new();
         for (unit, outcome) in outcomes {
@@ -252,6 +258,11 @@ impl Permission {
                 }
                 UnitOutcome::Inner(layer, rule) => {
                     first_inner.get_or_insert((unit, layer, rule));
+                    first_ask.get_or_insert((layer, rule));
+                    uncovered.push(unit);
+                }
+                UnitOutcome::Scattered(layer, rule) => {
+                    first_scattered.get_or_insert((unit, layer, rule));
                     first_ask.get_or_insert((layer, rule));
                     uncovered.push(unit);
                 }
@@ -297,7 +308,7 @@ impl Permission {
         }
         // A pattern approval never covers a command a deny or ask rule
         // matched among a unit's words (round6 #10): only this exact call can.
-        if !uncovered.is_empty() && first_inner.is_none() {
+        if !uncovered.is_empty() && first_inner.is_none() && first_scattered.is_none() {
             let mut found: Option<(ApprovalId, ApprovalScope)> = None;
             let all_covered =
                 uncovered
@@ -331,6 +342,34 @@ impl Permission {
                     layer.source(),
                     rule_origin(layer)
                 );
+            }
+            Some((layer, rule))
+                if first_scattered.is_some_and(|(_, l, r)| std::ptr::eq(l, layer) && r == rule) =>
+            {
+                let (label, unplaced) = first_scattered.map_or(("", None), |(unit, _, _)| {
+                    (unit.label(), unit.unplaced.as_deref())
+                });
+                match unplaced {
+                    Some(why) => {
+                        let _ = write!(
+                            reason,
+                            "{} rule {rule} (from {}) names the program of `{label}`, and {why}; \
+                             it asks (no allow rule covers it)",
+                            layer.source(),
+                            rule_origin(layer)
+                        );
+                    }
+                    None => {
+                        let _ = write!(
+                            reason,
+                            "every word of {} rule {rule} (from {}) is in `{label}`, in an order \
+                             or spelling ploy does not read as that command; the program may \
+                             read it so, so it asks (no allow rule covers it)",
+                            layer.source(),
+                            rule_origin(layer)
+                        );
+                    }
+                }
             }
             Some((layer, rule)) => {
                 let _ = write!(
@@ -444,7 +483,24 @@ fn evaluate_unit<'a>(
             }
         }
     }
-    if !unit.inner_candidates.is_empty() && !matches!(outcome, UnitOutcome::Asked(..)) {
+    if unit.kind == crate::action::ActionKind::Shell
+        && !unit.words.is_empty()
+        && !matches!(outcome, UnitOutcome::Asked(..))
+    {
+        for layer in rules_again.clone() {
+            if let Some(rule) = layer.scattered_match(&unit.words, false).or_else(|| {
+                unit.unplaced
+                    .as_ref()
+                    .and_then(|_| layer.scattered_match(&unit.words, true))
+            }) {
+                outcome = UnitOutcome::Scattered(layer, rule);
+                break;
+            }
+        }
+    }
+    if !unit.inner_candidates.is_empty()
+        && !matches!(outcome, UnitOutcome::Asked(..) | UnitOutcome::Scattered(..))
+    {
         let inner: Vec<Candidate<'_>> = unit
             .inner_candidates
             .iter()

@@ -138,9 +138,10 @@ const LIST_FROM_INPUT: &[&str] = &[
     "--names-stdin",
 ];
 
-/// git subcommands that print no file content of the work tree or the index.
+/// git subcommands that print no file content of the work tree or the
+/// index, whatever their options (round7 #4: the ones with an option that
+/// prints a patch, or opens an editor on one, are [`GIT_OPTION_TABLES`]).
 const GIT_NO_CONTENT: &[&str] = &[
-    "status",
     "branch",
     "rev-parse",
     "ls-files",
@@ -148,22 +149,298 @@ const GIT_NO_CONTENT: &[&str] = &[
     "describe",
     "remote",
     "check-ignore",
-    "add",
     "init",
     "rm",
     "mv",
     "switch",
-    "checkout",
-    "restore",
-    "tag",
-    "reset",
     "fetch",
     "pull",
     "push",
     "clone",
-    "commit",
-    "stash",
 ];
+
+/// The options of one git subcommand known to print no file content
+/// (round7 #4; allowlist: any other option may print a patch, as `git
+/// status -v`, `git commit --dry-run -v`, `git add -p` do).
+struct GitOptions {
+    /// Short letters that take no value (`-s`, clusters `-sb`).
+    flags: &'static str,
+    /// Short letters whose value is the rest of the cluster or the next word.
+    values: &'static str,
+    /// Short letters whose value may only be glued (`-uno`).
+    glued: &'static str,
+    /// Long options without a value, or with an `=value`.
+    long: &'static [&'static str],
+    /// Long options that take a value (`=value` or the next word).
+    long_values: &'static [&'static str],
+    /// Options (short letter or long) whose value is a file git reads
+    /// (`commit -F FILE`): a read of that file.
+    files: &'static [&'static str],
+}
+
+/// Options of `git status`, `commit`, `add`, `checkout`, `restore`, `reset`,
+/// `stash push` known to print no file content.
+const GIT_OPTION_TABLES: &[(&str, GitOptions)] = &[
+    (
+        "status",
+        GitOptions {
+            flags: "sbz",
+            values: "",
+            glued: "u",
+            long: &[
+                "--short",
+                "--branch",
+                "--porcelain",
+                "--long",
+                "--show-stash",
+                "--untracked-files",
+                "--ignored",
+                "--ignore-submodules",
+                "--column",
+                "--no-column",
+                "--ahead-behind",
+                "--no-ahead-behind",
+                "--renames",
+                "--no-renames",
+                "--find-renames",
+                "--null",
+            ],
+            long_values: &[],
+            files: &[],
+        },
+    ),
+    (
+        "commit",
+        GitOptions {
+            flags: "aqsnoiz",
+            values: "mFC",
+            glued: "uS",
+            long: &[
+                "--all",
+                "--quiet",
+                "--signoff",
+                "--no-signoff",
+                "--no-verify",
+                "--verify",
+                "--amend",
+                "--no-edit",
+                "--allow-empty",
+                "--allow-empty-message",
+                "--reset-author",
+                "--only",
+                "--include",
+                "--no-gpg-sign",
+                "--gpg-sign",
+                "--no-post-rewrite",
+                "--null",
+                "--untracked-files",
+                "--pathspec-file-nul",
+            ],
+            long_values: &[
+                "--message",
+                "--file",
+                "--reuse-message",
+                "--fixup",
+                "--squash",
+                "--author",
+                "--date",
+                "--cleanup",
+                "--trailer",
+                "--pathspec-from-file",
+            ],
+            files: &["-F", "--file", "--pathspec-from-file"],
+        },
+    ),
+    (
+        "add",
+        GitOptions {
+            flags: "AufnvN",
+            values: "",
+            glued: "",
+            long: &[
+                "--all",
+                "--update",
+                "--force",
+                "--dry-run",
+                "--verbose",
+                "--intent-to-add",
+                "--ignore-errors",
+                "--ignore-missing",
+                "--renormalize",
+                "--no-all",
+                "--ignore-removal",
+                "--no-ignore-removal",
+                "--refresh",
+                "--sparse",
+                "--chmod",
+                "--pathspec-file-nul",
+                "--no-warn-embedded-repo",
+            ],
+            long_values: &["--pathspec-from-file"],
+            files: &["--pathspec-from-file"],
+        },
+    ),
+    (
+        "checkout",
+        GitOptions {
+            flags: "qfmtl",
+            values: "bB",
+            glued: "",
+            long: &[
+                "--quiet",
+                "--force",
+                "--merge",
+                "--detach",
+                "--ours",
+                "--theirs",
+                "--track",
+                "--no-track",
+                "--guess",
+                "--no-guess",
+                "--progress",
+                "--no-progress",
+                "--overwrite-ignore",
+                "--no-overwrite-ignore",
+                "--ignore-other-worktrees",
+                "--recurse-submodules",
+                "--no-recurse-submodules",
+                "--ignore-skip-worktree-bits",
+                "--pathspec-file-nul",
+                "--conflict",
+                "--overlay",
+                "--no-overlay",
+            ],
+            long_values: &["--orphan", "--pathspec-from-file"],
+            files: &["--pathspec-from-file"],
+        },
+    ),
+    (
+        "restore",
+        GitOptions {
+            flags: "qWS",
+            values: "s",
+            glued: "",
+            long: &[
+                "--staged",
+                "--worktree",
+                "--ours",
+                "--theirs",
+                "--merge",
+                "--conflict",
+                "--ignore-unmerged",
+                "--overlay",
+                "--no-overlay",
+                "--quiet",
+                "--progress",
+                "--no-progress",
+                "--recurse-submodules",
+                "--no-recurse-submodules",
+                "--ignore-skip-worktree-bits",
+                "--pathspec-file-nul",
+            ],
+            long_values: &["--source", "--pathspec-from-file"],
+            files: &["--pathspec-from-file"],
+        },
+    ),
+    (
+        "reset",
+        GitOptions {
+            flags: "qN",
+            values: "",
+            glued: "",
+            long: &[
+                "--soft",
+                "--mixed",
+                "--hard",
+                "--merge",
+                "--keep",
+                "--quiet",
+                "--no-quiet",
+                "--refresh",
+                "--no-refresh",
+                "--recurse-submodules",
+                "--no-recurse-submodules",
+                "--intent-to-add",
+                "--pathspec-file-nul",
+            ],
+            long_values: &["--pathspec-from-file"],
+            files: &["--pathspec-from-file"],
+        },
+    ),
+    (
+        "stash push",
+        GitOptions {
+            flags: "uakqS",
+            values: "m",
+            glued: "",
+            long: &[
+                "--include-untracked",
+                "--no-include-untracked",
+                "--all",
+                "--keep-index",
+                "--no-keep-index",
+                "--quiet",
+                "--staged",
+                "--pathspec-file-nul",
+            ],
+            long_values: &["--message", "--pathspec-from-file"],
+            files: &["--pathspec-from-file"],
+        },
+    ),
+    (
+        "tag",
+        GitOptions {
+            flags: "asfdlv",
+            values: "muF",
+            glued: "n",
+            long: &[
+                "--annotate",
+                "--sign",
+                "--no-sign",
+                "--force",
+                "--delete",
+                "--verify",
+                "--list",
+                "--no-column",
+                "--column",
+                "--create-reflog",
+                "--ignore-case",
+                "--omit-empty",
+            ],
+            long_values: &[
+                "--message",
+                "--file",
+                "--local-user",
+                "--cleanup",
+                "--sort",
+                "--format",
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--trailer",
+            ],
+            files: &["-F", "--file"],
+        },
+    ),
+];
+
+/// Stat-only options of `git stash show` (without one, `stash.showPatch`
+/// in the user's configuration may make it print the patch).
+const GIT_STAT_OPTIONS: &[&str] = &[
+    "--stat",
+    "--name-only",
+    "--name-status",
+    "--numstat",
+    "--shortstat",
+    "--summary",
+    "--dirstat",
+    "--compact-summary",
+];
+
+/// `git stash` subcommands that print no file content.
+const GIT_STASH_QUIET: &[&str] = &["pop", "apply", "drop", "clear", "branch", "create", "store"];
 
 /// grep's options that take their value as the next word.
 const GREP_VALUE_OPTIONS: &[&str] = &[
@@ -291,7 +568,7 @@ pub(crate) fn reads_of<'w>(name: Option<&str>, args: &[&'w Word]) -> Reads<'w> {
     let texts: Vec<&str> = args.iter().map(|w| text_of(w)).collect();
     let all = || args.to_vec();
     if name == "git" {
-        return git_reads(&texts);
+        return git_reads(args, &texts);
     }
     if NO_CONTENT.contains(&name) {
         return Reads::Nothing;
@@ -328,31 +605,173 @@ fn list_from_input(text: &str) -> bool {
         .any(|o| text == *o || text.starts_with(&format!("{o}=")))
 }
 
-fn git_reads<'w>(texts: &[&str]) -> Reads<'w> {
+fn git_reads<'w>(args: &[&'w Word], texts: &[&str]) -> Reads<'w> {
+    let start = match crate::subcommand::git_start(texts) {
+        Ok(Some(start)) => start,
+        Ok(None) => return Reads::Nothing,
+        Err(why) => return Reads::Unknown(format!("{why}; it may print any file")),
+    };
+    let sub = texts[start];
+    let rest = &texts[start + 1..];
+    let rest_words = &args[start + 1..];
+    let may_print = |what: &str| {
+        Reads::Unknown(format!(
+            "`git {sub}{what}` may print the content of any file in the project"
+        ))
+    };
+    match sub {
+        "log" | "shortlog" | "reflog" => match rest.iter().find(|t| git_prints_patches(t)) {
+            Some(option) => may_print(&format!(" {option}")),
+            None => Reads::Nothing,
+        },
+        "stash" => {
+            let at = rest.iter().position(|t| !t.starts_with('-'));
+            match at.map(|i| rest[i]) {
+                None | Some("push" | "save") => {
+                    let from = at.map_or(0, |i| i + 1);
+                    let table = git_table("stash push");
+                    git_options(sub, table, &rest[from..], &rest_words[from..])
+                }
+                Some("list") => match rest.iter().find(|t| git_prints_patches(t)) {
+                    Some(option) => may_print(&format!(" list {option}")),
+                    None => Reads::Nothing,
+                },
+                Some("show") => {
+                    let stat = rest.iter().any(|t| {
+                        GIT_STAT_OPTIONS
+                            .iter()
+                            .any(|o| *t == *o || t.starts_with(&format!("{o}=")))
+                    });
+                    match rest.iter().find(|t| git_prints_patches(t)) {
+                        Some(option) => may_print(&format!(" show {option}")),
+                        None if stat => Reads::Nothing,
+                        None => Reads::Unknown(
+                            "`git stash show` without `--stat` may print the stash's patch \
+                             (`stash.showPatch`), any file of the project included"
+                                .into(),
+                        ),
+                    }
+                }
+                Some(quiet) if GIT_STASH_QUIET.contains(&quiet) => Reads::Nothing,
+                Some(other) => may_print(&format!(" {other}")),
+            }
+        }
+        "commit"
+            if !rest.iter().any(|t| {
+                t.strip_prefix('-')
+                    .is_some_and(|c| !c.starts_with('-') && c.contains(['m', 'F', 'C']))
+                    || [
+                        "--message",
+                        "--file",
+                        "--reuse-message",
+                        "--no-edit",
+                        "--fixup",
+                    ]
+                    .iter()
+                    .any(|o| t.starts_with(o))
+            }) =>
+        {
+            Reads::Unknown(
+                "`git commit` with no message opens an editor on a template that may hold \
+                 the staged changes (`commit.verbose`), any file of the project included"
+                    .into(),
+            )
+        }
+        _ if GIT_NO_CONTENT.contains(&sub) => Reads::Nothing,
+        _ => match git_table(sub) {
+            Some(table) => git_options(sub, Some(table), rest, rest_words),
+            None => may_print(""),
+        },
+    }
+}
+
+fn git_table(name: &str) -> Option<&'static GitOptions> {
+    GIT_OPTION_TABLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| t)
+}
+
+/// The read set of `git SUB` whose options are in `table` (round7 #4):
+/// nothing, the files a file option names, or every file (an option not in
+/// the table may print a patch: `-v`, `-p`, `--dry-run`, an abbreviation).
+fn git_options<'w>(
+    sub: &str,
+    table: Option<&GitOptions>,
+    rest: &[&str],
+    words: &[&'w Word],
+) -> Reads<'w> {
+    let Some(table) = table else {
+        return Reads::Unknown(format!("`git {sub}` may print the content of any file"));
+    };
+    let unknown = |option: &str| {
+        Reads::Unknown(format!(
+            "`git {sub} {option}` may print the content of any file in the project (an option \
+             ploy does not know to print none: a patch, a diff, an editor's template)"
+        ))
+    };
+    let mut files: Vec<&'w Word> = Vec::new();
     let mut i = 0;
-    while i < texts.len() {
-        let arg = texts[i];
-        if matches!(
-            arg,
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace"
-        ) {
-            i += 2;
-        } else if arg.starts_with('-') {
-            i += 1;
-        } else {
-            let history = matches!(arg, "log" | "shortlog" | "reflog");
-            return if GIT_NO_CONTENT.contains(&arg)
-                || history && !texts[i + 1..].iter().any(|t| git_prints_patches(t))
-            {
-                Reads::Nothing
-            } else {
-                Reads::Unknown(format!(
-                    "`git {arg}` may print the content of any file in the project"
-                ))
+    while i < rest.len() {
+        let arg = rest[i];
+        i += 1;
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((name, _)) => (format!("--{name}"), true),
+                None => (arg.to_string(), false),
             };
+            if table.long.contains(&name.as_str()) {
+                continue;
+            }
+            if !table.long_values.contains(&name.as_str()) {
+                return unknown(arg);
+            }
+            let value_at = if inline { i - 1 } else { i };
+            if table.files.contains(&name.as_str())
+                && let Some(word) = words.get(value_at)
+            {
+                files.push(word);
+            }
+            if !inline {
+                i += 1;
+            }
+        } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (at, letter) in cluster.char_indices() {
+                if table.flags.contains(letter) {
+                    continue;
+                }
+                let glued = &cluster[at + letter.len_utf8()..];
+                if table.glued.contains(letter) {
+                    break;
+                }
+                if !table.values.contains(letter) {
+                    return unknown(arg);
+                }
+                let value_at = if glued.is_empty() { i } else { i - 1 };
+                if table.files.contains(&format!("-{letter}").as_str())
+                    && let Some(word) = words.get(value_at)
+                {
+                    files.push(word);
+                }
+                if glued.is_empty() {
+                    i += 1;
+                }
+                break;
+            }
         }
     }
-    Reads::Nothing
+    if files.is_empty() {
+        Reads::Nothing
+    } else {
+        Reads::Words {
+            words: files,
+            recursive: false,
+            current_folder: false,
+        }
+    }
 }
 
 /// A `git log` option that prints file content (patches).
@@ -374,6 +793,11 @@ fn git_prints_patches(text: &str) -> bool {
         "-m",
         "-c",
         "--stat-with-patch",
+        // Pickaxe searches answer whether a string is in a file's history:
+        // `git log -S sk_live_5 --oneline` finds a secret a guess at a time.
+        "-S",
+        "-G",
+        "--pickaxe",
     ]
     .iter()
     .any(|o| text.starts_with(o))

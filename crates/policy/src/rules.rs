@@ -19,7 +19,7 @@
 
 use std::fmt;
 
-use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Candidate, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 use crate::action::ActionKind;
@@ -269,6 +269,50 @@ pub struct RuleLayer {
     rules: Vec<Rule>,
     // One glob set per kind (all effects): one match call per candidate.
     matchers: [Option<Matcher>; 5],
+    // For each shell deny or ask rule (by index): its words, `*` words
+    // left out ([`RuleLayer::scattered_match`]).
+    words: Vec<Option<Vec<GlobMatcher>>>,
+}
+
+/// The words of a shell deny or ask rule, each as a glob on one word (`*`
+/// words left out), or `None` for any other rule or a pattern whose words
+/// do not compile one by one.
+fn rule_words(rule: &Rule) -> Option<Vec<GlobMatcher>> {
+    if rule.kind != ActionKind::Shell || rule.effect == Effect::Allow {
+        return None;
+    }
+    rule.pattern
+        .split_whitespace()
+        .filter(|w| *w != "*")
+        .map(|w| {
+            GlobBuilder::new(w)
+                .backslash_escape(true)
+                .build()
+                .ok()
+                .map(|g| g.compile_matcher())
+        })
+        .collect::<Option<Vec<_>>>()
+        .filter(|words| !words.is_empty())
+}
+
+/// True when `word` is `rule_word` as a program reading GNU-style long
+/// options takes it: equal, or `--name[=value]` whose name is an
+/// abbreviation (two letters or more) of the rule's `--long` option.
+fn word_matches(rule_word: &GlobMatcher, word: &str) -> bool {
+    if rule_word.is_match(word) {
+        return true;
+    }
+    let long = rule_word.glob().glob();
+    match (long.strip_prefix("--"), word.strip_prefix("--")) {
+        (Some(long), Some(name)) => {
+            let name = name.split('=').next().unwrap_or_default();
+            name.len() >= 2
+                && long.len() > name.len()
+                && long.starts_with(name)
+                && long.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        }
+        _ => false,
+    }
 }
 
 impl RuleLayer {
@@ -283,11 +327,13 @@ impl RuleLayer {
                 .map(|(i, r)| (i, r.pattern.clone()));
             matchers[kind.index()] = Matcher::build(kind, patterns)?;
         }
+        let words = rules.iter().map(rule_words).collect();
         Ok(Self {
             source,
             origin: None,
             rules,
             matchers,
+            words,
         })
     }
 
@@ -298,6 +344,7 @@ impl RuleLayer {
             origin: None,
             rules: Vec::new(),
             matchers: Default::default(),
+            words: Vec::new(),
         }
     }
 
@@ -357,6 +404,7 @@ impl RuleLayer {
         let rebuilt = Self::new(self.source, rules)?;
         self.rules = rebuilt.rules;
         self.matchers = rebuilt.matchers;
+        self.words = rebuilt.words;
         Ok(())
     }
 
@@ -399,6 +447,59 @@ impl RuleLayer {
     /// True when the layer has any rule of `kind` (skip the match call otherwise).
     pub(crate) fn has_kind(&self, kind: ActionKind) -> bool {
         self.matchers[kind.index()].is_some()
+    }
+
+    /// The first-written shell deny or ask rule that names options and
+    /// whose words are all among `words` (a command's own words, program
+    /// first) in an order ploy does not read as the rule's command (round7
+    /// #11b): its first word names the program, its other plain words
+    /// appear in their order, each option anywhere (a `--long` option also
+    /// by its abbreviation). With `program_only`, the program alone decides
+    /// (ploy could not place the subcommand). Deny rules come first.
+    pub(crate) fn scattered_match(&self, words: &[String], program_only: bool) -> Option<&Rule> {
+        let (program, rest) = words.split_first()?;
+        let fits = |rule_words: &Vec<GlobMatcher>| -> bool {
+            let Some((first, others)) = rule_words.split_first() else {
+                return false;
+            };
+            if !first.is_match(program.as_str()) {
+                return false;
+            }
+            if program_only {
+                return true;
+            }
+            let is_option = |w: &&GlobMatcher| w.glob().glob().starts_with('-');
+            // A rule without options is matched by the command's readings
+            // alone (`git stash push` is not `git push`).
+            if !others.iter().any(|w| is_option(&w)) {
+                return false;
+            }
+            // Its other words in their order, its options anywhere.
+            let mut at = 0;
+            for plain in others.iter().filter(|w| !is_option(w)) {
+                match rest[at..].iter().position(|w| plain.is_match(w.as_str())) {
+                    Some(found) => at += found + 1,
+                    None => return false,
+                }
+            }
+            let mut used = vec![false; rest.len()];
+            others.iter().filter(is_option).all(|option| {
+                let found = rest
+                    .iter()
+                    .enumerate()
+                    .position(|(i, w)| !used[i] && word_matches(option, w));
+                found.map(|i| used[i] = true).is_some()
+            })
+        };
+        let hit = |effect: Effect| {
+            self.words
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| self.rules.get(*i).is_some_and(|r| r.effect == effect))
+                .find(|(_, w)| w.as_ref().is_some_and(&fits))
+                .and_then(|(i, _)| self.rules.get(i))
+        };
+        hit(Effect::Deny).or_else(|| hit(Effect::Ask))
     }
 
     /// Among hit indices, the first-written rule with `effect`.

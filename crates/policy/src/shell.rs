@@ -160,7 +160,19 @@ pub struct ShellFacts<'a> {
     /// a folder git takes as a repository outside `.git`,
     /// `ploy_dirs::repository_part_reason`; proof5 #16), or `None`.
     pub protected_by_shape: Option<Resolver<'a>>,
+    /// For a folder a recursive copy reads (`cp -r SRC`, `rsync -a SRC/`,
+    /// as written on the line): the paths below it, relative to it and
+    /// `/`-separated, that hold a protected name (PERM-7), or `None` when
+    /// they cannot be listed (the copy then asks). The judge re-roots each
+    /// at the copy's target (round7 #12: `cp -r tpl/. .` writes
+    /// `tpl/.claude/settings.json` as `.claude/settings.json`). `None`
+    /// here: not looked at (text only, as [`Action::shell`]).
+    pub protected_below: Option<Lister<'a>>,
 }
+
+/// The caller's lister of protected names below a folder
+/// ([`ShellFacts::protected_below`]).
+type Lister<'r> = &'r dyn Fn(&str) -> Option<Vec<String>>;
 
 impl std::fmt::Debug for ShellFacts<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -174,6 +186,9 @@ fn none_guarded() -> Option<Vec<GuardedFile>> {
 }
 
 struct Builder<'r> {
+    /// The caller's lister of protected names below a copied folder
+    /// ([`ShellFacts::protected_below`]).
+    protected_below: Option<Lister<'r>>,
     /// The caller's check of a resolved written path against repository
     /// shapes ([`ShellFacts::protected_by_shape`]).
     shape: Option<Resolver<'r>>,
@@ -228,6 +243,7 @@ impl Action {
                 resolve: None,
                 guarded: &none_guarded,
                 protected_by_shape: None,
+                protected_below: None,
             },
         )
     }
@@ -281,12 +297,14 @@ impl Action {
                 resolve: Some(resolve),
                 guarded: &none_guarded,
                 protected_by_shape: None,
+                protected_below: None,
             },
         )
     }
 
     fn shell_with(tool: String, line: &str, root: &ProjectRoot, facts: ShellFacts<'_>) -> Self {
         let mut builder = Builder {
+            protected_below: facts.protected_below,
             resolve: facts.resolve,
             shape: facts.protected_by_shape,
             guarded_source: facts.guarded,
@@ -731,6 +749,11 @@ impl Builder<'_> {
             if launched.deny_only {
                 let program = crate::launchers::program_name(text_of(inner[0]));
                 let rest: Vec<&str> = inner[1..].iter().map(|w| text_of(w)).collect();
+                // A package's program may be the tool itself (`pnpm husky`,
+                // `pnpm dlx husky`): what it arms asks as for the tool.
+                if let Some((path, why)) = armed_config(program, &rest) {
+                    self.push_protected_edit(program, path, why);
+                }
                 let mut forms = vec![
                     std::iter::once(program)
                         .chain(rest.iter().copied())
@@ -1011,6 +1034,11 @@ impl Builder<'_> {
             if let Some(why) = normal.unknown {
                 unit.allow_blocker.get_or_insert(why);
             }
+            unit.unplaced = normal.unplaced;
+            unit.words = std::iter::once(base)
+                .chain(args.iter().copied())
+                .map(str::to_string)
+                .collect();
             // A program named with a registry prefix or a version
             // (`npm:npm`, `npm@10` as a launcher starts it) is that program.
             let name = crate::launchers::program_name(base);
@@ -1157,6 +1185,66 @@ impl Builder<'_> {
             && let Some(why) = git_template(&texts)
         {
             self.push_protected_edit("git", ".git/hooks", why);
+        }
+        if let Some((path, why)) = armed_config(name, &texts) {
+            self.push_protected_edit(name, path, why);
+        }
+        if let Some(why) = patch_applier(name, &texts) {
+            self.push_protected_edit(name, "the files the patch names", why);
+        }
+        if let Some(list) = self.protected_below {
+            for (source, target) in recursive_copies(name, &texts) {
+                self.copied_protected_names(name, &source, &target, list);
+            }
+        }
+    }
+
+    /// A recursive copy of `source` into `target` (round7 #12): each
+    /// protected name below the source, re-rooted where the copy may put
+    /// it (`target/REL`, or `target/SOURCE-NAME/REL` when the target is an
+    /// existing folder), is a PERM-7 write; a source that cannot be
+    /// listed is one too (fail closed).
+    fn copied_protected_names(&mut self, name: &str, source: &str, target: &str, list: Lister<'_>) {
+        let Some(found) = list(source) else {
+            self.push_protected_edit(
+                name,
+                target,
+                format!(
+                    "`{name}` copies the folder `{source}`, which ploy could not list: it may \
+                     hold one of ploy's own files or another agent's resources"
+                ),
+            );
+            return;
+        };
+        let base_name = source
+            .trim_end_matches('/')
+            .trim_end_matches("/.")
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        let target = target.trim_end_matches('/');
+        let join = |dir: &str, rel: &str| {
+            if dir.is_empty() || dir == "." {
+                rel.to_string()
+            } else {
+                format!("{dir}/{rel}")
+            }
+        };
+        for rel in found.iter().take(64) {
+            let mut places = vec![join(target, rel)];
+            if !base_name.is_empty() && base_name != "." && base_name != ".." {
+                places.push(join(&join(target, base_name), rel));
+            }
+            for place in places {
+                if let Some(why) = self.protected_after_cd(&place, false) {
+                    self.push_protected_edit(
+                        name,
+                        &place,
+                        format!("`{name}` copies `{source}`'s `{rel}` to `{place}`: {why}"),
+                    );
+                    return;
+                }
+            }
         }
     }
 
@@ -1656,6 +1744,382 @@ fn git_template(args: &[&str]) -> Option<String> {
     Some(format!(
         "`git … {what}` copies a template folder's hooks into .git/hooks, where git runs them"
     ))
+}
+
+/// Tools whose `config` command writes their configuration file, which
+/// names programs they run or where they fetch code from (npm's
+/// `script-shell`/`node-options`, yarn's `yarnPath`, pip's index, gh's
+/// editor and pager, Bundler's gem path): any `config` action other than a
+/// read arms code for the user's next ordinary command (round7 #5).
+const CONFIG_TOOLS: [(&str, &str); 10] = [
+    ("npm", ".npmrc"),
+    ("pnpm", ".npmrc"),
+    ("yarn", ".yarnrc.yml"),
+    ("bun", "bunfig.toml"),
+    ("pip", "pip.conf"),
+    ("pip3", "pip.conf"),
+    ("poetry", "poetry.toml"),
+    ("conda", ".condarc"),
+    ("gh", "gh/config.yml"),
+    ("bundle", ".bundle/config"),
+];
+
+/// `config` actions that only read.
+const CONFIG_READS: [&str; 11] = [
+    "get", "list", "ls", "show", "view", "--get", "--list", "-l", "--show", "debug", "--help",
+];
+
+/// Tool commands that arm code the project holds, or a git hook, for the
+/// user's next ordinary command (round7 #5): program, its words, the file
+/// it writes or arms, and what runs.
+const ARMING: [(&str, &[&str], &str, &str); 16] = [
+    (
+        "npm",
+        &["set"],
+        ".npmrc",
+        "npm's configuration names programs every npm command runs",
+    ),
+    (
+        "pnpm",
+        &["set"],
+        ".npmrc",
+        "pnpm's configuration names programs pnpm runs",
+    ),
+    (
+        "yarn",
+        &["set"],
+        ".yarnrc.yml",
+        "`yarn set version` installs a yarn release the project's `yarnPath` runs",
+    ),
+    (
+        "yarn",
+        &["plugin"],
+        ".yarn/plugins",
+        "a yarn plugin runs in every yarn command",
+    ),
+    (
+        "pre-commit",
+        &["install"],
+        ".git/hooks/pre-commit",
+        "the installed git hook runs `.pre-commit-config.yaml`'s hooks at every commit",
+    ),
+    (
+        "pre-commit",
+        &["init-templatedir"],
+        ".git/hooks",
+        "git copies the template's hooks into every new repository",
+    ),
+    (
+        "prek",
+        &["install"],
+        ".git/hooks/pre-commit",
+        "the installed git hook runs the project's hooks at every commit",
+    ),
+    (
+        "husky",
+        &[],
+        ".husky",
+        "husky points git's `core.hooksPath` at `.husky`, whose files run at every commit",
+    ),
+    (
+        "direnv",
+        &["allow"],
+        ".envrc",
+        "direnv runs the allowed `.envrc` at the next `cd` into the project",
+    ),
+    (
+        "direnv",
+        &["permit"],
+        ".envrc",
+        "direnv runs the allowed `.envrc` at the next `cd` into the project",
+    ),
+    (
+        "direnv",
+        &["grant"],
+        ".envrc",
+        "direnv runs the allowed `.envrc` at the next `cd` into the project",
+    ),
+    (
+        "mise",
+        &["trust"],
+        "mise.toml",
+        "mise runs a trusted config's hooks and env scripts",
+    ),
+    (
+        "git",
+        &["lfs", "install"],
+        ".git/hooks",
+        "`git lfs install` writes git hooks and filter programs into git's configuration",
+    ),
+    (
+        "git",
+        &["maintenance"],
+        ".gitconfig",
+        "`git maintenance` writes git's configuration and schedules git to run",
+    ),
+    (
+        "gh",
+        &["alias"],
+        "gh/config.yml",
+        "a gh alias may run a shell command (`--shell`)",
+    ),
+    (
+        "rustup",
+        &["toolchain", "link"],
+        "rustup toolchains",
+        "a linked toolchain runs a folder's programs as cargo and rustc",
+    ),
+];
+
+/// Agents whose `mcp` command writes the servers they start (`.mcp.json`,
+/// `~/.codex/config.toml`, `~/.gemini/settings.json`), and whose `config`
+/// command may set their hooks.
+const AGENT_CLIS: [&str; 6] = [
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "cursor-agent",
+    "qwen",
+];
+
+/// Why `name args…` writes or arms configuration that runs code on the
+/// user's next ordinary command (PERM-7, round7 #5), and the file it
+/// writes: `<tool> config <any write>`, `npm set`, `pre-commit install`,
+/// `husky`, `direnv allow`, `mise trust`, `git lfs install`, `claude mcp
+/// add`, … Operands are matched after the tool's options.
+fn armed_config(name: &str, args: &[&str]) -> Option<(&'static str, String)> {
+    // The command word (after the tool's options), canonical for npm's
+    // aliases and abbreviations (`npm c set`), then the operands after it.
+    let (at, command) = match name {
+        "npm" | "pnpm" => {
+            let (starts, _) = crate::subcommand::npm_starts(args);
+            match starts
+                .iter()
+                .find_map(|s| crate::subcommand::npm_command_at(args, *s).map(|c| (*s, c)))
+            {
+                Some(found) => found,
+                None => (0, args.first().copied().unwrap_or_default()),
+            }
+        }
+        "git" => {
+            let sub = git_subcommand(args)?;
+            (args.iter().position(|a| *a == sub).unwrap_or(0), sub)
+        }
+        _ => match args.iter().position(|a| !a.starts_with('-')) {
+            Some(i) => (i, args[i]),
+            None => (0, ""),
+        },
+    };
+    let words: Vec<&str> = std::iter::once(command)
+        .chain(
+            args.iter()
+                .skip(at + 1)
+                .copied()
+                .filter(|a| !a.starts_with('-')),
+        )
+        .filter(|w| !w.is_empty())
+        .collect();
+    let first = words.first().copied();
+    if let Some((_, file)) = CONFIG_TOOLS.iter().find(|(tool, _)| *tool == name)
+        && first == Some("config")
+    {
+        // `conda config --set k v` writes; `--get`/`--show` alone reads.
+        let option_write = args.iter().any(|a| {
+            [
+                "--set",
+                "--add",
+                "--append",
+                "--prepend",
+                "--remove",
+                "--remove-key",
+            ]
+            .contains(a)
+        });
+        let option_read = args.iter().any(|a| CONFIG_READS.contains(a));
+        let action = words.get(1).copied().unwrap_or("list");
+        if option_write || !(option_read || CONFIG_READS.contains(&action)) {
+            return Some((
+                file,
+                format!(
+                    "`{name} config {action} …` writes {name}'s configuration ({file}), which \
+                     names programs {name} runs or where it fetches code: it arms code for the \
+                     user's next ordinary command"
+                ),
+            ));
+        }
+    }
+    if AGENT_CLIS.contains(&name)
+        && matches!(
+            first,
+            Some("mcp" | "config" | "plugin" | "plugins" | "extensions")
+        )
+        && !words
+            .get(1)
+            .is_some_and(|a| ["list", "get", "ls", "show", "serve"].contains(a))
+    {
+        return Some((
+            ".mcp.json",
+            format!(
+                "`{name} {} …` changes the MCP servers, plugins or settings {name} starts or \
+                 runs (`.mcp.json`, the user's agent configuration)",
+                words.join(" ")
+            ),
+        ));
+    }
+    ARMING.iter().find_map(|(tool, prefix, file, what)| {
+        (*tool == name && words.len() >= prefix.len() && words[..prefix.len()] == **prefix).then(
+            || {
+                (
+                    *file,
+                    format!(
+                        "`{name} {}` arms code for the user's next ordinary command: {what}",
+                        args.join(" ")
+                    ),
+                )
+            },
+        )
+    })
+}
+
+/// Why `name args…` writes the files a patch names (`git apply`, `git am`,
+/// `patch`): the write set is in a file ploy does not read, and a patch
+/// creates any path, `.claude/settings.json` included (PERM-7, round7
+/// #12). Forms that only check or show a patch are not writes.
+fn patch_applier(name: &str, args: &[&str]) -> Option<String> {
+    let writes = match name {
+        "patch" => !args
+            .iter()
+            .any(|a| *a == "--dry-run" || *a == "-C" || *a == "--check"),
+        "git" => match git_subcommand(args) {
+            Some("apply") => {
+                let shows = args
+                    .iter()
+                    .any(|a| ["--check", "--stat", "--numstat", "--summary"].contains(a));
+                !shows || args.contains(&"--apply")
+            }
+            Some("am") => !args
+                .iter()
+                .any(|a| ["--abort", "--quit", "--show-current-patch", "--skip"].contains(a)),
+            _ => false,
+        },
+        _ => false,
+    };
+    writes.then(|| {
+        format!(
+            "`{name} {}` writes the files a patch names (any path, ploy's own files and other \
+             agents' resources included), which ploy does not read from the line",
+            args.join(" ")
+        )
+    })
+}
+
+/// The recursive copies `name args…` makes, as (source, target) pairs:
+/// `cp -r|-R|-a` and `rsync -r|-a` (the last operand is the target, or
+/// `-t DIR`), remote `host:path` words left out.
+fn recursive_copies(name: &str, args: &[&str]) -> Vec<(String, String)> {
+    let (values, recursive_letters): (&[&str], &str) = match name {
+        "cp" => (&["-t", "--target-directory", "-S", "--suffix"], "rRa"),
+        "rsync" => (
+            &[
+                "-e",
+                "--rsh",
+                "-f",
+                "--filter",
+                "--exclude",
+                "--include",
+                "--exclude-from",
+                "--include-from",
+                "--files-from",
+                "-T",
+                "--temp-dir",
+                "-B",
+                "--block-size",
+                "--backup-dir",
+                "--suffix",
+                "--chmod",
+                "--chown",
+                "--log-file",
+                "--compare-dest",
+                "--copy-dest",
+                "--link-dest",
+                "--partial-dir",
+                "--timeout",
+                "--port",
+                "--password-file",
+                "-M",
+                "--remote-option",
+                "--out-format",
+                "--max-size",
+                "--min-size",
+                "--bwlimit",
+            ],
+            "ra",
+        ),
+        _ => return Vec::new(),
+    };
+    let mut recursive = false;
+    let mut target_dir: Option<&str> = None;
+    let mut operands: Vec<&str> = Vec::new();
+    let mut i = 0;
+    let mut options_end = false;
+    while i < args.len() {
+        let arg = args[i];
+        i += 1;
+        if options_end || arg == "-" || !arg.starts_with('-') {
+            operands.push(arg);
+            continue;
+        }
+        if arg == "--" {
+            options_end = true;
+            continue;
+        }
+        let option = arg.split('=').next().unwrap_or_default();
+        if matches!(option, "--recursive" | "--archive") {
+            recursive = true;
+        } else if values.contains(&option) {
+            let value = if arg.contains('=') {
+                arg.split_once('=').map(|(_, v)| v)
+            } else {
+                i += 1;
+                args.get(i - 1).copied()
+            };
+            if matches!(option, "-t" | "--target-directory") {
+                target_dir = value;
+            }
+        } else if !arg.starts_with("--") {
+            let cluster = &arg[1..];
+            if cluster.chars().any(|c| recursive_letters.contains(c)) {
+                recursive = true;
+            }
+            // `-tDIR`: the target folder glued to its letter.
+            if name == "cp"
+                && let Some(at) = cluster.find('t')
+                && at + 1 < cluster.len()
+            {
+                target_dir = Some(&cluster[at + 1..]);
+            }
+        }
+    }
+    if !recursive {
+        return Vec::new();
+    }
+    let (sources, target) = match target_dir {
+        Some(dir) => (operands.as_slice(), dir),
+        None => match operands.split_last() {
+            Some((target, sources)) if !sources.is_empty() => (sources, *target),
+            _ => return Vec::new(),
+        },
+    };
+    let remote = |w: &str| w.split('/').next().is_some_and(|first| first.contains(':'));
+    if remote(target) {
+        return Vec::new();
+    }
+    sources
+        .iter()
+        .filter(|s| !remote(s))
+        .map(|s| (s.to_string(), target.to_string()))
+        .collect()
 }
 
 /// True when `variable` may be set by `line`: named anywhere in its text or

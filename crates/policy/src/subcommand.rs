@@ -21,6 +21,10 @@ pub(crate) struct Normal {
     pub forms: Vec<String>,
     /// Why ploy cannot tell what runs; set: no allow rule covers the command.
     pub unknown: Option<String>,
+    /// Set when ploy could not place the subcommand among the options
+    /// (too many readings of the words before it): the command asks when
+    /// any deny or ask rule names its program (round7 #11b, fail closed).
+    pub unplaced: Option<String>,
 }
 
 /// The other spellings of `program args…` (`program` is the basename).
@@ -32,7 +36,15 @@ pub(crate) fn normalise(program: &str, args: &[&str]) -> Normal {
         "cargo" => cargo(args, &mut normal),
         _ => {
             clusters(program, args, &mut normal.forms);
-            operand_forms(program, args, &mut normal.forms);
+            if !operand_forms(program, args, &mut normal.forms) {
+                normal.unplaced = Some(format!(
+                    "ploy cannot place `{program}`'s subcommand among the options before it \
+                     (too many readings)"
+                ));
+            }
+            if matches!(program, "docker" | "podman") {
+                docker_forms(program, args, &mut normal.forms);
+            }
         }
     }
     normal
@@ -80,21 +92,126 @@ pub(crate) fn operand_starts(args: &[&str]) -> Vec<usize> {
 /// also reads `kubectl delete pod x`; `pnpm -- publish` reads `pnpm
 /// publish`. Only deny and ask rules see these forms, so a reading that is
 /// not the real one can only make the answer stricter.
-fn operand_forms(program: &str, args: &[&str], forms: &mut Vec<String>) {
+///
+/// In every reading, each option after the subcommand is also shown right
+/// after it (round7 #11b: `kubectl delete pods --all` is `kubectl delete
+/// --all pods` for a rule naming `--all`). Returns false when the readings
+/// were cut at [`MAX_OPERAND_FORMS`] (the subcommand is then not placed).
+fn operand_forms(program: &str, args: &[&str], forms: &mut Vec<String>) -> bool {
+    hoisted(program, args, forms);
+    let mut readings = 0;
     for first in operand_starts(args) {
+        let sub = args[first];
+        let rest = &args[first + 1..];
         if first > 0 {
             push_form(forms, program, &args[first..]);
         }
-        let sub = args[first];
-        let rest = &args[first + 1..];
+        hoisted(&format!("{program} {sub}"), rest, forms);
         for second in operand_starts(rest) {
-            if forms.len() >= MAX_OPERAND_FORMS {
-                return;
+            readings += 1;
+            if readings > MAX_OPERAND_FORMS {
+                return false;
             }
             if second > 0 {
                 let mut words = vec![sub];
                 words.extend(rest[second..].iter().copied());
                 push_form(forms, program, &words);
+            }
+            hoisted(
+                &format!("{program} {sub} {}", rest[second]),
+                &rest[second + 1..],
+                forms,
+            );
+        }
+    }
+    true
+}
+
+/// How many options of one reading are moved to the front ([`hoisted`]).
+const MAX_HOISTED: usize = 16;
+
+/// `program` followed by each option of `rest` moved to the front, the
+/// other words in their order: a rule's option is compared wherever the
+/// line puts it (before `--` only).
+fn hoisted(program: &str, rest: &[&str], forms: &mut Vec<String>) {
+    let mut moved = 0;
+    for (i, word) in rest.iter().enumerate() {
+        if *word == "--" {
+            break;
+        }
+        if i == 0 || word.len() < 2 || !word.starts_with('-') {
+            continue;
+        }
+        moved += 1;
+        if moved > MAX_HOISTED {
+            return;
+        }
+        let mut words = vec![*word];
+        words.extend(
+            rest.iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, w)| *w),
+        );
+        push_form(forms, program, &words);
+    }
+}
+
+/// docker's management commands and the old top-level commands they
+/// replace (`docker image push` is `docker push`, `docker container rm`
+/// is `docker rm`, `docker image rm` is `docker rmi`).
+const DOCKER_ALIASES: [(&str, &str, &str); 28] = [
+    ("image", "push", "push"),
+    ("image", "pull", "pull"),
+    ("image", "build", "build"),
+    ("image", "rm", "rmi"),
+    ("image", "remove", "rmi"),
+    ("image", "ls", "images"),
+    ("image", "list", "images"),
+    ("image", "tag", "tag"),
+    ("image", "save", "save"),
+    ("image", "load", "load"),
+    ("image", "import", "import"),
+    ("image", "history", "history"),
+    ("container", "run", "run"),
+    ("container", "exec", "exec"),
+    ("container", "rm", "rm"),
+    ("container", "remove", "rm"),
+    ("container", "kill", "kill"),
+    ("container", "stop", "stop"),
+    ("container", "start", "start"),
+    ("container", "restart", "restart"),
+    ("container", "create", "create"),
+    ("container", "cp", "cp"),
+    ("container", "commit", "commit"),
+    ("container", "export", "export"),
+    ("container", "attach", "attach"),
+    ("container", "ls", "ps"),
+    ("container", "list", "ps"),
+    ("container", "update", "update"),
+];
+
+/// docker's two spellings of one command, both ways, for every reading of
+/// the global options: deny and ask rules naming either see both.
+fn docker_forms(program: &str, args: &[&str], forms: &mut Vec<String>) {
+    for first in operand_starts(args) {
+        let words = &args[first..];
+        let (Some(group), Some(command)) = (words.first(), words.get(1)) else {
+            // `docker push` alone: its management form below.
+            if let Some(old) = words.first() {
+                for (group, command, _) in DOCKER_ALIASES.iter().filter(|a| a.2 == *old) {
+                    push_form(forms, &format!("{program} {group} {command}"), &[]);
+                }
+            }
+            continue;
+        };
+        for (g, c, old) in DOCKER_ALIASES {
+            if g == *group && c == *command {
+                push_form(forms, &format!("{program} {old}"), &words[2..]);
+                hoisted(&format!("{program} {old}"), &words[2..], forms);
+            }
+            if old == *group {
+                push_form(forms, &format!("{program} {g} {c}"), &words[1..]);
             }
         }
     }
@@ -429,6 +546,7 @@ fn git(args: &[&str], normal: &mut Normal) {
         let program = format!("git {sub}");
         push_form(&mut normal.forms, &program, rest);
         clusters(&program, rest, &mut normal.forms);
+        git_option_forms(sub, &program, rest, &mut normal.forms);
     }
     // `git lfs push REMOTE` sends objects to the remote: deny and ask rules
     // for `git push*` see it as a push too (secrets5 #16).
@@ -437,6 +555,154 @@ fn git(args: &[&str], normal: &mut Normal) {
         && rest[at] == "push"
     {
         push_form(&mut normal.forms, "git push", &rest[at + 1..]);
+    }
+}
+
+/// git's long options a deny rule is likely to name, by subcommand: an
+/// abbreviation git accepts (`--forc`, `--ha`) is also read as each
+/// option it may stand for (deny and ask rules only, so a wrong guess
+/// only makes the answer stricter).
+const GIT_LONG_OPTIONS: [(&str, &[&str]); 12] = [
+    (
+        "push",
+        &[
+            "--force",
+            "--force-with-lease",
+            "--force-if-includes",
+            "--delete",
+            "--mirror",
+            "--all",
+            "--tags",
+            "--prune",
+            "--no-verify",
+            "--follow-tags",
+            "--set-upstream",
+            "--atomic",
+        ],
+    ),
+    (
+        "reset",
+        &["--hard", "--soft", "--mixed", "--merge", "--keep"],
+    ),
+    ("clean", &["--force", "--dry-run"]),
+    ("checkout", &["--force", "--ours", "--theirs", "--orphan"]),
+    ("switch", &["--force", "--discard-changes", "--orphan"]),
+    ("branch", &["--delete", "--force", "--move", "--copy"]),
+    ("tag", &["--delete", "--force"]),
+    ("rebase", &["--interactive", "--exec", "--onto", "--root"]),
+    ("commit", &["--amend", "--no-verify", "--all"]),
+    ("rm", &["--force", "--cached"]),
+    ("gc", &["--prune", "--aggressive"]),
+    ("worktree", &["--force"]),
+];
+
+/// git's short options and the long option each is (by subcommand).
+const GIT_SHORT_OPTIONS: [(&str, char, &str); 12] = [
+    ("push", 'f', "--force"),
+    ("push", 'd', "--delete"),
+    ("push", 'u', "--set-upstream"),
+    ("clean", 'f', "--force"),
+    ("clean", 'n', "--dry-run"),
+    ("checkout", 'f', "--force"),
+    ("switch", 'f', "--force"),
+    ("branch", 'd', "--delete"),
+    ("branch", 'D', "--delete"),
+    ("branch", 'f', "--force"),
+    ("tag", 'd', "--delete"),
+    ("rm", 'f', "--force"),
+];
+
+/// What one word of `git SUB`'s arguments means as options (every
+/// spelling a rule may use), and the operand it leaves in place: `git push
+/// origin main --force`, `--force-with-lease`, `--forc`, `-fu`, `+main` all
+/// force (`--force` and `-f`); `:main` deletes (`--delete`, `-d`).
+fn git_word_means(sub: &str, word: &str) -> (Vec<String>, Option<String>) {
+    fn add(m: &str, means: &mut Vec<String>) {
+        if !means.iter().any(|x| x == m) {
+            means.push(m.to_string());
+        }
+    }
+    let mut means: Vec<String> = Vec::new();
+    let long_names = GIT_LONG_OPTIONS
+        .iter()
+        .find(|(s, _)| *s == sub)
+        .map_or(&[][..], |(_, names)| *names);
+    let mut operand = None;
+    if let Some(rest) = word.strip_prefix("--") {
+        let name = rest.split('=').next().unwrap_or_default();
+        if name.is_empty() {
+            return (means, None);
+        }
+        add(&format!("--{name}"), &mut means);
+        for long in long_names {
+            if long[2..].starts_with(name) && name.len() >= 2 {
+                add(long, &mut means);
+            }
+        }
+    } else if let Some(cluster) = word.strip_prefix('-') {
+        if cluster.is_empty() || !cluster.chars().all(|c| c.is_ascii_alphabetic()) {
+            return (means, Some(word.to_string()));
+        }
+        for letter in cluster.chars() {
+            add(&format!("-{letter}"), &mut means);
+            for (_, _, long) in GIT_SHORT_OPTIONS
+                .iter()
+                .filter(|(s, l, _)| *s == sub && *l == letter)
+            {
+                add(long, &mut means);
+            }
+        }
+    } else if sub == "push" && word.len() > 1 && word.starts_with('+') {
+        // A `+` refspec is a forced update of that ref.
+        add("--force", &mut means);
+        operand = Some(word[1..].to_string());
+    } else if sub == "push" && word.len() > 1 && word.starts_with(':') {
+        // An empty source deletes the remote ref.
+        add("--delete", &mut means);
+        operand = Some(word[1..].to_string());
+    } else {
+        return (means, Some(word.to_string()));
+    }
+    if sub == "push" && means.iter().any(|m| m.starts_with("--force")) {
+        add("--force", &mut means);
+    }
+    // Each long option also by its short letter (`--force` is `-f`).
+    let shorts: Vec<String> = GIT_SHORT_OPTIONS
+        .iter()
+        .filter(|(s, _, long)| *s == sub && means.iter().any(|m| m == long))
+        .map(|(_, letter, _)| format!("-{letter}"))
+        .collect();
+    for short in shorts {
+        add(&short, &mut means);
+    }
+    (means, operand)
+}
+
+/// `git SUB` with each option of its arguments (as every spelling it
+/// means, [`git_word_means`]) right after the subcommand, wherever the
+/// line puts it, the other words in their order (round7 #11b).
+fn git_option_forms(sub: &str, program: &str, rest: &[&str], forms: &mut Vec<String>) {
+    let words: Vec<(Vec<String>, Option<String>)> = rest
+        .iter()
+        .take_while(|w| **w != "--")
+        .map(|w| git_word_means(sub, w))
+        .collect();
+    let tail = &rest[words.len()..];
+    for (i, (means, _)) in words.iter().enumerate().take(MAX_HOISTED) {
+        for meaning in means {
+            let mut line: Vec<&str> = vec![meaning.as_str()];
+            for (j, (_, operand)) in words.iter().enumerate() {
+                if j == i {
+                    if let Some(operand) = operand {
+                        line.push(operand.as_str());
+                    }
+                } else {
+                    line.push(rest[j]);
+                }
+            }
+            line.extend(tail.iter().copied());
+            push_form(forms, program, &line);
+        }
     }
 }
 

@@ -49,6 +49,7 @@ fn judged(line: &str, list: &dyn Fn() -> Option<Vec<GuardedFile>>) -> Action {
             resolve: None,
             guarded: list,
             protected_by_shape: None,
+            protected_below: None,
         },
     )
 }

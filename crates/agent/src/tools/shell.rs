@@ -53,6 +53,15 @@ pub fn judge_line(tool: &'static str, line: &str, ctx: &ToolContext) -> Action {
     };
     let shape =
         |real: &str| ploy_dirs::repository_part_reason(&ctx.project, std::path::Path::new(real));
+    // A recursive copy's source folder: the protected names it would plant
+    // (round7 #12, PERM-7).
+    let below = |source: &str| {
+        ploy_dirs::protected_names_below(
+            &ctx.project.join(source),
+            ploy_dirs::MAX_PROJECT_ENTRIES,
+            &|relative: &str| ctx.root.protected().protects(relative).is_some(),
+        )
+    };
     Action::shell_judged(
         tool,
         line,
@@ -61,6 +70,7 @@ pub fn judge_line(tool: &'static str, line: &str, ctx: &ToolContext) -> Action {
             resolve: Some(&resolve),
             guarded: &guarded,
             protected_by_shape: Some(&shape),
+            protected_below: Some(&below),
         },
     )
 }
