@@ -625,3 +625,75 @@ async fn every_credential_file_value_is_redacted_and_never_leaves() {
     }
     assert_eq!(s.server.requests().len(), 3);
 }
+
+// proves: BEYOND-6, REDACT-1 (round7 #8: a credential inside an
+// environment value under an ordinary name — JSON, `-Dk=v`, `--flag
+// value` — is redacted and refused at the door; the server receives none)
+#[tokio::test]
+async fn credentials_inside_environment_values_never_leave() {
+    use ploy_testkit::credential_files::EMBEDDED_ENV;
+    let s = setup().await;
+    let set = ploy_secrets::SecretSet::from_env(
+        EMBEDDED_ENV
+            .iter()
+            .map(|(name, value, _)| ((*name).to_owned(), (*value).to_owned())),
+        &|_| false,
+    );
+    let redactor = set.redactor();
+    let fetcher = s.fetcher.with_secrets(SecretDoor::from_set(&set));
+    for (name, _, secret) in EMBEDDED_ENV {
+        let out = redactor
+            .redact(&format!("login with {secret} failed"))
+            .into_owned();
+        assert_eq!(out, "login with [REDACTED] failed", "{name}");
+        for url in [
+            format!("http://api.example.com/search?q=error+{secret}+login"),
+            format!("http://api.example.com/?d={}", url_encode(secret)),
+        ] {
+            let outcome = get(&fetcher, &url).await;
+            assert_eq!(
+                refusal_rule(&outcome),
+                Some("BEYOND-6"),
+                "{name}: {url}: {outcome:?}"
+            );
+        }
+    }
+    assert!(s.server.requests().is_empty());
+    assert_eq!(s.resolver.queries(), 0);
+    // The options around them still go out.
+    let outcome = get(&fetcher, "http://api.example.com/?q=-Xmx1g+eu").await;
+    assert_eq!(refusal_rule(&outcome), None, "{outcome:?}");
+}
+
+// proves: BEYOND-6 (round7 #13: the key in Ascii85, RFC 1924 base85 and
+// Z85 at every alignment inside a blob, and uuencoded with spaces or
+// backticks, in the URL and in a form body; nothing resolved, nothing
+// received). Every-other-character spreading is not covered
+// (docs/security.md).
+#[tokio::test]
+async fn round7_base85_and_uuencode_of_a_secret_are_refused() {
+    let s = setup().await;
+    // Python: `base64.a85encode(p + KEY + b".")`, `b85encode`, the latter
+    // in Z85's alphabet; p = "", "u", "us:", "abc".
+    let forms = [
+        r"FEVJG/OMg!5uLj$AU,sa1,CaE2E*TU@:E_WAS,%I=tT",
+        r"barfcEki+0K~h<3WqB|$GBY$aHa9pqVPa!sWoB4eS}p",
+        r"BARFCeKI*0k#H<3wQb%:gby:AhA9PQvpA.SwOb4Es$P",
+        r"F`_eCGqDBL:-hc\CLqcF0etOA2)[BQ3FQB,A7]@T=^!E",
+        r"b#!)Yc`ZXhPC-&xYh`&bF)}kWH8wXmIbmXBWMyVpSz0a",
+        r"B-.!yC}zxHpc?=XyH}=Bf!$Kwh8WxMiBMxbwmYvPsZ0A",
+        r"F`TTcG&2FU6U=I5;H[dHGq^s.1GgsI2`Ng+@Uiq[Alr2>/c",
+        r"b#pp&c5HbqLqSeKQdw(dc`z|DGc+|eH#j+AVq;`wW>{HTE&",
+        r"B-PP=C5hBQlQsEkqDW^DC}Z%dgC*%Eh-J*avQ&}Ww(@hte=",
+        r"@:E_gG&2FU6U=I5;H[dHGq^s.1GgsI2`Ng+@Uiq[Alr2>/c",
+        r"VPa!+c5HbqLqSeKQdw(dc`z|DGc+|eH#j+AVq;`wW>{HTE&",
+        r"vpA.*C5hBQlQsEkqDW^DC}Z%dgC*%Eh-J*avQ&}Ww(@hte=",
+        // `binascii.b2a_uu(b"token=" + KEY)` and with backtick=True.
+        "begin 644 k\nG=&]K96X]='9L>2U#04Y!4EEK97DP,3(S-#4V-S@Y86)C9&5F6%E:\n`\nend\n",
+    ];
+    for form in forms {
+        assert_refused_in_url_and_form(&s.fetcher, &url_encode(form)).await;
+    }
+    assert_eq!(s.resolver.queries(), 0);
+    assert!(s.server.requests().is_empty() && s.other.requests().is_empty());
+}

@@ -9,10 +9,13 @@ use base64::Engine as _;
 /// are not part of the pattern but must not survive next to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PatternInfo {
-    /// Widen the match by one character to the left if it is a base64 character.
-    pub(crate) widen_left: bool,
-    /// Widen the match by one character to the right if it is a base64 character.
-    pub(crate) widen_right: bool,
+    /// Widen the match by up to this many characters of [`Self::alphabet`]
+    /// to the left (one for base64 and base32, a group of five for base85).
+    pub(crate) widen_left: u8,
+    /// The same to the right.
+    pub(crate) widen_right: u8,
+    /// Which characters a widening takes.
+    pub(crate) alphabet: Alphabet,
     /// Which encoding of the secret this pattern is.
     pub(crate) form: SecretForm,
     /// Index of the secret (in the engine's sorted list) it encodes.
@@ -22,8 +25,9 @@ pub(crate) struct PatternInfo {
 impl PatternInfo {
     fn of(form: SecretForm) -> PatternInfo {
         PatternInfo {
-            widen_left: false,
-            widen_right: false,
+            widen_left: 0,
+            widen_right: 0,
+            alphabet: Alphabet::Base64,
             form,
             secret: 0,
         }
@@ -47,6 +51,10 @@ pub enum SecretForm {
     Base64,
     /// Base32 or base32hex (RFC 4648), at any alignment, any case.
     Base32,
+    /// Ascii85, RFC 1924 base85 or Z85, at any alignment (round7 #13).
+    Base85,
+    /// Uuencoded lines, decoded (round7 #13).
+    Uuencoded,
     /// Percent, backslash or HTML escapes undone (a decoded view).
     Decoded,
     /// A run of at least 12 characters of a long secret.
@@ -70,6 +78,8 @@ impl SecretForm {
             SecretForm::Hex => "hex",
             SecretForm::Base64 => "base64",
             SecretForm::Base32 => "base32",
+            SecretForm::Base85 => "base85",
+            SecretForm::Uuencoded => "uuencoded",
             SecretForm::Decoded => "escaped (percent, backslash or HTML)",
             SecretForm::Fragment => "fragment",
             SecretForm::Decimal => "decimal bytes",
@@ -82,6 +92,95 @@ impl SecretForm {
 /// Whether `byte` belongs to the standard or URL-safe base64 alphabet.
 pub(crate) fn is_base64_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_')
+}
+
+/// The most characters a match widens by on one side (a base85 group).
+pub(crate) const MAX_WIDEN: usize = 5;
+
+/// The characters a match's widening may take (see [`PatternInfo`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Alphabet {
+    /// Base64 (both alphabets) and base32: [`is_base64_byte`].
+    Base64,
+    /// One of the base85 alphabets.
+    Base85(&'static [u8; 85]),
+}
+
+impl Alphabet {
+    /// Whether a widening takes `byte`.
+    pub(crate) fn contains(self, byte: u8) -> bool {
+        match self {
+            Alphabet::Base64 => is_base64_byte(byte),
+            Alphabet::Base85(alphabet) => alphabet.contains(&byte),
+        }
+    }
+}
+
+/// Ascii85 (Adobe's `<~ ~>`, Python's `a85encode`, `btoa`): `!` to `u`.
+const ASCII85: &[u8; 85] =
+    b"!\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstu";
+/// RFC 1924 base85 (Python's `b85encode`, git's binary patches).
+const BASE85: &[u8; 85] =
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+/// Z85 (ZeroMQ).
+const Z85: &[u8; 85] =
+    b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+
+/// The base85 alphabets searched (round7 #13).
+const BASE85_ALPHABETS: [&[u8; 85]; 3] = [ASCII85, BASE85, Z85];
+
+/// The shortest base85 core listed: shorter cores would make the
+/// prefilter sample more often for every secret (its step is set by the
+/// shortest pattern) and match ordinary words; 12 is a fragment's length.
+const MIN_BASE85_CORE: usize = FRAGMENT_CHARS;
+
+/// The base85 characters fully determined by `secret` when it starts at
+/// byte `alignment` (0..4) of a 4-byte group: the five characters of each
+/// group holding only secret bytes. A group holding part of the secret
+/// and part of its neighbours mixes both into all five of its characters,
+/// so a match widens by up to five alphabet characters on that side.
+/// `None` when the core is shorter than [`MIN_BASE85_CORE`].
+fn base85_core(
+    secret: &[u8],
+    alignment: usize,
+    alphabet: &'static [u8; 85],
+) -> Option<(String, PatternInfo)> {
+    let end = alignment + secret.len();
+    let (first_group, end_group) = (alignment.div_ceil(4), end / 4);
+    let mut padded = vec![0u8; alignment];
+    padded.extend_from_slice(secret);
+    let mut core = String::new();
+    for group in first_group..end_group {
+        let mut word = [0u8; 4];
+        word.copy_from_slice(padded.get(4 * group..4 * group + 4)?);
+        let mut value = u32::from_be_bytes(word);
+        let mut digits = [0u8; 5];
+        for digit in digits.iter_mut().rev() {
+            *digit = alphabet[(value % 85) as usize];
+            value /= 85;
+        }
+        core.extend(digits.iter().map(|&b| char::from(b)));
+    }
+    if core.len() < MIN_BASE85_CORE {
+        return None;
+    }
+    Some((
+        core,
+        PatternInfo {
+            widen_left: if alignment.is_multiple_of(4) {
+                0
+            } else {
+                MAX_WIDEN as u8
+            },
+            widen_right: if end.is_multiple_of(4) {
+                0
+            } else {
+                MAX_WIDEN as u8
+            },
+            alphabet: Alphabet::Base85(alphabet),
+            ..PatternInfo::of(SecretForm::Base85)
+        },
+    ))
 }
 
 /// Secrets at least this many characters long are also searched for by
@@ -170,6 +269,11 @@ pub(crate) fn patterns_for(secret: &str) -> Vec<(String, PatternInfo)> {
             }
         }
     }
+    for alphabet in BASE85_ALPHABETS {
+        for alignment in 0..4 {
+            out.extend(base85_core(secret.as_bytes(), alignment, alphabet));
+        }
+    }
     for alphabet in [
         &data_encoding::BASE32_NOPAD,
         &data_encoding::BASE32HEX_NOPAD,
@@ -241,8 +345,8 @@ fn base32_core(
     Some((
         core.to_owned(),
         PatternInfo {
-            widen_left: !first_bit.is_multiple_of(5),
-            widen_right: !end_bit.is_multiple_of(5),
+            widen_left: u8::from(!first_bit.is_multiple_of(5)),
+            widen_right: u8::from(!end_bit.is_multiple_of(5)),
             ..PatternInfo::of(SecretForm::Base32)
         },
     ))
@@ -276,8 +380,8 @@ fn base64_core(
     Some((
         core.to_owned(),
         PatternInfo {
-            widen_left: alignment != 0,
-            widen_right: remainder != 0,
+            widen_left: u8::from(alignment != 0),
+            widen_right: u8::from(remainder != 0),
             ..PatternInfo::of(SecretForm::Base64)
         },
     ))
@@ -360,6 +464,48 @@ mod tests {
                 );
             }
         }
+    }
+
+    // proves: REDACT-1, BEYOND-6 (round7 #13: every base85 core is a
+    // substring of what Python's `a85encode`/`b85encode` write for a blob
+    // holding the secret at each alignment; Z85 is the same digits in its
+    // own alphabet)
+    #[test]
+    fn base85_cores_are_substrings_of_real_encodings() {
+        let secret = b"sk-test-0123456789abcdef";
+        // `base64.a85encode(b"#" * k + secret + b"!!")` and b85encode.
+        let encoded = [
+            (
+                "F)*@LATMrF0JP==1c70M3&tDV@q9._+X$",
+                "b89VhWpi{bFflSSG&MFiI5}ZrV`OD!At3",
+            ),
+            (
+                ",BIWPFCfN8/MJn71GgsI2`Ng+@Uiq[Ag&;",
+                "BXeslbY*jNEif@MGc+|eH#j+AVq;`wW+5Q",
+            ),
+            (
+                ",9q8F/TbQFF=f1$1,CaE2E*TU@:E_WAS*)/",
+                "BO`NbEp%mbbS*G3GBY$aHa9pqVPa!sWo98E",
+            ),
+            (
+                ",9nFSCFsX>F*&uf0etOA2)[BQ3FQB,A7]?r+T",
+                "BO@boYb|tTb95~*F)}kWH8wXmIbmXBWMyU{Ap",
+            ),
+        ];
+        for (alignment, (a85, b85)) in encoded.into_iter().enumerate() {
+            let z85: String = b85
+                .bytes()
+                .map(|c| char::from(Z85[BASE85.iter().position(|&d| d == c).unwrap()]))
+                .collect();
+            for (alphabet, text) in [(ASCII85, a85), (BASE85, b85), (Z85, z85.as_str())] {
+                let (core, info) = base85_core(secret, alignment, alphabet).expect("core");
+                assert!(text.contains(&core), "{alignment}: {core} not in {text}");
+                assert_eq!(info.widen_left, if alignment == 0 { 0 } else { 5 });
+                assert!(core.len() >= MIN_BASE85_CORE);
+            }
+        }
+        // Too short for a core of 12 characters at this alignment.
+        assert!(base85_core(b"sk-live-0123", 3, ASCII85).is_none());
     }
 
     // proves: REDACT-1 (the JSON variants are what serde_json produces)

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use crate::encodings::{PatternInfo, SecretForm, is_base64_byte, patterns_for};
+use crate::encodings::{MAX_WIDEN, PatternInfo, SecretForm, patterns_for};
 use crate::grams::GramMatcher;
 use crate::runs;
 use crate::views::{self, MAX_DEPTH, MAX_UNIT, REACH_PER_BYTE, View};
@@ -30,7 +30,7 @@ const CUT_JUNK_BYTES: usize = 8;
 
 /// Gram length of the prefilter.
 const GRAM: usize = 4;
-/// log2 of the prefilter's bit count (4 Mi bits = 512 KiB).
+/// log2 of the prefilter's bit count (4 Mi bits = 512 KiB per table).
 const FILTER_BITS_LOG2: u32 = 22;
 /// Folds ASCII letters of a gram to lower case (and a few other bytes with
 /// them: the filter may only answer "maybe" more often, never "no" for a
@@ -61,18 +61,23 @@ struct GramFilter {
 }
 
 impl GramFilter {
-    fn slots(gram: u32) -> (usize, usize) {
-        let hash = u64::from(gram | GRAM_FOLD).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mask = (1usize << FILTER_BITS_LOG2) - 1;
-        ((hash >> 40) as usize & mask, (hash >> 8) as usize & mask)
+    /// The word of the table and the two bits in it for a hash: one memory
+    /// access a probe (a blocked Bloom filter: both bits in one word).
+    fn word_and_bits(hash: u64) -> (usize, u64) {
+        let word = (hash >> (64 - (FILTER_BITS_LOG2 - 6))) as usize;
+        let bits = 1u64 << ((hash >> 20) & 63) | 1u64 << ((hash >> 26) & 63);
+        (word, bits)
     }
 
-    fn long_slots(gram: u64) -> (usize, usize) {
+    fn slots(gram: u32) -> (usize, u64) {
+        GramFilter::word_and_bits(u64::from(gram | GRAM_FOLD).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
+    fn long_slots(gram: u64) -> (usize, u64) {
         let mut hash = (gram | LONG_GRAM_FOLD).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         hash ^= hash >> 32;
         hash = hash.wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        let mask = (1usize << FILTER_BITS_LOG2) - 1;
-        ((hash >> 40) as usize & mask, (hash >> 12) as usize & mask)
+        GramFilter::word_and_bits(hash)
     }
 
     fn gram_at(bytes: &[u8], at: usize) -> u32 {
@@ -87,13 +92,12 @@ impl GramFilter {
         u64::from_le_bytes(gram)
     }
 
-    fn set(bits: &mut [u64], (a, b): (usize, usize)) {
-        bits[a / 64] |= 1 << (a % 64);
-        bits[b / 64] |= 1 << (b % 64);
+    fn set(table: &mut [u64], (word, bits): (usize, u64)) {
+        table[word] |= bits;
     }
 
-    fn test(bits: &[u64], (a, b): (usize, usize)) -> bool {
-        (bits[a / 64] >> (a % 64)) & (bits[b / 64] >> (b % 64)) & 1 == 1
+    fn test(table: &[u64], (word, bits): (usize, u64)) -> bool {
+        table[word] & bits == bits
     }
 
     /// `None` when a pattern is too short to sample (never with 8-byte secrets).
@@ -190,8 +194,8 @@ impl Engine {
                 pattern_info.secret = secret_index;
                 match index.get(&pattern) {
                     Some(&at) => {
-                        info[at].widen_left |= pattern_info.widen_left;
-                        info[at].widen_right |= pattern_info.widen_right;
+                        info[at].widen_left = info[at].widen_left.max(pattern_info.widen_left);
+                        info[at].widen_right = info[at].widen_right.max(pattern_info.widen_right);
                     }
                     None => {
                         index.insert(pattern.clone(), patterns.len());
@@ -208,7 +212,7 @@ impl Engine {
         Ok(Engine {
             matcher,
             info,
-            keep_back: longest.max(reach + MAX_UNIT) + 2,
+            keep_back: longest.max(reach + MAX_UNIT) + 2 * MAX_WIDEN,
             longest,
             reach,
             filter: GramFilter::build(&patterns),
@@ -260,6 +264,9 @@ impl Engine {
         // Lists of quoted characters (round6 #5: Python's `list(s)`, JSON).
         runs::quoted_views(window, 0, &mut joined);
         mark(&joined, Some(SecretForm::Spread));
+        // Uuencoded lines (round7 #13).
+        runs::uu_views(window, 0, &mut joined);
+        mark(&joined, Some(SecretForm::Uuencoded));
         // Compatibility forms, tag characters and invisible characters
         // (secrets5 #4/#12, round6 #5).
         runs::folded_views(window, 0, self.reach, &mut joined);
@@ -325,15 +332,36 @@ impl Engine {
     }
 
     /// Runs the matcher over `window[start..end]`, pushing widened spans.
+    ///
+    /// A span inside the one pushed last by this call is not pushed, and
+    /// spans inside a new one are dropped first: the twenty-odd fragments
+    /// of a secret found with it add nothing to what is removed, and
+    /// [`crate::Redactor::find_secret`]'s choice (earliest, then longest)
+    /// is never one of them.
     fn search(&self, window: &[u8], start: usize, end: usize, found: &mut Vec<Found>) {
+        let first = found.len();
         let push = |hit_start: usize, hit_end: usize, pattern: usize| {
             let (mut from, mut to) = (start + hit_start, start + hit_end);
             let info = self.info[pattern];
-            if info.widen_left && from > 0 && is_base64_byte(window[from - 1]) {
+            let floor = from.saturating_sub(usize::from(info.widen_left));
+            while from > floor && info.alphabet.contains(window[from - 1]) {
                 from -= 1;
             }
-            if info.widen_right && to < window.len() && is_base64_byte(window[to]) {
+            let ceiling = (to + usize::from(info.widen_right)).min(window.len());
+            while to < ceiling && info.alphabet.contains(window[to]) {
                 to += 1;
+            }
+            if found[first..]
+                .last()
+                .is_some_and(|last| last.start <= from && to <= last.end)
+            {
+                return;
+            }
+            while found[first..]
+                .last()
+                .is_some_and(|last| from <= last.start && last.end <= to)
+            {
+                found.pop();
             }
             found.push(Found {
                 start: from,

@@ -49,7 +49,6 @@ const SECRET_NAME_FRAGMENTS: &[&str] = &[
     "SALT",
     "BEARER",
     "API",
-    "_PAT",
     "DSN",
     "DATABASE_URL",
     "_DB_URL",
@@ -175,8 +174,12 @@ const SECRET_NAME_FRAGMENTS: &[&str] = &[
 
 /// Short words that mark a variable as secret only as a whole part of its
 /// name (parts split by `_`, `-`, `.`): `DB_PIN`, `PIN_CODE`, `TOTP` but not
-/// `SHIPPING` or `PINNED_VERSION` (secrets5 #13).
-const SECRET_NAME_WORDS: &[&str] = &["PIN", "OTP", "TOTP", "HOTP", "SID", "CONN", "PSK", "MFA"];
+/// `SHIPPING` or `PINNED_VERSION` (secrets5 #13); `PAT` (a personal access
+/// token: `GITLAB_PAT`, `AZURE_DEVOPS_PAT`) but not `BUNDLE_PATH`,
+/// `CLASSPATH` or `PATTERN` (a fragment `_PAT` took every `*_PATH`).
+const SECRET_NAME_WORDS: &[&str] = &[
+    "PIN", "OTP", "TOTP", "HOTP", "SID", "CONN", "PSK", "MFA", "PAT",
+];
 
 /// Names that match a fragment but hold a path: not secrets when the value
 /// is an existing absolute path (module docs).
@@ -213,6 +216,12 @@ pub enum EnvSecretReason {
     Name,
     /// Its value looks like a credential.
     Shape(ShapeRule),
+    /// A credential inside its value under an ordinary name: a
+    /// credential-named part of an options list or a JSON object
+    /// (`JAVA_TOOL_OPTIONS=-Djavax.net.ssl.keyStorePassword=…`,
+    /// `SPRING_APPLICATION_JSON={"…":{"password":…}}`; round7 #8). Only
+    /// that part is the secret, not the whole value.
+    Embedded,
 }
 
 /// The one decision for an environment variable (SBX-4, REDACT-1): a secret
@@ -430,6 +439,36 @@ mod tests {
             "http://proxy.corp:3128",
             &|_| false
         ));
+    }
+
+    // proves: SBX-4, REDACT-1 (`PAT` is a secret word only as a whole part
+    // of the name: personal access tokens yes, paths and patterns no)
+    #[test]
+    fn pat_is_a_whole_word_not_a_prefix_of_path() {
+        for name in [
+            "GITHUB_PAT",
+            "GH_PAT",
+            "GITLAB_PAT",
+            "AZURE_DEVOPS_EXT_PAT",
+            "PAT",
+            "pat-for-ci",
+            "MY.PAT",
+        ] {
+            assert!(is_secret_env_name(name), "{name}");
+        }
+        for name in [
+            "BUNDLE_PATH",
+            "CLASSPATH",
+            "PATTERN",
+            "LD_LIBRARY_PATH",
+            "GEM_PATH",
+            "FILE_PATTERN",
+            "PATCH_LEVEL",
+            "XDG_DATA_PATH",
+        ] {
+            assert!(!is_secret_env_name(name), "{name}");
+            assert!(!is_secret_env(name, "/usr/lib/x", &|_| false), "{name}");
+        }
     }
 
     // proves: SBX-4, REDACT-1 (known non-secrets are decided by value)

@@ -445,6 +445,10 @@ fn env_values(text: &str, path_exists: &dyn Fn(&Path) -> bool, found: &mut Value
         if !value.is_empty() && crate::env_secret_reason(&entry.key, value, path_exists).is_some() {
             found.add_secret(&entry.key, value, entry.line);
         }
+        // Credentials inside a value under an ordinary name
+        // (`JAVA_TOOL_OPTIONS=-Dpassword=…`, round7 #8), as the process
+        // environment's ([`crate::SecretSet::from_env`]).
+        embedded(value, entry.line, found);
     }
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -522,14 +526,118 @@ impl Values {
 /// other value (a connection string under a plain name).
 fn keyed_values(text: &str, found: &mut Values) {
     for entry in entries(text) {
-        if is_secret_entry(&entry) || crate::secret_shape(&entry.value).is_some() {
-            found.add_secret(entry.name(), &entry.value, entry.line);
-        } else {
-            for password in crate::shape::embedded_passwords(&entry.value) {
-                found.add(password, entry.line);
+        keyed_value(&entry, found);
+    }
+}
+
+/// One entry judged as [`keyed_values`] judges each.
+fn keyed_value(entry: &Entry, found: &mut Values) {
+    if is_secret_entry(entry) || crate::secret_shape(&entry.value).is_some() {
+        found.add_secret(entry.name(), &entry.value, entry.line);
+    } else {
+        for password in crate::shape::embedded_passwords(&entry.value) {
+            found.add(password, entry.line);
+        }
+    }
+}
+
+/// The credentials inside one environment value held under an ordinary
+/// name (round7 #8): the value read as a credential file's entries, by the
+/// same parser ([`split_line`], [`keyed_value`], [`json_values`]):
+/// * a JSON object or array (`SPRING_APPLICATION_JSON={"spring":
+///   {"datasource": {"password": …}}}`, `APP_CONFIG={"db_password": …}`):
+///   its credential-named keys, as in a JSON credential file;
+/// * command-line words (`JAVA_TOOL_OPTIONS`, `MAVEN_OPTS`, `DEPLOY_ARGS`):
+///   `-Dname=value`, `--name=value`, `--name value`, `name=value`, each an
+///   entry `name=value`;
+/// * `name=value;name=value` lists (connection strings, `k=v;` settings):
+///   each part an entry.
+///
+/// An entry counts when its name is credential-named (the last part after
+/// `.`, `:` or `/`: `javax.net.ssl.keyStorePassword`), its value is
+/// credential-shaped, or its value holds a URL's or connection string's
+/// password; any word of the value that is credential-shaped on its own
+/// counts too. Values shorter than [`MIN_SECRET_BYTES`] are left out.
+pub(crate) fn embedded_values(value: &str) -> Vec<String> {
+    let mut found = Values::default();
+    embedded(value, 0, &mut found);
+    found.0.into_iter().map(|(value, _)| value).collect()
+}
+
+/// [`embedded_values`] into `found`, each at `line`.
+fn embedded(value: &str, line: usize, found: &mut Values) {
+    let value = unquote(value.trim());
+    if value.starts_with(['{', '[']) {
+        let before = found.0.len();
+        json_values(value, found);
+        // JSON values of a one-line text are all on its line.
+        for (_, at) in &mut found.0[before..] {
+            *at = line;
+        }
+    }
+    let words = shell_words(value);
+    let mut words = words.iter().peekable();
+    let judge = |text: &str, found: &mut Values| {
+        if let Some((key, value)) = line_entry(text) {
+            let entry = Entry {
+                key: key.to_owned(),
+                parent: None,
+                value,
+                line,
+            };
+            keyed_value(&entry, found);
+        } else if crate::secret_shape(text).is_some() {
+            found.add(text, line);
+        }
+    };
+    while let Some(word) = words.next() {
+        if let Some(flag) = word.strip_prefix("--").filter(|flag| !flag.contains('=')) {
+            // `--name value`: the next word is the flag's value unless it
+            // is an option itself.
+            if let Some(next) = words.next_if(|next| !next.starts_with('-')) {
+                judge(&format!("{flag}={next}"), found);
+                continue;
+            }
+        }
+        for part in word.split(';') {
+            let part = part.trim();
+            let part = part
+                .strip_prefix("-D")
+                .or_else(|| part.strip_prefix("--"))
+                .unwrap_or(part);
+            if !part.is_empty() {
+                judge(part, found);
             }
         }
     }
+}
+
+/// `text` split into words at unquoted white space, one level of single
+/// or double quotes removed (a backslash escapes the next character outside
+/// single quotes), as a shell splits an options variable.
+fn shell_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(open), c) if c == open => quote = None,
+            (Some('"') | None, '\\') => {
+                if let Some(next) = chars.next() {
+                    word.get_or_insert_default().push(next);
+                }
+            }
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                word.get_or_insert_default();
+            }
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (_, c) => word.get_or_insert_default().push(c),
+        }
+    }
+    words.extend(word);
+    words
 }
 
 /// The body lines of every PEM `PRIVATE KEY` block in `text` (headers such
@@ -753,6 +861,54 @@ mod tests {
             .into_iter()
             .map(|(value, _)| value)
             .collect()
+    }
+
+    // proves: REDACT-1, BEYOND-6 (round7 #8: credentials inside options
+    // lists and JSON under ordinary names are read by the one entry parser;
+    // what is not credential-named stays)
+    #[test]
+    fn credentials_inside_environment_values_are_found() {
+        let key = "ghp_16C7e42F292c6912E7710c838347Ae178B4a";
+        for (value, secret) in [
+            (
+                r#"{"spring":{"datasource":{"url":"jdbc:h2:mem","password":"Sp1ngDbPassw0rd"}}}"#,
+                "Sp1ngDbPassw0rd",
+            ),
+            (
+                "-Djavax.net.ssl.keyStorePassword=K3yst0rePassw0rd -Xmx1g",
+                "K3yst0rePassw0rd",
+            ),
+            ("-Xms512m -Dpassword=MavenPassw0rd9 -B", "MavenPassw0rd9"),
+            (r#"'{"db_password": "AppCfgPassw0rd7"}'"#, "AppCfgPassw0rd7"),
+            (
+                "--region eu --api-token D3pl0yT0kenValue",
+                "D3pl0yT0kenValue",
+            ),
+            ("--api-token=D3pl0yT0kenValue --dry-run", "D3pl0yT0kenValue"),
+            (
+                "--client-secret 'quoted secret value'",
+                "quoted secret value",
+            ),
+            ("user=app;secret_key=S3mic0lonSecret;x=1", "S3mic0lonSecret"),
+            (&format!("-H Authorization: {key}"), key),
+        ] {
+            let found = embedded_values(value);
+            assert!(found.iter().any(|f| f == secret), "{value}: {found:?}");
+        }
+        for value in [
+            "-Xmx1g -Dfile.encoding=UTF-8 -Dspring.profiles.active=production",
+            "--region eu-west-1 --output json --profile default",
+            "/usr/local/bin:/usr/bin:/bin",
+            "rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35",
+            r#"{"spring":{"datasource":{"url":"jdbc:h2:mem","username":"sa"}}}"#,
+            "--token-ttl 3600 --verbose --password-length 32",
+        ] {
+            let found = embedded_values(value);
+            assert!(found.is_empty(), "{value}: {found:?}");
+        }
+        // An environment file's ordinary names are read the same way.
+        let env = "JAVA_TOOL_OPTIONS=\"-Xmx1g -Dtrust.keyStorePassword=EnvF1lePassw0rd\"\nNODE_ENV=production\n";
+        assert_eq!(values(env, SecretFileKind::Env), vec!["EnvF1lePassw0rd"]);
     }
 
     // proves: REDACT-1 (secrets5 #10: credential files' values)

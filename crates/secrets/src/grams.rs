@@ -47,10 +47,22 @@ impl Hasher for KeyHasher {
     }
 }
 
+/// log2 of the bits of [`GramMatcher::present`] (8 KiB: stays in L1).
+const PRESENT_BITS_LOG2: u32 = 16;
+
+/// The bit of [`GramMatcher::present`] for a key.
+fn present_bit(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PRESENT_BITS_LOG2)) as usize
+}
+
 /// Patterns by the case-folded last `key` bytes.
 pub(crate) struct GramMatcher {
     key: usize,
     buckets: HashMap<u64, Vec<u32>, BuildHasherDefault<KeyHasher>>,
+    /// One bit per hashed key that has a bucket: most positions of the
+    /// searched text end no pattern, and this answers them from L1
+    /// before the hash map is asked.
+    present: Vec<u64>,
     patterns: Vec<Box<[u8]>>,
 }
 
@@ -72,18 +84,20 @@ impl GramMatcher {
         let mut buckets: HashMap<u64, Vec<u32>, BuildHasherDefault<KeyHasher>> =
             HashMap::with_capacity_and_hasher(patterns.len(), Default::default());
         let mut stored = Vec::with_capacity(patterns.len());
+        let mut present = vec![0u64; (1 << PRESENT_BITS_LOG2) / 64];
         for (index, pattern) in patterns.iter().enumerate() {
             let bytes = pattern.as_bytes();
             let id = u32::try_from(index).ok()?;
-            buckets
-                .entry(key_of(&bytes[bytes.len() - key..]))
-                .or_default()
-                .push(id);
+            let last = key_of(&bytes[bytes.len() - key..]);
+            let bit = present_bit(last);
+            present[bit / 64] |= 1 << (bit % 64);
+            buckets.entry(last).or_default().push(id);
             stored.push(bytes.to_ascii_lowercase().into_boxed_slice());
         }
         Some(GramMatcher {
             key,
             buckets,
+            present,
             patterns: stored,
         })
     }
@@ -102,6 +116,10 @@ impl GramMatcher {
         let mut rolling = key_of(&hay[..self.key - 1]);
         for end in self.key..=hay.len() {
             rolling = ((rolling << 8) | u64::from(hay[end - 1].to_ascii_lowercase())) & mask;
+            let bit = present_bit(rolling);
+            if self.present[bit / 64] >> (bit % 64) & 1 == 0 {
+                continue;
+            }
             let Some(bucket) = self.buckets.get(&rolling) else {
                 continue;
             };

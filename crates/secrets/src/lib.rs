@@ -57,6 +57,14 @@
 //!   character on each side is redacted with the match, so no character
 //!   holding secret bits stays. Lines wrapped at any width (MIME's 76
 //!   columns, `base64`'s default, PEM) are joined first (`runs.rs`);
+//! * Ascii85 (`<~…~>`, `btoa`), RFC 1924 base85 (Python's `b85encode`,
+//!   git) and Z85, at every alignment inside a longer blob: the groups of
+//!   five characters holding only the secret's bytes are searched for
+//!   (when they make at least 12 characters: every alignment for a secret
+//!   of 16 bytes or more), and a match takes the at most five characters on
+//!   each side whose group mixes in its bytes (round7 #13);
+//! * uuencoded lines (`uuencode`, `binascii.b2a_uu`, Perl's `pack "u"`),
+//!   decoded and joined across lines (`runs.rs`; round7 #13);
 //! * a fragment: any [`FRAGMENT_CHARS`] (12) consecutive characters of a
 //!   secret of at least [`FRAGMENT_MIN_SECRET_CHARS`] (24), or any
 //!   [`SHORT_FRAGMENT_CHARS`] (14) of a secret of
@@ -99,7 +107,9 @@
 //! fragment; base64 wrapped by spaces rather than line breaks; hex grouped
 //! by `-`; binary byte lists, a decimal big integer; `od -c` and `xxd -b`
 //! output; other encodings
-//! (UTF-16, quoted-printable, base85, uuencode, nested base64/hex,
+//! (UTF-16, quoted-printable, base85 wrapped over lines or of a short
+//! secret at an alignment that leaves fewer than 12 characters, base58,
+//! yEnc, nested base64/hex,
 //! compression, encryption, homoglyphs: the scrubber folds those for
 //! search phrases; the egress door decodes nested base64/hex, gzip, zlib
 //! and UTF-16 with [`layer_views`]); tag characters or full-width forms

@@ -117,10 +117,14 @@ pub(crate) fn hex_views(window: &[u8], base: usize, views: &mut Vec<View>) {
         while end < window.len() && end - at < MAX_RUN && is_hex_class(window[end]) {
             end += 1;
         }
-        let digits = window[start..end]
-            .iter()
-            .filter(|b| b.is_ascii_hexdigit())
-            .count();
+        let digits = if end - start < MIN_HEX_DIGITS {
+            0
+        } else {
+            window[start..end]
+                .iter()
+                .filter(|b| b.is_ascii_hexdigit())
+                .count()
+        };
         if digits >= MIN_HEX_DIGITS {
             decode_hex_span(window, start, end, base, views);
         }
@@ -309,6 +313,12 @@ pub(crate) fn wrapped_views(window: &[u8], base: usize, views: &mut Vec<View>) {
 /// shortest secret.
 const MIN_DECIMAL_NUMBERS: usize = MIN_SECRET_BYTES;
 
+/// The shortest run of decimal-class bytes that can give a view: the
+/// shortest secret's bytes as one-digit numbers with one separator
+/// between them (a view needs [`MIN_DECIMAL_NUMBERS`] numbers; the
+/// fixed-width form needs more, [`MIN_FIXED_DIGITS`]).
+const MIN_DECIMAL_RUN: usize = 2 * MIN_DECIMAL_NUMBERS - 1;
+
 /// Digits of a fixed-width (zero-padded, 3 digits a byte) decimal token
 /// without separators worth decoding: the shortest secret's.
 const MIN_FIXED_DIGITS: usize = 3 * MIN_SECRET_BYTES;
@@ -396,6 +406,12 @@ pub(crate) fn decimal_views(window: &[u8], base: usize, views: &mut Vec<View>) {
         let mut end = at + 1;
         while end < window.len() && end - at < MAX_RUN && is_decimal_class(window[end]) {
             end += 1;
+        }
+        // Too short to hold a list of the shortest secret's bytes (a time
+        // of day, a date): nothing to decode.
+        if end - start < MIN_DECIMAL_RUN {
+            block = (end.max(at + HEX_STEP)).next_multiple_of(HEX_STEP);
+            continue;
         }
         decode_number_span(window, start, end, base, 10, views);
         if window[start..end]
@@ -615,6 +631,63 @@ pub(crate) fn short_line_views(
     }
     flush(&mut raw, true, views);
     flush(&mut bare, bare_prefixed, views);
+}
+
+/// The bytes of one uuencoded line (round7 #13): a length character
+/// (`' '` + n, n from 1 to 45 bytes) and four characters from `' '` to
+/// `` ` `` for every three bytes (`` ` `` also stands for a space). Its
+/// trailing spaces may have been stripped on the way, and one padding
+/// character may follow. Pushes the decoded bytes (each mapped to its
+/// four characters) onto `view`; `false` when `line` is not such a line.
+fn uu_line(line: &[u8], at: usize, view: &mut Builder) -> bool {
+    let Some(&first) = line.first() else {
+        return false;
+    };
+    if !(b'!'..=b'M').contains(&first) {
+        return false;
+    }
+    let count = usize::from(first - b' ');
+    let chars = 4 * count.div_ceil(3);
+    if line.len() > chars + 2 || line.len() + 3 < chars + 1 {
+        return false;
+    }
+    if !line.iter().all(|&c| (b' '..=b'`').contains(&c)) {
+        return false;
+    }
+    let sextet = |index: usize| {
+        line.get(1 + index)
+            .map_or(0u32, |&c| u32::from(c.wrapping_sub(b' ') & 0x3F))
+    };
+    for group in 0..count.div_ceil(3) {
+        let bits = (0..4).fold(0u32, |acc, index| acc << 6 | sextet(4 * group + index));
+        let from = at + 1 + 4 * group;
+        for byte in 0..3.min(count - 3 * group) {
+            view.push((bits >> (16 - 8 * byte)) as u8, from, from + 4);
+        }
+    }
+    true
+}
+
+/// Decoded views of uuencoded text (round7 #13: `uuencode`, Python's
+/// `binascii.b2a_uu`, Perl's `pack "u"`): consecutive uuencoded lines
+/// ([`uu_line`]) decoded and joined, so the secret or a fragment of it is
+/// found inside. Found at newlines (`memchr`): a line is looked at only
+/// when its first character and length agree, as they rarely do in prose.
+pub(crate) fn uu_views(window: &[u8], base: usize, views: &mut Vec<View>) {
+    let mut view = Builder::new();
+    let mut line_from = 0usize;
+    let ends = memchr::memchr_iter(b'\n', window).chain(std::iter::once(window.len()));
+    for line_end in ends {
+        let mut to = line_end;
+        if to > line_from && window[to - 1] == b'\r' {
+            to -= 1;
+        }
+        if !uu_line(&window[line_from..to], base + line_from, &mut view) {
+            view.flush(MIN_SECRET_BYTES, views);
+        }
+        line_from = line_end + 1;
+    }
+    view.flush(MIN_SECRET_BYTES, views);
 }
 
 /// Characters a quoted list must hold to be joined: the shortest secret.
@@ -1011,6 +1084,43 @@ mod tests {
         // Folding is local: far from the tags, the view does not reach.
         let far = format!("{}{tags}", "z".repeat(200));
         assert_eq!(folded(&far), vec![format!("{}sk-live-ab", "z".repeat(64))]);
+    }
+
+    // proves: REDACT-1, BEYOND-6 (round7 #13: uuencoded lines decode,
+    // joined across lines, spaces or backticks, trailing spaces stripped)
+    #[test]
+    fn uuencoded_lines_decode() {
+        let uu = |text: &str| {
+            let mut views = Vec::new();
+            uu_views(text.as_bytes(), 0, &mut views);
+            views.into_iter().map(|view| view.bytes).collect::<Vec<_>>()
+        };
+        // `printf 'sk-live-abcdef0123456789XYZ' | uuencode x` (GNU, backticks).
+        let gnu = "begin 644 x\n;<VLM;&EV92UA8F-D968P,3(S-#4V-S@Y6%E:\n`\nend\n";
+        assert!(
+            uu(gnu).contains(&b"sk-live-abcdef0123456789XYZ".to_vec()),
+            "{:?}",
+            uu(gnu)
+        );
+        // Python's binascii.b2a_uu over 60 bytes: two lines, one secret
+        // across the break.
+        let secret = b"Tr0ub4dor-and-3-horses-battery";
+        let mut data = vec![b'.'; 30];
+        data.extend_from_slice(secret);
+        let text = "M+BXN+BXN+BXN+BXN+BXN+BXN+BXN+BXN+BXN+BXN5'(P=6(T9&]R+6%N9\"TS\n/+6AO<G-E<RUB871T97)Y\n";
+        let views = uu(text);
+        assert_eq!(views.len(), 1, "{views:?}");
+        assert_eq!(&views[0][..30], &data[..30]);
+        assert!(
+            views[0].windows(secret.len()).any(|w| w == secret),
+            "{views:?}"
+        );
+        for prose in [
+            "Meeting notes: the build is green again and the release is out.\n",
+            "M\nA short line\n",
+        ] {
+            assert!(uu(prose).is_empty(), "{prose}");
+        }
     }
 
     fn hex(text: &str) -> Vec<Vec<u8>> {

@@ -65,6 +65,13 @@ impl fmt::Display for SecretOrigin {
                 name,
                 reason: EnvSecretReason::Shape(rule),
             } => write!(f, "environment variable {name} ({})", rule.describe()),
+            SecretOrigin::Env {
+                name,
+                reason: EnvSecretReason::Embedded,
+            } => write!(
+                f,
+                "environment variable {name} (a credential-named part of its value)"
+            ),
             SecretOrigin::DeclaredEnv { name } => {
                 write!(f, "environment variable {name} (declared secret)")
             }
@@ -140,7 +147,9 @@ impl SecretSet {
 
     /// The secret variables of an environment: every non-empty value whose
     /// name looks secret or whose value looks like a credential
-    /// ([`crate::env_secret_reason`]). `path_exists` answers whether a path
+    /// ([`crate::env_secret_reason`]), and the credentials inside any value
+    /// ([`crate::EnvSecretReason::Embedded`]: `-Dpassword=…`, a JSON
+    /// object's `password`, `--api-token …`). `path_exists` answers whether a path
     /// exists (for `PWD`-like names, see [`crate::PATH_VALUED_NAMES`]).
     pub fn from_env<I>(vars: I, path_exists: &dyn Fn(&Path) -> bool) -> SecretSet
     where
@@ -152,7 +161,24 @@ impl SecretSet {
                 continue;
             }
             if let Some(reason) = env_secret_reason(&name, &value, path_exists) {
-                set.insert(value, SecretOrigin::Env { name, reason });
+                set.insert(
+                    value.clone(),
+                    SecretOrigin::Env {
+                        name: name.clone(),
+                        reason,
+                    },
+                );
+            }
+            // The credentials inside the value (round7 #8: `MAVEN_OPTS=
+            // -Dpassword=…`), read as a secret file's entries are.
+            for part in crate::extract::embedded_values(&value) {
+                set.insert(
+                    part,
+                    SecretOrigin::Env {
+                        name: name.clone(),
+                        reason: EnvSecretReason::Embedded,
+                    },
+                );
             }
         }
         set

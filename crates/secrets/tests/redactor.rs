@@ -305,3 +305,65 @@ fn redact_stream_handles_secrets_across_windows() {
     assert!(!out.contains(SECRET));
     assert_eq!(out, redactor.redact(&text));
 }
+
+// proves: REDACT-1 (round7 #8: a credential inside an environment value
+// under an ordinary name is a known secret, said to come from a part of
+// that variable; the options around it are not secrets)
+#[test]
+fn credentials_inside_environment_values_are_redacted() {
+    let env = [
+        (
+            "MAVEN_OPTS",
+            "-Xmx1g -Dpassword=MavenPassw0rd9",
+            "MavenPassw0rd9",
+        ),
+        (
+            "SPRING_APPLICATION_JSON",
+            r#"{"spring":{"datasource":{"password":"Sp1ngDbPassw0rd"}}}"#,
+            "Sp1ngDbPassw0rd",
+        ),
+    ];
+    let set = ploy_secrets::SecretSet::from_env(
+        env.iter()
+            .map(|(name, value, _)| ((*name).to_owned(), (*value).to_owned())),
+        &|_| false,
+    );
+    let redactor = set.redactor();
+    for (name, _, secret) in env {
+        let out = redactor
+            .redact(&format!("connecting with {secret} now"))
+            .into_owned();
+        assert_eq!(out, "connecting with [REDACTED] now", "{name}");
+        assert!(
+            set.origins().map(ToString::to_string).any(|origin| origin
+                == format!("environment variable {name} (a credential-named part of its value)")),
+            "{name}: {set:?}"
+        );
+    }
+    assert_eq!(redactor.redact("java -Xmx1g"), "java -Xmx1g");
+    assert_eq!(set.len(), 2, "{set:?}");
+}
+
+// proves: REDACT-1 (round7 #13: a secret in Ascii85, base85 or Z85 inside
+// a blob at any alignment is redacted with the groups that mix its bytes
+// with its neighbours'; uuencoded, with the groups holding its bytes)
+#[test]
+fn base85_and_uuencoded_secrets_are_redacted_whole() {
+    let key = "tvly-CANARYkey0123456789abcdefXYZ";
+    let redactor = redactor(&[key]);
+    // Python: `base64.a85encode(p + key + b".")`, p = "", "u", "us:".
+    for (blob, rest) in [
+        (r"FEVJG/OMg!5uLj$AU,sa1,CaE2E*TU@:E_WAS,%I=tT", ""),
+        (r"F`_eCGqDBL:-hc\CLqcF0etOA2)[BQ3FQB,A7]@T=^!E", ""),
+        (r"F`TTcG&2FU6U=I5;H[dHGq^s.1GgsI2`Ng+@Uiq[Alr2>/c", "/c"),
+    ] {
+        let out = redactor.redact(&format!("<~{blob}~>")).into_owned();
+        assert_eq!(out, format!("<~[REDACTED]{rest}~>"), "{blob}");
+    }
+    // `binascii.b2a_uu(b"token=" + key)`: the groups of `token=` stay.
+    let uu = "begin 644 k\nG=&]K96X]='9L>2U#04Y!4EEK97DP,3(S-#4V-S@Y86)C9&5F6%E:\n`\nend\n";
+    assert_eq!(
+        redactor.redact(uu),
+        "begin 644 k\nG=&]K96X][REDACTED]\n`\nend\n"
+    );
+}

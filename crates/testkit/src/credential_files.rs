@@ -20,6 +20,37 @@ pub struct CredentialFile {
     pub secrets: &'static [&'static str],
 }
 
+/// Environment variables under ordinary names whose values carry a
+/// credential inside (outside finding round7 #8): `(name, value, the
+/// credential)`. Every value is made up for these tests.
+pub const EMBEDDED_ENV: &[(&str, &str, &str)] = &[
+    (
+        "SPRING_APPLICATION_JSON",
+        r#"{"spring":{"datasource":{"url":"jdbc:h2:mem","password":"Sp1ngDbPassw0rd"}}}"#,
+        "Sp1ngDbPassw0rd",
+    ),
+    (
+        "JAVA_TOOL_OPTIONS",
+        "-Djavax.net.ssl.keyStorePassword=K3yst0rePassw0rd -Xmx1g",
+        "K3yst0rePassw0rd",
+    ),
+    (
+        "MAVEN_OPTS",
+        "-Xms256m -Dpassword=MavenPassw0rd9",
+        "MavenPassw0rd9",
+    ),
+    (
+        "APP_CONFIG",
+        r#"{"db_password": "AppCfgPassw0rd7"}"#,
+        "AppCfgPassw0rd7",
+    ),
+    (
+        "DEPLOY_ARGS",
+        "--region eu --api-token D3pl0yT0kenValue",
+        "D3pl0yT0kenValue",
+    ),
+];
+
 /// The credential files (module docs).
 pub const CREDENTIAL_FILES: &[CredentialFile] = &[
     // round6 #6, as reported.
