@@ -16,6 +16,9 @@ use ploy_secrets::Redactor;
 struct Fixture {
     project: PathBuf,
     secret: PathBuf,
+    /// What this fixture's secret holds: its own, so that a run never
+    /// finds the secret of a test running at the same time (see below).
+    canary: String,
 }
 
 impl Drop for Fixture {
@@ -25,11 +28,19 @@ impl Drop for Fixture {
     }
 }
 
+/// The start of every fixture's canary.
 const CANARY: &str = "CANARY-ETC-SECRET-19";
 
 /// A project with links to the host's /etc and /etc/passwd, and a secret
 /// file in /etc only its owner (root) may read. None when the test cannot
 /// run here (recorded by `require_part!`).
+///
+/// Each fixture's secret holds its own canary (test name and process): the
+/// sandbox binds /etc live, so a secret another test (of this process, run
+/// in parallel, or of another process) writes into /etc after this test's
+/// run looked for secrets there is visible in that run; the next run hides
+/// it. With one canary for all, `grep -R CANARY` then found the other
+/// test's secret and the view test failed now and then.
 fn fixture(name: &str) -> Option<(Fixture, Sandbox)> {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
@@ -52,12 +63,29 @@ fn fixture(name: &str) -> Option<(Fixture, Sandbox)> {
         "/etc/ploy-test-secret-{name}-{}",
         std::process::id()
     ));
-    std::fs::write(&secret, format!("{CANARY}\n")).unwrap();
+    let canary = format!("{CANARY}-{name}-{}", std::process::id());
+    // Private from its first byte: never readable by everyone, not even
+    // between the write and a chmod.
+    {
+        use std::{io::Write, os::unix::fs::OpenOptionsExt};
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&secret)
+            .unwrap();
+        writeln!(file, "{canary}").unwrap();
+    }
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
     std::os::unix::fs::symlink("/etc", project.join("etcd")).unwrap();
     std::os::unix::fs::symlink("/etc/passwd", project.join("pw")).unwrap();
     std::os::unix::fs::symlink("/", project.join("rootl")).unwrap();
-    let fixture = Fixture { project, secret };
+    let fixture = Fixture {
+        project,
+        secret,
+        canary,
+    };
     let sandbox = Sandbox::with_init(
         SandboxPolicy::new(&fixture.project),
         PathBuf::from(env!("CARGO_BIN_EXE_ploy-sandbox-run")),
@@ -85,7 +113,7 @@ fn an_argument_leading_out_of_the_project_through_a_link_is_refused() {
     for line in [
         "grep root pw".to_string(),
         "head -n 3 etcd/shadow".to_string(),
-        format!("grep -q CANARY etcd/{secret_name}"),
+        format!("grep -q {} etcd/{secret_name}", fixture.canary),
         "grep -r root etcd/passwd".to_string(),
         "ls -l rootl/".to_string(),
         "grep -r -l -i -e token -e password rootl/etc".to_string(),
@@ -121,7 +149,11 @@ fn secrets_of_the_host_are_hidden_from_links_the_proof_run_cannot_see() {
     // `-R` follows `etcd` while walking `.`: the argument check sees `.`.
     // (Not `rootl -> /`, which would walk the whole view.)
     std::fs::remove_file(fixture.project.join("rootl")).unwrap();
-    let report = run_proof(&sandbox, "grep -R -l CANARY .", &redactor);
+    let report = run_proof(
+        &sandbox,
+        &format!("grep -R -l {} .", fixture.canary),
+        &redactor,
+    );
     assert_ne!(report.verdict, ProofOutcome::Refused, "{report:?}");
     assert_ne!(report.verdict, ProofOutcome::Passed, "{report:?}");
     assert!(!report.timed_out, "{report:?}");
@@ -130,7 +162,7 @@ fn secrets_of_the_host_are_hidden_from_links_the_proof_run_cannot_see() {
     // run directly in the sandbox, as a project's own program sees it.
     let secret_name = fixture.secret.file_name().unwrap().to_string_lossy();
     for (line, hidden) in [
-        (format!("cat etcd/{secret_name}"), CANARY),
+        (format!("cat etcd/{secret_name}"), fixture.canary.as_str()),
         ("cat etcd/shadow".to_string(), "root:"),
         ("cat etcd/gshadow".to_string(), "root:"),
     ] {

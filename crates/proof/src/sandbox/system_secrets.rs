@@ -23,6 +23,10 @@
 //!   `chgrp`), which touches only the file's own change time; such a file is
 //!   hidden from the first run after its folder's record expires,
 //!   [`CACHE_MAX_AGE`] at the most;
+//! * (not a record's limit, the look's) the folders are bound live, as
+//!   bubblewrap binds them: a private file written there after the run
+//!   looked (while it starts or runs) is visible in that run, and hidden
+//!   from the next one;
 //! * the file is a plain file of the user's, not writable by others, in
 //!   the state folder (which the sandbox hides), read without following
 //!   links, and of the expected shape; otherwise it is ignored and
@@ -388,7 +392,16 @@ impl<'k> Look<'k> {
         if folder.hidden {
             return Ok((folder, odd));
         }
-        let entries = std::fs::read_dir(dir).map_err(|err| system_unreadable(dir, &err))?;
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            // Removed since it was looked at: nothing in it to hide (and
+            // listed again at the next run, as for an entry, below).
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                folder.settled = false;
+                return Ok((folder, odd));
+            }
+            Err(err) => return Err(system_unreadable(dir, &err)),
+        };
         for entry in entries {
             let entry = entry.map_err(|err| system_unreadable(dir, &err))?;
             *seen += 1;
@@ -396,9 +409,21 @@ impl<'k> Look<'k> {
                 break;
             }
             let path = entry.path();
-            let meta = path
-                .symlink_metadata()
-                .map_err(|err| system_unreadable(&path, &err))?;
+            let meta = match path.symlink_metadata() {
+                Ok(meta) => meta,
+                // Removed (or renamed away) since the folder was read:
+                // nothing is there to hide. Refusing would fail the run
+                // whenever anything on the host removes a file in these
+                // folders at the wrong moment (as a package manager or a
+                // test's clean-up does). The removal moved the folder's
+                // times, perhaps within the tick of those recorded, so the
+                // record is marked unsettled: listed again at the next run.
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                    folder.settled = false;
+                    continue;
+                }
+                Err(err) => return Err(system_unreadable(&path, &err)),
+            };
             if meta.file_type().is_symlink() {
                 continue;
             }
@@ -575,6 +600,57 @@ mod tests {
 
     fn mode(bits: u32) -> std::fs::Permissions {
         std::fs::Permissions::from_mode(bits)
+    }
+
+    // proves: SBX-3 (an entry removed while its folder is being looked at
+    // is gone, not unreadable: the run goes on, and what stays is hidden;
+    // before, such a run was refused, which made proof_links flaky when one
+    // test removed its /etc secret while another's run was looking)
+    #[test]
+    fn an_entry_removed_during_the_look_does_not_refuse_the_run() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let base = std::env::temp_dir()
+            .canonicalize()
+            .unwrap()
+            .join(format!("ploy-secrets-vanish-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let etc = base.join("etc");
+        std::fs::create_dir_all(&etc).unwrap();
+        std::fs::write(etc.join("shadow"), "root:hash").unwrap();
+        std::fs::set_permissions(etc.join("shadow"), mode(0o600)).unwrap();
+        let stop = AtomicBool::new(false);
+        let (runs, failures) = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    for i in 0..64 {
+                        let _ = std::fs::write(etc.join(format!("tmp{i}")), "x");
+                        let _ = std::fs::create_dir(etc.join(format!("dir{i}")));
+                    }
+                    for i in 0..64 {
+                        let _ = std::fs::remove_file(etc.join(format!("tmp{i}")));
+                        let _ = std::fs::remove_dir(etc.join(format!("dir{i}")));
+                    }
+                }
+            });
+            let started = std::time::Instant::now();
+            let (mut runs, mut failures) = (0, Vec::new());
+            while runs < 3000 && started.elapsed() < Duration::from_secs(3) {
+                match secrets_of(&[etc.as_path()], None, SYSTEM_WALK_LIMIT) {
+                    Ok(found) => assert_eq!(found.masks, [etc.join("shadow")]),
+                    Err(err) => failures.push(err.to_string()),
+                }
+                runs += 1;
+            }
+            stop.store(true, Ordering::Relaxed);
+            (runs, failures)
+        });
+        let _ = std::fs::remove_dir_all(&base);
+        assert!(
+            failures.is_empty(),
+            "{} of {runs}: {:?}",
+            failures.len(),
+            failures.first()
+        );
     }
 
     // proves: SBX-3 (the kept records are used, and never hide less than a

@@ -190,7 +190,7 @@ fn set_up_and_run(request: &InitRequest) -> StepResult<i32> {
     let filters = confine::install_seccomp().map_err(|err| (Layer::Seccomp, err))?;
     report_ok(
         Layer::Seccomp,
-        &format!("no_new_privs, no capabilities, {filters} filters"),
+        &format!("no_new_privs, no capabilities, {filters} filters in one program"),
     );
     let mut guard = memory::MemoryGuard::new(
         request.limits.memory_bytes,
