@@ -10,6 +10,15 @@
 //! `AGENTS.override.md`, `AGENTS.md`, `CLAUDE.md` that exists (the override
 //! replaces the ordinary file of its folder). Outer folders come first, so
 //! nearer instructions come later and read as more specific.
+//!
+//! Where a file leads: a context file is read only when its real path (every
+//! symbolic link on the way resolved, a link to a link and a linked parent
+//! folder included) is inside the project — the outermost folder above — or
+//! inside the user's own ploy config folder. `AGENTS.md -> ~/.ssh/id_rsa` or
+//! `CLAUDE.md -> /etc/shadow` in a cloned repository would otherwise put a
+//! file the repository's author cannot read into the system prompt, which
+//! goes to the model; such a file is skipped with a warning naming it and
+//! TRUST-5. The file read is the resolved path that was checked.
 
 use std::path::{Path, PathBuf};
 
@@ -50,11 +59,24 @@ pub fn context_dirs(canonical_cwd: &Path) -> Vec<PathBuf> {
 /// Reads the context files for `canonical_cwd`. Unreadable files become
 /// warnings, never errors: context is optional text. A name that is there
 /// but is no regular file (a FIFO, a device, a link to either or to a
-/// kernel file such as `/proc/kmsg`) is not read and not passed over for
-/// the next name: the warning says why (TRUST-5, FAIL-1).
-pub fn load_context_files(canonical_cwd: &Path, warnings: &mut Vec<String>) -> Vec<ContextFile> {
+/// kernel file such as `/proc/kmsg`), or that leads out of the project and
+/// out of `config_dir` (the user's ploy config folder, where a person may
+/// keep shared instructions), is not read and not passed over for the next
+/// name: the warning says why (TRUST-5, FAIL-1).
+pub fn load_context_files(
+    canonical_cwd: &Path,
+    config_dir: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Vec<ContextFile> {
+    let dirs = context_dirs(canonical_cwd);
+    // The project: the repository root, or the working directory alone.
+    let project = dirs
+        .first()
+        .cloned()
+        .unwrap_or_else(|| canonical_cwd.to_path_buf());
+    let config_dir = config_dir.and_then(|dir| dir.canonicalize().ok());
     let mut files = Vec::new();
-    for dir in context_dirs(canonical_cwd) {
+    for dir in dirs {
         // The first name that is there and not a folder (a link counts as
         // what it points to: a dangling one is not there).
         let Some(path) = CONTEXT_FILE_NAMES
@@ -64,7 +86,26 @@ pub fn load_context_files(canonical_cwd: &Path, warnings: &mut Vec<String>) -> V
         else {
             continue;
         };
-        match read_capped(&path, MAX_CONTEXT_FILE_BYTES) {
+        let real = match path.canonicalize() {
+            Ok(real) => real,
+            Err(err) => {
+                warnings.push(format!(
+                    "context file {} was not read: where it leads cannot be resolved: {err} (TRUST-5)",
+                    path.display()
+                ));
+                continue;
+            }
+        };
+        if let Some(why) = leads_elsewhere(&path, &real, &project, config_dir.as_deref()) {
+            warnings.push(format!(
+                "context file {} was not read: it leads to {}, {why} (TRUST-5: context files come from the project)",
+                path.display(),
+                real.display(),
+            ));
+            continue;
+        }
+        // The resolved path is what was checked, so it is what is read.
+        match read_capped(&real, MAX_CONTEXT_FILE_BYTES) {
             Ok((text, cut)) => {
                 if cut {
                     warnings.push(format!(
@@ -81,6 +122,40 @@ pub fn load_context_files(canonical_cwd: &Path, warnings: &mut Vec<String>) -> V
         }
     }
     files
+}
+
+/// Why the context file `path`, whose real path is `real`, must not be
+/// read, or `None` (module docs). Inside the project: any file but a
+/// secret file reached through a link (`AGENTS.md -> .env`: its values
+/// would reach the model without the question the built-in read rule asks,
+/// PERM-2). Inside the config folder: only Markdown (instructions a person
+/// keeps there), never `settings.json`, `trust.json` or anything else the
+/// folder holds.
+fn leads_elsewhere(
+    path: &Path,
+    real: &Path,
+    project: &Path,
+    config_dir: Option<&Path>,
+) -> Option<String> {
+    if let Ok(inside) = real.strip_prefix(project) {
+        // Only a link can change the name (a plain AGENTS.md costs no
+        // glob); the name is judged inside the project, not by the
+        // folders the project itself lives in.
+        if real != path && ploy_secrets::is_secret_file(&inside.to_string_lossy()) {
+            return Some("a secret file (PERM-2: reading it asks)".to_owned());
+        }
+        return None;
+    }
+    let markdown = real
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("md"));
+    if config_dir.is_some_and(|dir| real.starts_with(dir)) && markdown {
+        return None;
+    }
+    Some(format!(
+        "outside the project {} (and no Markdown file of the ploy config folder)",
+        project.display()
+    ))
 }
 
 /// Reads up to `cap` bytes of a UTF-8 (lossy) text file; returns whether it
@@ -128,7 +203,7 @@ mod tests {
         fs::write(sub.join("AGENTS.md"), "b agents (shadowed)").unwrap();
         fs::write(sub.join("AGENTS.override.md"), "b override").unwrap();
         let mut warnings = Vec::new();
-        let texts: Vec<String> = load_context_files(&sub, &mut warnings)
+        let texts: Vec<String> = load_context_files(&sub, None, &mut warnings)
             .into_iter()
             .map(|f| f.text)
             .collect();
@@ -145,7 +220,7 @@ mod tests {
         let cwd = root.join("p");
         fs::create_dir(&cwd).unwrap();
         fs::write(cwd.join("CLAUDE.md"), "here").unwrap();
-        let files = load_context_files(&cwd, &mut Vec::new());
+        let files = load_context_files(&cwd, None, &mut Vec::new());
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].text, "here");
     }
@@ -191,7 +266,7 @@ mod tests {
         let why = read_capped(&kernel_dir.join("AGENTS.md"), 64).unwrap_err();
         assert!(why.contains("proc"), "{why}");
         let mut warnings = Vec::new();
-        let texts: Vec<String> = load_context_files(&kernel_dir, &mut warnings)
+        let texts: Vec<String> = load_context_files(&kernel_dir, None, &mut warnings)
             .into_iter()
             .map(|f| f.text)
             .collect();
@@ -207,6 +282,114 @@ mod tests {
                 "{warning}"
             );
         }
+    }
+
+    /// A repository in `root/repo` with a folder `a/b`, and a file
+    /// outside it (`root/outside/secret`, standing for `~/.ssh/id_rsa`).
+    fn repo_with_an_outside_file() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let repo = root.join("repo");
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        fs::create_dir_all(repo.join("a/b")).unwrap();
+        fs::create_dir(root.join("outside")).unwrap();
+        let secret = root.join("outside/secret");
+        fs::write(&secret, "-----BEGIN OPENSSH PRIVATE KEY----- outside").unwrap();
+        (tmp, repo, secret)
+    }
+
+    fn texts_and_warnings(cwd: &Path, config: Option<&Path>) -> (Vec<String>, Vec<String>) {
+        let mut warnings = Vec::new();
+        let texts = load_context_files(cwd, config, &mut warnings)
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
+        (texts, warnings)
+    }
+
+    // proves: TRUST-5 (a context file that is a link out of the
+    // repository — direct, through a chain of links, or through a linked
+    // parent folder — is not read into the system prompt; a warning names
+    // the file and the rule, and no other name of its folder is taken
+    // instead)
+    #[test]
+    fn context_files_leading_out_of_the_project_are_skipped_with_a_warning() {
+        use std::os::unix::fs::symlink;
+        let (_tmp, repo, secret) = repo_with_an_outside_file();
+        let outside = secret.parent().unwrap().to_path_buf();
+        fs::write(repo.join("CLAUDE.md"), "not taken instead").unwrap();
+        // Direct: AGENTS.md -> ~/.ssh/id_rsa.
+        symlink(&secret, repo.join("AGENTS.md")).unwrap();
+        // A chain: a/CLAUDE.md -> a/hop (inside) -> ../../outside/secret.
+        symlink("hop", repo.join("a/CLAUDE.md")).unwrap();
+        symlink("../../outside/secret", repo.join("a/hop")).unwrap();
+        // A linked parent folder: a/b/AGENTS.md -> docs/secret, docs -> outside.
+        symlink(&outside, repo.join("a/b/docs")).unwrap();
+        symlink("docs/secret", repo.join("a/b/AGENTS.md")).unwrap();
+        let (texts, warnings) = texts_and_warnings(&repo.join("a/b"), None);
+        assert!(texts.is_empty(), "{texts:?}");
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        for (warning, name) in
+            warnings
+                .iter()
+                .zip(["repo/AGENTS.md", "repo/a/CLAUDE.md", "repo/a/b/AGENTS.md"])
+        {
+            assert!(
+                warning.contains(name)
+                    && warning.contains("TRUST-5")
+                    && warning.contains("outside the project")
+                    && !warning.contains("PRIVATE KEY"),
+                "{warning}"
+            );
+        }
+        // /etc/shadow-like absolute targets the same way, whatever exists.
+        for target in ["/etc/passwd", "/etc/hostname"] {
+            if Path::new(target).exists() {
+                fs::remove_file(repo.join("AGENTS.md")).unwrap();
+                symlink(target, repo.join("AGENTS.md")).unwrap();
+                let (texts, warnings) = texts_and_warnings(&repo, None);
+                assert!(texts.is_empty(), "{target}: {texts:?}");
+                assert!(warnings[0].contains(target), "{warnings:?}");
+            }
+        }
+    }
+
+    // proves: TRUST-5 (links that stay inside the project still load, a
+    // Markdown file of the user's ploy config folder too; a link to the
+    // config folder's settings or to a secret file of the project does not)
+    #[test]
+    fn links_inside_the_project_or_to_the_config_folders_markdown_load() {
+        use std::os::unix::fs::symlink;
+        let (tmp, repo, _secret) = repo_with_an_outside_file();
+        let config = tmp.path().canonicalize().unwrap().join("config");
+        fs::create_dir(&config).unwrap();
+        fs::write(config.join("AGENTS.md"), "shared instructions").unwrap();
+        fs::write(config.join("settings.json"), "{\"secrets\": []}").unwrap();
+        fs::create_dir(repo.join("docs")).unwrap();
+        fs::write(repo.join("docs/agents.md"), "repo instructions").unwrap();
+        symlink("docs/agents.md", repo.join("AGENTS.md")).unwrap();
+        symlink(config.join("AGENTS.md"), repo.join("a/AGENTS.md")).unwrap();
+        symlink(config.join("settings.json"), repo.join("a/b/AGENTS.md")).unwrap();
+        let (texts, warnings) = texts_and_warnings(&repo.join("a/b"), Some(&config));
+        assert_eq!(texts, ["repo instructions", "shared instructions"]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("a/b/AGENTS.md") && warnings[0].contains("TRUST-5"),
+            "{warnings:?}"
+        );
+        // Without the config folder given, its Markdown is outside too.
+        let (texts, _) = texts_and_warnings(&repo.join("a"), None);
+        assert_eq!(texts, ["repo instructions"]);
+        // A link to the project's own secret file: not read (PERM-2).
+        fs::write(repo.join(".env"), "API_KEY=value-never-in-the-prompt").unwrap();
+        fs::remove_file(repo.join("AGENTS.md")).unwrap();
+        symlink(".env", repo.join("AGENTS.md")).unwrap();
+        let (texts, warnings) = texts_and_warnings(&repo, None);
+        assert!(texts.is_empty(), "{texts:?}");
+        assert!(
+            warnings[0].contains("secret file") && warnings[0].contains("TRUST-5"),
+            "{warnings:?}"
+        );
     }
 
     #[test]

@@ -371,7 +371,7 @@ pub fn load_project(
     let cwd = resolution.cwd.clone();
 
     let context_files = if options.context_files {
-        load_context_files(&cwd, &mut all_warnings)
+        load_context_files(&cwd, Some(&dirs.config), &mut all_warnings)
     } else {
         Vec::new()
     };
