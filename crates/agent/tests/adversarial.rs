@@ -7,9 +7,7 @@ mod support;
 
 use ploy_agent::event::Event;
 use ploy_agent::session::{Outcome, Resume};
-use ploy_policy::{
-    ActionKind, Approval, ApprovalScope, Effect, Grant, Rule, TaintMark, TaintSource,
-};
+use ploy_policy::{ActionKind, Effect, Rule, TaintMark, TaintSource};
 use serde_json::json;
 use support::*;
 
@@ -43,19 +41,7 @@ async fn a_tainted_conversation_cannot_run_edit_or_read_outside_even_when_allowe
         Rule::new(ActionKind::Shell, Effect::Allow, "touch *"),
         Rule::new(ActionKind::Edit, Effect::Allow, "**"),
     ]);
-    world
-        .store()
-        .save_approval_in(
-            &Approval {
-                scope: ApprovalScope::Always,
-                grant: Grant::Pattern {
-                    kind: ActionKind::Shell,
-                    pattern: "touch made.txt".into(),
-                },
-            },
-            Some(&world.key()),
-        )
-        .unwrap();
+    world.approve_shell_always("touch made.txt");
     let model = scripted(obedient()).await;
     let mut run = Run::new(rules);
     run.resume = Resume::Latest;

@@ -12,8 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use ploy_agent::dispatch::Policy;
 use ploy_policy::{
-    Action, ActionKind, Approval, ApprovalScope, ConversationRules, Effect, Grant, ProjectRoot,
-    Rule, TaintMark, TaintSource,
+    Action, ActionKind, ConversationRules, Effect, ProjectRoot, Rule, TaintMark, TaintSource,
 };
 use support::*;
 
@@ -41,6 +40,21 @@ fn open_policy(world: &World, user: &[Rule]) -> (Policy, String) {
     (policy, conversation)
 }
 
+/// Another process (a second `ploy` on the same store) reads a page into
+/// `conversation`: the mark is in the store, not in this process's memory.
+fn another_process_reads_a_page(world: &World, conversation: &str) {
+    world
+        .store()
+        .mark_tainted(
+            conversation,
+            &TaintMark {
+                reason: "the web_fetch tool read web text into this conversation".into(),
+                source: TaintSource::Url("http://pagea.com/".into()),
+            },
+        )
+        .unwrap();
+}
+
 // proves: TAINT-2 (a mark written by any process applies in every process)
 // proves: PERM-3 (a tainted conversation's shell asks, whatever allows it)
 #[test]
@@ -55,17 +69,7 @@ fn a_mark_written_by_another_process_applies_at_the_next_decision() {
     assert!(policy.assert(&action).is_allow(), "clean: the rule allows");
     assert!(!policy.is_tainted());
 
-    // Another process reads a page into the same conversation.
-    world
-        .store()
-        .mark_tainted(
-            &conversation,
-            &TaintMark {
-                reason: "the web_fetch tool read web text into this conversation".into(),
-                source: TaintSource::Url("http://pagea.com/".into()),
-            },
-        )
-        .unwrap();
+    another_process_reads_a_page(&world, &conversation);
 
     assert!(
         policy.is_tainted(),
@@ -83,19 +87,7 @@ fn a_mark_written_by_another_process_applies_at_the_next_decision() {
 #[test]
 fn an_approval_revoked_by_another_process_stops_applying() {
     let world = World::new();
-    let id = world
-        .store()
-        .save_approval_in(
-            &Approval {
-                scope: ApprovalScope::Always,
-                grant: Grant::Pattern {
-                    kind: ActionKind::Shell,
-                    pattern: "touch made.txt".into(),
-                },
-            },
-            Some(&world.key()),
-        )
-        .unwrap();
+    let id = world.approve_shell_always("touch made.txt");
     let (policy, _) = open_policy(&world, &[]);
     let root = ProjectRoot::new(&world.project).unwrap();
     let action = Action::shell("shell", "touch made.txt", &root);
@@ -209,17 +201,7 @@ async fn each_dispatched_call_is_judged_with_the_marks_stored_before_it() {
     assert!(first.ok, "clean: the rule allows: {first:?}");
     assert!(world.project.join("first.txt").exists());
 
-    // Another process reads a page into the same conversation.
-    world
-        .store()
-        .mark_tainted(
-            &conversation,
-            &TaintMark {
-                reason: "the web_fetch tool read web text into this conversation".into(),
-                source: TaintSource::Url("http://pagea.com/".into()),
-            },
-        )
-        .unwrap();
+    another_process_reads_a_page(&world, &conversation);
 
     let second = dispatcher
         .dispatch(&touch("second"), &ctx, &NoPerson, &NoEvents)

@@ -12,31 +12,10 @@ use ploy_store::Store;
 use serde_json::json;
 use support::{Run, World, obedient, orders, rules, run_prompt, scripted};
 
-/// The world's store, then a table of its own filled and one page in its
-/// middle overwritten: `quick_check` fails, while opening the file and
-/// writing the conversation never touches that page.
+/// The world's store, damaged where only the full check looks.
 fn damage_the_store(world: &World) {
     drop(world.store());
-    let conn = rusqlite::Connection::open(world.db()).unwrap();
-    let page_count = |conn: &rusqlite::Connection| -> usize {
-        conn.query_row("PRAGMA page_count", [], |r| r.get(0))
-            .unwrap()
-    };
-    let before = page_count(&conn);
-    conn.execute_batch(
-        "CREATE TABLE filler (x TEXT);
-         WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 300)
-         INSERT INTO filler SELECT hex(randomblob(500)) FROM c;
-         PRAGMA wal_checkpoint(TRUNCATE);",
-    )
-    .unwrap();
-    let middle = before + (page_count(&conn) - before) / 2;
-    drop(conn);
-    let mut bytes = std::fs::read(world.db()).unwrap();
-    for b in &mut bytes[4096 * (middle - 1)..4096 * middle] {
-        *b = 0xA5;
-    }
-    std::fs::write(world.db(), &bytes).unwrap();
+    ploy_testkit::store_damage::damage_a_page_past_the_tables(&world.db()).unwrap();
 }
 
 fn write_order() -> String {

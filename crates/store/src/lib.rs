@@ -900,12 +900,7 @@ impl Store {
         let path = self.path.clone();
         let tx = self.write_tx()?;
         require_conversation(&tx, &path, conversation_id)?;
-        tx.execute(
-            "INSERT INTO tool_calls (conversation_id, call_id, name, args, created_at)
-             VALUES (?1, ?2, ?3, ?4, unixepoch())",
-            params![conversation_id, call_id, name, args],
-        )
-        .map_err(|e| classify(&path, e, true))?;
+        insert_tool_call(&tx, &path, conversation_id, call_id, name, args)?;
         tx.commit().map_err(|e| classify(&path, e, true))?;
         Ok(())
     }
@@ -919,19 +914,7 @@ impl Store {
         let path = self.path.clone();
         let tx = self.write_tx()?;
         require_conversation(&tx, &path, conversation_id)?;
-        tx.execute(
-            "INSERT INTO decisions (conversation_id, call_id, verdict, rule, reason, answer, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, unixepoch())",
-            params![
-                conversation_id,
-                record.call_id,
-                record.verdict,
-                record.rule,
-                record.reason,
-                record.answer
-            ],
-        )
-        .map_err(|e| classify(&path, e, true))?;
+        insert_decision(&tx, &path, conversation_id, record)?;
         tx.commit().map_err(|e| classify(&path, e, true))?;
         Ok(())
     }
@@ -954,26 +937,9 @@ impl Store {
         let path = self.path.clone();
         let tx = self.write_tx()?;
         require_conversation(&tx, &path, conversation_id)?;
-        tx.execute(
-            "INSERT INTO tool_calls (conversation_id, call_id, name, args, created_at)
-             VALUES (?1, ?2, ?3, ?4, unixepoch())",
-            params![conversation_id, call_id, name, args],
-        )
-        .map_err(|e| classify(&path, e, true))?;
+        insert_tool_call(&tx, &path, conversation_id, call_id, name, args)?;
         if let Some(record) = decision {
-            tx.execute(
-                "INSERT INTO decisions (conversation_id, call_id, verdict, rule, reason, answer, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, unixepoch())",
-                params![
-                    conversation_id,
-                    record.call_id,
-                    record.verdict,
-                    record.rule,
-                    record.reason,
-                    record.answer
-                ],
-            )
-            .map_err(|e| classify(&path, e, true))?;
+            insert_decision(&tx, &path, conversation_id, record)?;
         }
         let id = insert_message(&tx, &path, conversation_id, role, content, meta)?;
         tx.commit().map_err(|e| classify(&path, e, true))?;
@@ -1617,6 +1583,47 @@ fn insert_message(
         params![conversation_id, role.as_str(), content, meta],
         |row| row.get(0),
     )
+    .map_err(|e| classify(path, e, true))
+}
+
+/// One tool-call row, in the caller's transaction.
+fn insert_tool_call(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    conversation_id: &str,
+    call_id: &str,
+    name: &str,
+    args: &str,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO tool_calls (conversation_id, call_id, name, args, created_at)
+         VALUES (?1, ?2, ?3, ?4, unixepoch())",
+        params![conversation_id, call_id, name, args],
+    )
+    .map(drop)
+    .map_err(|e| classify(path, e, true))
+}
+
+/// One decision row, in the caller's transaction.
+fn insert_decision(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    conversation_id: &str,
+    record: &DecisionRecord,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO decisions (conversation_id, call_id, verdict, rule, reason, answer, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, unixepoch())",
+        params![
+            conversation_id,
+            record.call_id,
+            record.verdict,
+            record.rule,
+            record.reason,
+            record.answer
+        ],
+    )
+    .map(drop)
     .map_err(|e| classify(path, e, true))
 }
 

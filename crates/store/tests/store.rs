@@ -240,12 +240,9 @@ fn corrupt_file_is_a_clear_error_never_a_new_store() {
         .unwrap()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
         .unwrap();
-    let mut bytes = std::fs::read(&path).unwrap();
-    assert!(bytes.len() > 8 * 4096);
-    for b in &mut bytes[4096 * 3..4096 * 6] {
-        *b = 0xA5;
-    }
-    std::fs::write(&path, &bytes).unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() > 8 * 4096);
+    ploy_testkit::store_damage::overwrite_pages(&path, 3, 3).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
     let err = Store::open(&path).unwrap_err();
     assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
     assert_eq!(
@@ -579,32 +576,10 @@ fn closing_keeps_the_wal_and_the_next_open_appends_to_it() {
     store.integrity_check().unwrap();
 }
 
-/// A healthy store, then a table of its own filled and one page in its
-/// middle overwritten: `quick_check` fails, while opening the file and
-/// writing conversations never touches that page.
+/// A healthy store, damaged where only the full check looks.
 fn store_with_a_damaged_page_elsewhere(path: &Path) {
     drop(Store::open(path).unwrap());
-    let conn = rusqlite::Connection::open(path).unwrap();
-    let before: u64 = conn
-        .query_row("PRAGMA page_count", [], |r| r.get(0))
-        .unwrap();
-    conn.execute_batch(
-        "CREATE TABLE filler (x TEXT);
-         WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 300)
-         INSERT INTO filler SELECT hex(randomblob(500)) FROM c;
-         PRAGMA wal_checkpoint(TRUNCATE);",
-    )
-    .unwrap();
-    let after: u64 = conn
-        .query_row("PRAGMA page_count", [], |r| r.get(0))
-        .unwrap();
-    drop(conn);
-    let middle = (before + (after - before) / 2) as usize;
-    let mut bytes = std::fs::read(path).unwrap();
-    for b in &mut bytes[4096 * (middle - 1)..4096 * middle] {
-        *b = 0xA5;
-    }
-    std::fs::write(path, &bytes).unwrap();
+    ploy_testkit::store_damage::damage_a_page_past_the_tables(path).unwrap();
 }
 
 // proves: TAINT-3, TAINT-2 (a store whose full check runs in the background

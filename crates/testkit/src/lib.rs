@@ -16,6 +16,8 @@
 //! * [`scripted_model`]: `ploy-scripted-model`, re-exported.
 //! * [`credential_files`]: one credential file of every kind the
 //!   secret-file rule names, with the values that must be known secrets.
+//! * [`store_damage`]: a conversation store damaged where only the full
+//!   check looks (TAINT-3 tests of ploy-store and the agent).
 //! * [`loggers`]: the A-5 probe ([`logger_traits!`]): which logger traits
 //!   a type implements.
 //!
@@ -25,6 +27,7 @@ pub mod credential_files;
 pub mod loggers;
 pub mod net;
 pub mod raw_http;
+pub mod store_damage;
 pub mod strict;
 pub mod tls;
 pub mod web;

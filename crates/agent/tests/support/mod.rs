@@ -105,6 +105,24 @@ impl World {
     pub fn key(&self) -> String {
         self.project.to_string_lossy().into_owned()
     }
+
+    /// A saved `always` approval of the shell command `pattern`, scoped to
+    /// this project; returns its id.
+    pub fn approve_shell_always(&self, pattern: &str) -> i64 {
+        use ploy_policy::{ActionKind, Approval, ApprovalScope, Grant};
+        self.store()
+            .save_approval_in(
+                &Approval {
+                    scope: ApprovalScope::Always,
+                    grant: Grant::Pattern {
+                        kind: ActionKind::Shell,
+                        pattern: pattern.into(),
+                    },
+                },
+                Some(&self.key()),
+            )
+            .unwrap()
+    }
 }
 
 /// Rules: the built-in defaults plus a user layer.
