@@ -12,7 +12,10 @@
 # Needs: python3 and a release build (`cargo build --release -p ploy`).
 # Usage: bench/agent_first_byte.sh [RUNS]    (PLOY=path/to/ploy for another build;
 # STORE_MB=N first grows the conversation store to N MB of stored messages,
-# as months of use do: the start-up must not grow with it)
+# as months of use do: the start-up must not grow with it; PROJECT_FILES=N
+# puts N source files in the project (100 to a folder, 3 levels deep) and
+# one .env, for the cost of the secret-file walk of the project on the
+# start path)
 #
 # Measured 2026-11-30 22:06 UTC (release build, load average 20 on 2 cores):
 # median 858 ms, min 393 ms over 30 runs: NOT met, and under that load the
@@ -59,6 +62,16 @@ with open(os.path.join(root, "config", "settings.json"), "w") as f:
     f.write('{"security_profile": {"sandbox": "workspace-write", "approval": "ask"}}')
 with open(os.path.join(root, "proj", "README.md"), "w") as f:
     f.write("# a project\n")
+project_files = int(os.environ.get("PROJECT_FILES", "0"))
+if project_files > 0:
+    os.makedirs(os.path.join(root, "proj", ".git"))
+    with open(os.path.join(root, "proj", ".env"), "w") as f:
+        f.write("API_TOKEN=bench-secret-value-0123456789\n")
+    for n in range(project_files):
+        folder = os.path.join(root, "proj", "src", "m%d" % (n // 1000), "p%d" % (n // 100 % 10))
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "f%d.rs" % n), "w") as f:
+            f.write("pub fn f() {}\n")
 
 first_byte = []
 lock = threading.Condition()
@@ -140,6 +153,8 @@ print(f"ploy -p start to first byte upstream: median {statistics.median(fb):.2f}
       f"p90 {p90:.2f} ms, min {fb[0]:.2f} ms over {runs} runs (target < 30 ms: "
       f"{'met' if statistics.median(fb) < 30 else 'NOT met'})")
 print(f"whole run (answer printed, process exited): median {statistics.median(total):.2f} ms")
+if project_files > 0:
+    print(f"project: {project_files} source files and a .env")
 print(f"load average: {open('/proc/loadavg').read().split()[0]} (on {os.cpu_count()} cores)")
 subprocess.run(["rm", "-rf", root])
 PY

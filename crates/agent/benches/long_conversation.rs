@@ -2,11 +2,11 @@
 //! one session, 1,000 prompts, each a `read` of a 2 KiB file and an
 //! answer (2,000 model calls), against the shared scripted model on
 //! 127.0.0.1, forgetful (it keeps nothing, so only ploy's memory grows).
-//! Prints the resident set size after turn 100 and after turn 1,000, and
-//! their ratio.
+//! Prints the resident set size after turns 100, 500 and 1,000 (a tenth,
+//! half and all of the count), and the ratio of the last to the first.
 //!
 //! Run: `cargo bench -p ploy-agent --bench long_conversation` (add
-//! `-- TURNS` for another count; the second reading is at the last turn).
+//! `-- TURNS` for another count).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)] // benchmark setup
 
@@ -89,7 +89,8 @@ fn main() {
     })
     .unwrap();
     let early_turn = (turns / 10).max(1);
-    let mut early = 0;
+    let middle_turn = (turns / 2).max(1);
+    let (mut early, mut middle) = (0, 0);
     let started = std::time::Instant::now();
     for turn in 1..=turns {
         let outcome = runtime.block_on(session.prompt(
@@ -101,6 +102,9 @@ fn main() {
         if turn == early_turn {
             early = rss_kib();
         }
+        if turn == middle_turn {
+            middle = rss_kib();
+        }
     }
     let late = rss_kib();
     let ratio = late as f64 / early as f64;
@@ -110,6 +114,7 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
     println!("RSS after turn {early_turn}: {early} KiB");
+    println!("RSS after turn {middle_turn}: {middle} KiB");
     println!("RSS after turn {turns}: {late} KiB");
     println!(
         "ratio {ratio:.3} ({:+.1}%; target within ±10%)",
