@@ -445,15 +445,15 @@ fn evaluate_unit<'a>(
 ) -> (Option<Hit<'a>>, UnitOutcome<'a>) {
     let rules_again = layers.clone();
     // Build each candidate once; every layer reuses it.
-    let candidates: Vec<Candidate<'_>> = unit
+    let candidates: Vec<(Candidate<'_>, &str)> = unit
         .candidates
         .iter()
-        .map(|c| Candidate::new(c.as_str()))
+        .map(|c| (Candidate::new(c.as_str()), c.as_str()))
         .collect();
-    let deny_only: Vec<Candidate<'_>> = unit
+    let deny_only: Vec<(Candidate<'_>, &str)> = unit
         .deny_candidates
         .iter()
-        .map(|c| Candidate::new(c.as_str()))
+        .map(|c| (Candidate::new(c.as_str()), c.as_str()))
         .collect();
     let mut outcome = UnitOutcome::Unmatched;
     for layer in layers {
@@ -461,12 +461,24 @@ fn evaluate_unit<'a>(
             continue;
         }
         scratch.hits.clear();
-        for candidate in &candidates {
-            layer.hits_into(unit.kind, candidate, &mut scratch.globs, &mut scratch.hits);
+        for (candidate, text) in &candidates {
+            layer.hits_into(
+                unit.kind,
+                candidate,
+                text,
+                &mut scratch.globs,
+                &mut scratch.hits,
+            );
         }
         let shared = scratch.hits.len();
-        for candidate in &deny_only {
-            layer.hits_into(unit.kind, candidate, &mut scratch.globs, &mut scratch.hits);
+        for (candidate, text) in &deny_only {
+            layer.hits_into(
+                unit.kind,
+                candidate,
+                text,
+                &mut scratch.globs,
+                &mut scratch.hits,
+            );
         }
         if let Some(rule) = layer.first_hit(&scratch.hits, Effect::Deny) {
             return (Some((layer, rule)), outcome);
@@ -501,18 +513,24 @@ fn evaluate_unit<'a>(
     if !unit.inner_candidates.is_empty()
         && !matches!(outcome, UnitOutcome::Asked(..) | UnitOutcome::Scattered(..))
     {
-        let inner: Vec<Candidate<'_>> = unit
+        let inner: Vec<(Candidate<'_>, &str)> = unit
             .inner_candidates
             .iter()
-            .map(|c| Candidate::new(c.as_str()))
+            .map(|c| (Candidate::new(c.as_str()), c.as_str()))
             .collect();
         for layer in rules_again {
             if !layer.has_kind(unit.kind) {
                 continue;
             }
             scratch.hits.clear();
-            for candidate in &inner {
-                layer.hits_into(unit.kind, candidate, &mut scratch.globs, &mut scratch.hits);
+            for (candidate, text) in &inner {
+                layer.hits_into(
+                    unit.kind,
+                    candidate,
+                    text,
+                    &mut scratch.globs,
+                    &mut scratch.hits,
+                );
             }
             if let Some(rule) = layer
                 .first_hit(&scratch.hits, Effect::Deny)

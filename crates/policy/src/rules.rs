@@ -210,6 +210,11 @@ pub(crate) fn add_pattern(
 pub(crate) struct Matcher {
     set: GlobSet,
     owner: Vec<usize>,
+    /// The built-in secret-file read asks: the index of the rule of the
+    /// first of [`ploy_secrets::secret_file_globs`], matched through
+    /// [`ploy_secrets::secret_file_glob_index`] (the same globs, without
+    /// compiling them on each hook call: issue 16).
+    secret_files: Option<usize>,
 }
 
 impl Matcher {
@@ -231,24 +236,40 @@ impl Matcher {
             pattern: String::new(),
             reason: err.to_string(),
         })?;
-        Ok(Some(Self { set, owner }))
+        Ok(Some(Self {
+            set,
+            owner,
+            secret_files: None,
+        }))
     }
 
-    /// Append the owner index of every glob matching `candidate` to `out`
-    /// (duplicates possible); `scratch` is reused between calls.
+    /// Append the owner index of every glob matching `candidate` (the
+    /// text `text`) to `out` (duplicates possible; of the secret-file
+    /// rules, the first only); `scratch` is reused between calls.
     pub(crate) fn hits_into(
         &self,
         candidate: &Candidate<'_>,
+        text: &str,
         scratch: &mut Vec<usize>,
         out: &mut Vec<usize>,
     ) {
         self.set.matches_candidate_into(candidate, scratch);
         out.extend(scratch.iter().filter_map(|g| self.owner.get(*g).copied()));
+        if let Some(first) = self.secret_files
+            && let Some(glob) = ploy_secrets::secret_file_glob_index(text)
+        {
+            out.push(first + glob);
+        }
     }
 
     /// The owner index of the first glob matching any candidate.
     pub(crate) fn first_match(&self, candidates: &[String]) -> Option<usize> {
         for candidate in candidates {
+            if let Some(first) = self.secret_files
+                && let Some(glob) = ploy_secrets::secret_file_glob_index(candidate)
+            {
+                return Some(first + glob);
+            }
             // `is_match` first: the common case is no match, and it does not allocate.
             if self.set.is_match(candidate.as_str()) {
                 let hits = self.set.matches(candidate.as_str());
@@ -318,14 +339,31 @@ fn word_matches(rule_word: &GlobMatcher, word: &str) -> bool {
 impl RuleLayer {
     /// Compile a layer; refuses invalid or empty patterns.
     pub fn new(source: RuleSource, rules: Vec<Rule>) -> Result<Self, RuleError> {
+        Self::compile(source, rules, None)
+    }
+
+    /// Compile a layer whose rules from index `secret_files` on are the
+    /// built-in secret-file read asks ([`secret_file_patterns`]): those are
+    /// matched through ploy-secrets, not compiled.
+    fn compile(
+        source: RuleSource,
+        rules: Vec<Rule>,
+        secret_files: Option<usize>,
+    ) -> Result<Self, RuleError> {
+        let compiled = secret_files.unwrap_or(rules.len());
         let mut matchers: [Option<Matcher>; 5] = Default::default();
         for kind in ActionKind::ALL {
-            let patterns = rules
+            let patterns = rules[..compiled]
                 .iter()
                 .enumerate()
                 .filter(|(_, r)| r.kind == kind)
                 .map(|(i, r)| (i, r.pattern.clone()));
             matchers[kind.index()] = Matcher::build(kind, patterns)?;
+        }
+        if let Some(first) = secret_files
+            && let Some(read) = &mut matchers[ActionKind::Read.index()]
+        {
+            read.secret_files = Some(first);
         }
         let words = rules.iter().map(rule_words).collect();
         Ok(Self {
@@ -358,8 +396,14 @@ impl RuleLayer {
     /// except files that usually hold secrets, which ask (see
     /// [`SECRET_FILE_PATTERNS`]; a user or project allow rule may open them,
     /// since a higher layer decides). Everything else falls through to "ask".
+    ///
+    /// The secret-file asks are the globs of [`secret_file_patterns`] (the
+    /// reason names the one that matched), matched by ploy-secrets' rule
+    /// without compiling them: the hook builds this layer once per tool
+    /// call, and the compile cost more than the rest of the call (issue 16).
     pub fn builtin() -> Self {
         let mut rules = vec![Rule::new(ActionKind::Read, Effect::Allow, "**")];
+        let first_secret = rules.len();
         rules.extend(
             secret_file_patterns()
                 .into_iter()
@@ -368,7 +412,8 @@ impl RuleLayer {
         // The built-in pattern is a constant known to compile; an error here
         // would be a programming error caught by the tests, and failing
         // closed (an empty layer) only means more questions.
-        Self::new(RuleSource::Default, rules).unwrap_or_else(|_| Self::empty(RuleSource::Default))
+        Self::compile(RuleSource::Default, rules, Some(first_secret))
+            .unwrap_or_else(|_| Self::empty(RuleSource::Default))
     }
 
     /// The same rules under another source label.
@@ -424,6 +469,7 @@ impl RuleLayer {
             self.hits_into(
                 kind,
                 &Candidate::new(candidate.as_str()),
+                candidate,
                 &mut scratch,
                 &mut hits,
             );
@@ -436,11 +482,12 @@ impl RuleLayer {
         &self,
         kind: ActionKind,
         candidate: &Candidate<'_>,
+        text: &str,
         scratch: &mut Vec<usize>,
         out: &mut Vec<usize>,
     ) {
         if let Some(matcher) = &self.matchers[kind.index()] {
-            matcher.hits_into(candidate, scratch, out);
+            matcher.hits_into(candidate, text, scratch, out);
         }
     }
 

@@ -20,6 +20,8 @@
 
 use std::sync::OnceLock;
 
+use crate::name_globs::NameGlobs;
+
 /// How values are taken from a secret file (see `set.rs`,
 /// [`crate::SecretSet::add_secret_file_text`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -381,8 +383,12 @@ pub fn secret_file_globs() -> Vec<String> {
         .collect()
 }
 
+/// The rule, read once per process: the lowercase globs (matched against
+/// the path lowercased) without a compile step (`name_globs.rs`; issue 16:
+/// compiling them with `globset` on each hook call cost more than the rest
+/// of the call), with each glob's kind.
 struct Compiled {
-    set: globset::GlobSet,
+    globs: NameGlobs,
     kinds: Vec<SecretFileKind>,
 }
 
@@ -390,23 +396,30 @@ fn compiled() -> Option<&'static Compiled> {
     static COMPILED: OnceLock<Option<Compiled>> = OnceLock::new();
     COMPILED
         .get_or_init(|| {
-            let mut builder = globset::GlobSetBuilder::new();
-            let mut kinds = Vec::new();
-            for (glob, kind) in lower_globs_with_kinds() {
-                let glob = globset::GlobBuilder::new(&glob)
-                    .literal_separator(true)
-                    .backslash_escape(true)
-                    .build()
-                    .ok()?;
-                builder.add(glob);
-                kinds.push(kind);
-            }
+            let (globs, kinds): (Vec<String>, Vec<SecretFileKind>) =
+                lower_globs_with_kinds().into_iter().unzip();
             Some(Compiled {
-                set: builder.build().ok()?,
+                globs: NameGlobs::new(globs.iter().map(String::as_str))?,
                 kinds,
             })
         })
         .as_ref()
+}
+
+/// The index, in [`secret_file_globs`], of the first glob that matches
+/// `path` (`/`-separated) with ASCII case ignored: one of the lowercase
+/// globs, which come first. ploy-policy's built-in `read ask` rules are
+/// those globs; it asks through this function instead of compiling them
+/// (issue 16). `Some(0)` (the first glob, `**/.env`) for every path when the
+/// rule could not be read (a programming error the tests catch): more
+/// questions, never fewer.
+pub fn secret_file_glob_index(path: &str) -> Option<usize> {
+    let Some(compiled) = compiled() else {
+        return Some(0);
+    };
+    compiled
+        .globs
+        .first_match(path.to_ascii_lowercase().as_bytes())
 }
 
 /// Whether `path` (relative or absolute, `/`-separated) names a secret file,
@@ -419,11 +432,15 @@ pub fn secret_file_kind(path: &str) -> Option<SecretFileKind> {
         return Some(SecretFileKind::KeyValue);
     };
     compiled
-        .set
-        .matches(path.to_ascii_lowercase())
-        .into_iter()
-        .min()
-        .map(|index| compiled.kinds[index])
+        .globs
+        .first_match(path.to_ascii_lowercase().as_bytes())
+        .map(|index| {
+            compiled
+                .kinds
+                .get(index)
+                .copied()
+                .unwrap_or(SecretFileKind::KeyValue)
+        })
 }
 
 /// Whether `path` names a secret file ([`secret_file_kind`]).
@@ -614,6 +631,111 @@ mod tests {
         ] {
             assert_eq!(policy.is_match(path), is_secret_file(path), "{path}");
         }
+    }
+
+    /// Paths made from the rule's own globs: each wildcard filled with
+    /// several texts, each class with a member and a non-member, each brace
+    /// with each alternative, under several folders, with endings added.
+    fn paths_from_the_rule() -> Vec<String> {
+        let fills = ["", "a", ".", "e", "x.env", "ab.c", "-", "#"];
+        let mut names = std::collections::BTreeSet::new();
+        for glob in lower_globs_with_kinds().into_iter().map(|(g, _)| g) {
+            let glob = glob.trim_start_matches("**/").to_string();
+            let mut spelled = vec![glob];
+            while let Some(open) = spelled
+                .iter()
+                .find_map(|g| g.find('{').map(|o| (g.clone(), o)))
+            {
+                let (g, open) = open;
+                let close = g[open..].find('}').unwrap() + open;
+                spelled.retain(|x| *x != g);
+                for alternative in g[open + 1..close].split(',') {
+                    spelled.push(format!("{}{alternative}{}", &g[..open], &g[close + 1..]));
+                }
+            }
+            for g in spelled {
+                for fill in fills {
+                    let mut out = String::new();
+                    let mut chars = g.chars().peekable();
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '*' => {
+                                if chars.peek() == Some(&'*') {
+                                    chars.next();
+                                    out.push_str("d/e");
+                                } else {
+                                    out.push_str(fill);
+                                }
+                            }
+                            '?' => out.push(fill.chars().next().unwrap_or('q')),
+                            '[' => {
+                                let class: String =
+                                    chars.by_ref().take_while(|c| *c != ']').collect();
+                                let member =
+                                    class.trim_start_matches('!').chars().next().unwrap_or('x');
+                                out.push(if fill.is_empty() { member } else { 'z' });
+                            }
+                            c => out.push(c),
+                        }
+                    }
+                    names.insert(out);
+                }
+            }
+        }
+        let mut paths = Vec::new();
+        for name in names {
+            for folder in ["", "sub/", "/home/u/p/", ".aws/", "a/.envs/", ".kube/"] {
+                for ending in ["", "x", ".bak", "/y", "~"] {
+                    let path = format!("{folder}{name}{ending}");
+                    paths.push(path.clone());
+                    paths.push(path.to_ascii_uppercase());
+                    if let Some(first) = path.get(..1) {
+                        paths.push(format!("{}{}", first.to_ascii_uppercase(), &path[1..]));
+                    }
+                    if path.len() > 1 {
+                        paths.push(path[..path.len() - 1].to_string());
+                    }
+                }
+            }
+        }
+        paths
+    }
+
+    // proves: PERM-2, REDACT-1 (issue 16: the rule matched without a
+    // compile step gives globset's answer for every path made from it)
+    #[test]
+    fn the_uncompiled_rule_answers_as_globset_does() {
+        let compile = |globs: &[String]| {
+            let mut builder = globset::GlobSetBuilder::new();
+            for glob in globs {
+                builder.add(
+                    globset::GlobBuilder::new(glob)
+                        .literal_separator(true)
+                        .backslash_escape(true)
+                        .build()
+                        .unwrap(),
+                );
+            }
+            builder.build().unwrap()
+        };
+        let lower: Vec<String> = lower_globs_with_kinds()
+            .into_iter()
+            .map(|(g, _)| g)
+            .collect();
+        let lower_set = compile(&lower);
+        let every = compile(&secret_file_globs());
+        let paths = paths_from_the_rule();
+        assert!(paths.len() > 10_000, "{}", paths.len());
+        let mut secret = 0;
+        for path in &paths {
+            let lowered = path.to_ascii_lowercase();
+            let want = lower_set.matches(&lowered).into_iter().min();
+            assert_eq!(secret_file_glob_index(path), want, "{path}");
+            assert_eq!(every.is_match(path), want.is_some(), "{path}");
+            secret += usize::from(want.is_some());
+        }
+        // The corpus holds both answers in numbers.
+        assert!(secret > 1000 && paths.len() - secret > 1000, "{secret}");
     }
 
     // Every pattern of the rule is in the list people read.

@@ -166,6 +166,7 @@ mod grams;
 mod known;
 mod layers;
 pub mod logging;
+mod name_globs;
 mod redactor;
 mod runs;
 mod set;
@@ -184,7 +185,8 @@ pub use env::{
     secret_values_from_env,
 };
 pub use files::{
-    SECRET_FILE_NAMES, SecretFileKind, is_secret_file, secret_file_globs, secret_file_kind,
+    SECRET_FILE_NAMES, SecretFileKind, is_secret_file, secret_file_glob_index, secret_file_globs,
+    secret_file_kind,
 };
 pub use known::{
     KnownSecretsError, MAX_PROJECT_SECRET_VALUES, MAX_SECRET_FILE_BYTES, MAX_SECRET_FILES,
