@@ -10,13 +10,15 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::plain::walk_plain;
 use crate::walk::walk_line;
 use crate::{CommandLine, MAX_EXPANSION_NESTING, MAX_LINE_BYTES, MAX_NESTING, MAX_PAREN_NESTING};
 
-/// Analyses one line with every guard on (see the module docs).
-pub(crate) fn analyze_line(line: &str) -> CommandLine {
+/// Analyses one line with every guard on (see the module docs); `fast`
+/// lets a plain line skip the full parser ([`crate::plain`]).
+pub(crate) fn analyze_line(line: &str, fast: bool) -> CommandLine {
     if !needs_watchdog(line) {
-        return analyze_caught(line);
+        return analyze_caught(line, fast);
     }
     // brush-parser is super-linear on some shapes of `${`, `{`, `(` and `<<`
     // (fuzzing found 120 bytes taking 4 s). Lines with those characters are
@@ -43,7 +45,7 @@ pub(crate) fn analyze_line(line: &str) -> CommandLine {
         .name("ploy-shell-analyze".to_owned())
         .stack_size(16 * 1024 * 1024)
         .spawn(move || {
-            let summary = analyze_caught(&owned);
+            let summary = analyze_caught(&owned, fast);
             WORKERS_IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
             let _ = sender.send(summary);
         });
@@ -98,11 +100,11 @@ fn failed(line: &str, reason: String) -> CommandLine {
     summary
 }
 
-fn analyze_caught(line: &str) -> CommandLine {
+fn analyze_caught(line: &str, fast: bool) -> CommandLine {
     // brush-parser is third-party code with unwraps inside (fuzzing found one
     // in its brace parser): any panic while parsing the line or its words
     // reads as "not parsed", never takes the caller down.
-    match catch_unwind(AssertUnwindSafe(|| analyze_line_unguarded(line))) {
+    match catch_unwind(AssertUnwindSafe(|| analyze_line_unguarded(line, fast))) {
         Ok(summary) => summary,
         Err(_) => failed(line, "the shell parser failed on this line".to_owned()),
     }
@@ -110,11 +112,16 @@ fn analyze_caught(line: &str) -> CommandLine {
 
 /// The line's shape is refused before parsing when it is too long, holds a
 /// control character, or nests or delimits in the ways brush-parser is
-/// slow or unsafe on; otherwise it is parsed and walked.
-fn analyze_line_unguarded(line: &str) -> CommandLine {
+/// slow or unsafe on; otherwise a plain line is summarised by the fast
+/// path ([`crate::plain`], equal to the full parse by test) and any other
+/// is parsed and walked.
+fn analyze_line_unguarded(line: &str, fast: bool) -> CommandLine {
     match shape_problem(line) {
         Some(reason) => failed(line, reason),
-        None => walk_line(line),
+        None => match fast.then(|| walk_plain(line)).flatten() {
+            Some(summary) => summary,
+            None => walk_line(line),
+        },
     }
 }
 

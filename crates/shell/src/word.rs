@@ -71,19 +71,26 @@ fn simple_value(raw: &str) -> Option<(String, bool)> {
     Some((value, quoted))
 }
 
+/// The word's analysis when [`simple_value`] can give it (no parser
+/// needed), else `None`.
+pub(crate) fn simple_word(raw: &str) -> Option<Word> {
+    let (value, quoted) = simple_value(raw)?;
+    Some(Word {
+        raw: raw.to_owned(),
+        value: Some(value),
+        flags: WordFlags {
+            quoted,
+            ..WordFlags::default()
+        },
+    })
+}
+
 /// Analyses one word as written. `Err` carries a reason when the word
 /// parser rejects it (the caller reports it as a parse error).
 pub(crate) fn analyze_word(raw: &str, opts: &ParserOptions) -> Result<WordAnalysis, String> {
-    if let Some((value, quoted)) = simple_value(raw) {
+    if let Some(word) = simple_word(raw) {
         return Ok(WordAnalysis {
-            word: Word {
-                raw: raw.to_owned(),
-                value: Some(value),
-                flags: WordFlags {
-                    quoted,
-                    ..WordFlags::default()
-                },
-            },
+            word,
             nested_sources: Vec::new(),
         });
     }
