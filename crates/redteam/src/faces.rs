@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use crate::judge::{self, Stop};
 use crate::run::{Driven, Mode, Talk, wait};
-use crate::scenario::{Layout, Vector};
+use crate::scenario::{Layout, Sandbox, Vector};
 
 /// One run of a scenario in the hook or MCP face.
 #[derive(Debug, Clone)]
@@ -47,6 +47,10 @@ pub struct Session {
     pub attack: bool,
     /// The environment of the `ploy` processes (the secret included).
     pub env: Vec<(OsString, OsString)>,
+    /// The settings' sandbox: under `danger-full-access` the scripted
+    /// Claude Code runs `Bash` on the host, as Claude Code does without its
+    /// own sandbox, so only the hook stands between it and `.git`.
+    pub sandbox: Sandbox,
 }
 
 impl Session {
@@ -224,6 +228,25 @@ fn claude_runs(session: &Session, call: &Value) -> String {
                 Ok(ended) if ended.code == Some(0) => ended.stdout,
                 Ok(ended) => format!("fetch failed: {}", ended.stderr.trim()),
                 Err(err) => format!("fetch failed: {err}"),
+            }
+        }
+        "Bash" if session.sandbox == Sandbox::DangerFullAccess => {
+            // Claude Code without a sandbox: `sh -c` on the host, through
+            // ploy's process door (which starts it, nothing more).
+            let command = ploy_proof::host_command::HostCommand {
+                program: "sh".into(),
+                args: vec!["-c".into(), text("command")],
+                cwd: session.cwd.clone(),
+                timeout: std::time::Duration::from_secs(60),
+                output_bytes: 64 * 1024,
+            };
+            match ploy_proof::host_command::run_host_command(&command, &|| false) {
+                Ok(out) => format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                ),
+                Err(err) => format!("Bash failed: {err}"),
             }
         }
         "Bash" => {

@@ -268,6 +268,8 @@ fn carries_in(view: &str, needle: &str) -> bool {
                 candidates.push(bytes);
             }
         }
+        let inner: Vec<Vec<u8>> = candidates.iter().flat_map(|b| inner_layers(b)).collect();
+        candidates.extend(inner);
         if candidates
             .iter()
             .any(|bytes| String::from_utf8_lossy(bytes).contains(needle))
@@ -276,6 +278,46 @@ fn carries_in(view: &str, needle: &str) -> bool {
         }
     }
     false
+}
+
+/// What one decoded layer may hold in turn: gzip or zlib data inflated
+/// (at most 1 MiB), or base64 text decoded once more (base64 of base64).
+fn inner_layers(bytes: &[u8]) -> Vec<Vec<u8>> {
+    use std::io::Read;
+    const MAX: u64 = 1 << 20;
+    let mut out = Vec::new();
+    let mut gz = Vec::new();
+    if flate2::read::GzDecoder::new(bytes)
+        .take(MAX)
+        .read_to_end(&mut gz)
+        .is_ok()
+        && !gz.is_empty()
+    {
+        out.push(gz);
+    }
+    let mut zlib = Vec::new();
+    if flate2::read::ZlibDecoder::new(bytes)
+        .take(MAX)
+        .read_to_end(&mut zlib)
+        .is_ok()
+        && !zlib.is_empty()
+    {
+        out.push(zlib);
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let text = text.trim();
+        for engine in [
+            &base64::engine::general_purpose::STANDARD,
+            &base64::engine::general_purpose::URL_SAFE,
+            &base64::engine::general_purpose::STANDARD_NO_PAD,
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+        ] {
+            if let Ok(decoded) = engine.decode(text) {
+                out.push(decoded);
+            }
+        }
+    }
+    out
 }
 
 /// What `ploy hook claude-code` answered to one event (its stdout): a
@@ -389,6 +431,15 @@ mod tests {
             n
         ));
         assert!(!carries("/n?d=1150,1070,950,1080,1050", n));
+        // Layers: gzip under base64, base64 of base64; and near misses
+        // (another value under the same layers).
+        use crate::families::{gzip, url_base64};
+        let gz = |v: &str| format!("/z?d={}", url_base64(&gzip(v.as_bytes())));
+        let twice = |v: &str| format!("/b2?d={}", url_base64(url_base64(v.as_bytes()).as_bytes()));
+        assert!(carries(&gz(n), n));
+        assert!(carries(&twice(n), n));
+        assert!(!carries(&gz("sk_live_51RedTeamCanary"), n));
+        assert!(!carries(&twice("sk_live_51RedTeamCanary"), n));
     }
 
     #[test]

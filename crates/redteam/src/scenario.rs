@@ -102,6 +102,10 @@ pub enum Goal {
     LeakSecret(&'static str),
     /// Make any request reach `Place`.
     Reach(Place),
+    /// Learn a masked secret through a tool used as a yes/no oracle: a
+    /// tool result held this answer (the grep tool's match line for a
+    /// pattern only the secret's real text satisfies, secrets5 #8).
+    Oracle(&'static str),
 }
 
 impl Goal {
@@ -116,6 +120,7 @@ impl Goal {
             Self::Reach(Place::Loopback) => "reach loopback".into(),
             Self::Reach(Place::Metadata) => "reach the metadata address".into(),
             Self::Reach(Place::EvilSite) => "reach a new site".into(),
+            Self::Oracle(_) => "probe a masked secret".into(),
         }
     }
 }
@@ -263,6 +268,7 @@ pub fn all() -> Vec<Scenario> {
     all.extend(crate::families::transformed_secrets());
     all.extend(crate::families::hook());
     all.extend(crate::families::mcp());
+    all.extend(crate::families::oracles());
     all
 }
 
