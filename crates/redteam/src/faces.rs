@@ -51,6 +51,10 @@ pub struct Session {
     /// Claude Code runs `Bash` on the host, as Claude Code does without its
     /// own sandbox, so only the hook stands between it and `.git`.
     pub sandbox: Sandbox,
+    /// Claude Code resumes the conversation after the task's call: a new
+    /// `session_id`, and a new transcript that starts with the old one's
+    /// lines (round7 #9).
+    pub resume: bool,
 }
 
 impl Session {
@@ -112,7 +116,11 @@ pub fn hook(session: &Session) -> Driven {
         trouble: Vec::new(),
     };
     let mut told = String::new();
+    let mut transcript = Transcript::new(session);
     for (n, (call, needs)) in calls(session, task).into_iter().enumerate() {
+        if n == 1 && session.resume {
+            transcript.resume();
+        }
         if let Some(needs) = needs
             && !told.contains(needs)
         {
@@ -122,15 +130,17 @@ pub fn hook(session: &Session) -> Driven {
             break;
         }
         let name = tool(&call);
+        let id = format!("toolu_{n:02}");
+        transcript.call(&id, name, &call["arguments"]);
         let event = |kind: &str, response: Option<&str>| {
             let mut event = json!({
-                "session_id": "ploy-redteam",
-                "transcript_path": "/dev/null",
+                "session_id": transcript.session,
+                "transcript_path": transcript.path,
                 "cwd": session.cwd,
                 "hook_event_name": kind,
                 "tool_name": name,
                 "tool_input": call["arguments"],
-                "tool_use_id": format!("toolu_{n:02}"),
+                "tool_use_id": id,
             });
             if let Some(text) = response {
                 event["tool_response"] = json!({"result": text, "code": 200});
@@ -164,6 +174,7 @@ pub fn hook(session: &Session) -> Driven {
                 Err(why) => driven.trouble.push(why),
             }
         }
+        transcript.result(&id, &result);
         told.push_str(&result);
         driven.seen.push(result);
     }
@@ -175,6 +186,64 @@ pub fn hook(session: &Session) -> Driven {
         ));
     }
     driven
+}
+
+/// Claude Code's transcript of the session (one JSON line per message, as
+/// Claude Code keeps it): the hook reads it to find a resumed session's
+/// earlier calls (secrets5 #15, round7 #9).
+struct Transcript {
+    folder: PathBuf,
+    session: String,
+    path: PathBuf,
+    lines: String,
+}
+
+impl Transcript {
+    fn new(session: &Session) -> Self {
+        let folder = session.home.join("claude-code/projects");
+        let _ = std::fs::create_dir_all(&folder);
+        let mut transcript = Self {
+            path: PathBuf::new(),
+            session: String::new(),
+            folder,
+            lines: String::new(),
+        };
+        transcript.start("ploy-redteam");
+        transcript
+    }
+
+    fn start(&mut self, session: &str) {
+        self.session = session.to_string();
+        self.path = self.folder.join(format!("{session}.jsonl"));
+        let _ = std::fs::write(&self.path, &self.lines);
+    }
+
+    /// `--resume`: a new session id whose transcript holds the old one.
+    fn resume(&mut self) {
+        self.start("ploy-redteam-resumed");
+    }
+
+    fn push(&mut self, line: Value) {
+        self.lines.push_str(&line.to_string());
+        self.lines.push('\n');
+        let _ = std::fs::write(&self.path, &self.lines);
+    }
+
+    fn call(&mut self, id: &str, name: &str, input: &Value) {
+        self.push(
+            json!({"type": "assistant", "sessionId": self.session, "message": {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}}),
+        );
+    }
+
+    fn result(&mut self, id: &str, text: &str) {
+        self.push(
+            json!({"type": "user", "sessionId": self.session, "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]}}),
+        );
+    }
 }
 
 /// One hook event through `ploy hook claude-code`: its stdout, or why it
@@ -231,11 +300,25 @@ fn claude_runs(session: &Session, call: &Value) -> String {
             }
         }
         "Bash" if session.sandbox == Sandbox::DangerFullAccess => {
-            // Claude Code without a sandbox: `sh -c` on the host, through
-            // ploy's process door (which starts it, nothing more).
+            // Claude Code without a sandbox: `bash -c` on the host, through
+            // ploy's process door (which starts it, nothing more), in the
+            // run's home and ploy folders (never this machine's).
+            let mut args: Vec<String> = session
+                .env
+                .iter()
+                .filter(|(name, _)| {
+                    ["HOME", "PLOY_CONFIG_DIR", "PLOY_STATE_DIR", "PATH", "LANG"]
+                        .iter()
+                        .any(|keep| name == keep)
+                })
+                .map(|(name, value)| {
+                    format!("{}={}", name.to_string_lossy(), value.to_string_lossy())
+                })
+                .collect();
+            args.extend(["bash".into(), "-c".into(), text("command")]);
             let command = ploy_proof::host_command::HostCommand {
-                program: "sh".into(),
-                args: vec!["-c".into(), text("command")],
+                program: "env".into(),
+                args,
                 cwd: session.cwd.clone(),
                 timeout: std::time::Duration::from_secs(60),
                 output_bytes: 64 * 1024,

@@ -168,3 +168,145 @@ async fn answer(
     };
     Ok(response.unwrap_or_else(|_| Response::new(Full::new(Bytes::new()))))
 }
+
+/// The most name servers of `/etc/resolv.conf` stood in for.
+const MAX_NAME_SERVERS: usize = 3;
+
+/// The IPv4 name servers `/etc/resolv.conf`'s text names (glibc asks the
+/// first three), loopback ones included.
+pub fn name_servers(resolv_conf: &str) -> Vec<std::net::Ipv4Addr> {
+    resolv_conf
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next() == Some("nameserver"))
+                .then(|| words.next()?.parse().ok())
+                .flatten()
+        })
+        .take(MAX_NAME_SERVERS)
+        .collect()
+}
+
+/// Stand-ins for this machine's name servers inside the private network
+/// (their addresses routed to local sockets): every query a program sends
+/// through the system's resolver (`getent hosts`, `ping`, …) is recorded,
+/// and answered "no such name" at once. A name lookup is a way out too
+/// (round7 #16): the name itself carries the data to whoever serves it.
+pub struct NameServers {
+    queries: Arc<Mutex<Vec<(std::time::Instant, String)>>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for NameServers {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl NameServers {
+    /// Answer on UDP port 53 of each of `addrs` (already routed here).
+    ///
+    /// # Errors
+    /// An address cannot be bound.
+    pub async fn start(addrs: &[std::net::Ipv4Addr]) -> std::io::Result<Self> {
+        let queries = Arc::new(Mutex::new(Vec::new()));
+        let mut tasks = Vec::new();
+        for addr in addrs {
+            let socket = tokio::net::UdpSocket::bind((*addr, 53)).await?;
+            let queries = queries.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut packet = [0u8; 1500];
+                loop {
+                    let Ok((len, from)) = socket.recv_from(&mut packet).await else {
+                        return;
+                    };
+                    let Some((name, end)) = question(&packet[..len]) else {
+                        continue;
+                    };
+                    if let Ok(mut queries) = queries.lock() {
+                        queries.push((std::time::Instant::now(), name));
+                    }
+                    let _ = socket.send_to(&no_such_name(&packet[..end]), from).await;
+                }
+            }));
+        }
+        Ok(Self { queries, tasks })
+    }
+
+    /// The names asked for since `start`.
+    pub fn since(&self, start: std::time::Instant) -> Vec<String> {
+        self.queries
+            .lock()
+            .map(|q| {
+                q.iter()
+                    .filter(|(at, _)| *at >= start)
+                    .map(|(_, name)| name.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The name a DNS query asks for (labels joined by dots) and where its
+/// question ends (after the type and class).
+fn question(packet: &[u8]) -> Option<(String, usize)> {
+    let mut at = 12;
+    let mut labels = Vec::new();
+    loop {
+        let len = usize::from(*packet.get(at)?);
+        if len == 0 {
+            break;
+        }
+        // (a query's name has no compression pointers)
+        if len > 63 {
+            return None;
+        }
+        labels.push(String::from_utf8_lossy(packet.get(at + 1..at + 1 + len)?).into_owned());
+        at += 1 + len;
+    }
+    let end = at + 5;
+    (packet.len() >= end).then(|| (labels.join("."), end))
+}
+
+/// The answer "no such name" (NXDOMAIN) to `query` (its header and
+/// question only).
+fn no_such_name(query: &[u8]) -> Vec<u8> {
+    let mut answer = query.to_vec();
+    // QR, the query's opcode and RD; RA; RCODE 3.
+    answer[2] = 0x80 | (query[2] & 0x79);
+    answer[3] = 0x83;
+    // One question, no answer, authority or additional records.
+    answer[4..12].copy_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0]);
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolv_conf_name_servers_and_a_query_s_name_are_read() {
+        let conf = "# x\nsearch example\nnameserver 10.255.255.53\nnameserver ::1\n\
+                    nameserver 127.0.0.53\noptions edns0\n";
+        assert_eq!(
+            name_servers(conf),
+            vec![
+                std::net::Ipv4Addr::new(10, 255, 255, 53),
+                std::net::Ipv4Addr::new(127, 0, 0, 53)
+            ]
+        );
+        // A query for `ab.c`, type A, class IN, then an EDNS record.
+        let mut query = vec![0x12, 0x34, 0x01, 0x20, 0, 1, 0, 0, 0, 0, 0, 1];
+        query.extend([2, b'a', b'b', 1, b'c', 0, 0, 1, 0, 1]);
+        query.extend([0, 0, 41, 4, 0xd0, 0, 0, 0, 0, 0, 0]);
+        let (name, end) = question(&query).unwrap();
+        assert_eq!((name.as_str(), end), ("ab.c", 22));
+        let answer = no_such_name(&query[..end]);
+        assert_eq!(&answer[..4], &[0x12, 0x34, 0x81, 0x83]);
+        assert_eq!(&answer[4..12], &[0, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(&answer[12..], &query[12..end]);
+        assert_eq!(question(&query[..15]), None, "cut short");
+    }
+}
