@@ -46,6 +46,11 @@ const ALLOWLIST: &[(&str, &[&str], &str)] = &[
         "dev-only raw test client: asserts the address is loopback before connecting",
     ),
     (
+        "redteam/src/sites.rs",
+        &["UdpSocket"],
+        "`ploy redteam`'s stand-in name servers: UDP listeners inside its own private network namespace that record and answer the lookups sent to them (round7 #16), as its fixture sites do for HTTP; they never send a query",
+    ),
+    (
         "service/src/client.rs",
         &["hyper::client"],
         "`ploy status`/`ploy exec` speak HTTP to the local service over streams from `connect_loopback`",

@@ -1027,7 +1027,7 @@ mod tests {
         let allow = &plain["permissions"]["shell"]["allow"];
         assert!(allow.as_array().unwrap().contains(&Value::from("printf *")));
         assert!(!allow.as_array().unwrap().contains(&Value::from("*")));
-        assert!(plain["permissions"]["shell"]["deny"].is_null());
+        assert_eq!(plain["permissions"]["shell"]["deny"], serde_json::json!([]));
         assert_eq!(plain["security_profile"]["sandbox"], "workspace-write");
         let mut wide = base;
         wide.shell_rules = (&["*"], &["rm -rf *"]);
