@@ -941,6 +941,43 @@ impl Builder<'_> {
                 None,
             );
             self.kinds.insert(ActionKind::Read);
+            self.read_through_links(path);
+        }
+    }
+
+    /// A read path that leads elsewhere through symbolic links (round8
+    /// #10: `cat config.txt` where `config.txt -> .env`, committed in a
+    /// cloned repository) also reads where it leads, as the read tool
+    /// judges it: a `read` unit for the resolved path (the caller's
+    /// resolver, [`ShellFacts::resolve`]).
+    fn read_through_links(&mut self, path: &str) {
+        let Some(resolve) = self.resolve else {
+            return;
+        };
+        let Some(real) = resolve(path) else {
+            return;
+        };
+        let lexical = match self.root.place(path) {
+            Placement::Inside { absolute, .. } => absolute,
+            Placement::Outside { normalised } => normalised,
+        };
+        let resolved = match self.root.place(&real) {
+            Placement::Inside { absolute, .. } => absolute,
+            Placement::Outside { normalised } => normalised,
+        };
+        if resolved != lexical && self.read_seen.insert(real.clone()) {
+            self.notes.push(format!(
+                "`{path}` leads to `{real}` through a symbolic link"
+            ));
+            push_path_units(
+                &mut self.kinds,
+                &mut self.units,
+                &mut self.notes,
+                ActionKind::Read,
+                &real,
+                self.root,
+                None,
+            );
         }
     }
 

@@ -579,3 +579,65 @@ fn round7_12_recursive_copies_and_patches_plant_protected_names() {
         "patch --dry-run -p1 -i x.diff",
     ]);
 }
+
+// proves: PERM-2 (round8 #10: a Bash read of a symbolic link to `.env`
+// reads `.env`, as the read tool judges it)
+#[test]
+fn round8_10_shell_reads_through_links_ask() {
+    let resolve = |path: &str| -> Option<String> {
+        let path = path.trim_start_matches("./");
+        Some(match path {
+            "config.txt" | "d/e" | "sub/link" => "/home/dev/proj/.env".to_string(),
+            "up" => "/home/dev/proj/../secrets/.env".to_string(),
+            other if other.starts_with('/') => other.to_string(),
+            other => format!("/home/dev/proj/{other}"),
+        })
+    };
+    let none = || Some(Vec::new());
+    let judge_linked = |line: &str| {
+        let action = Action::shell_judged(
+            "bash",
+            line,
+            &root(),
+            ShellFacts {
+                resolve: Some(&resolve),
+                guarded: &none,
+                protected_by_shape: None,
+                protected_below: None,
+            },
+        );
+        let d = Permission::assert(
+            &action,
+            &ConversationRules::new(),
+            &allow_all(),
+            &Approvals::new(),
+        );
+        match d.verdict {
+            Verdict::Allow => ("allow", d.requirement),
+            Verdict::Ask { .. } => ("ask", d.requirement),
+            Verdict::Deny => ("deny", d.requirement),
+        }
+    };
+    for line in [
+        "cat config.txt",
+        "head -5 d/e",
+        "sort -u config.txt",
+        "grep -h . config.txt",
+        "xxd config.txt",
+        "base32 config.txt",
+        "awk 1 config.txt",
+        "sed -n p config.txt",
+        "cp -L d/e x.txt",
+        "diff config.txt /dev/null",
+        "cat < config.txt",
+        "cd sub && cat link",
+        "cat ./config.txt",
+    ] {
+        assert_eq!(judge_linked(line), ("ask", "PERM-2"), "`{line}` reads .env");
+    }
+    for line in ["cat README.md", "head -5 src/a.rs", "cat < notes.txt"] {
+        assert_eq!(judge_linked(line).0, "allow", "`{line}` must stay allowed");
+    }
+    // A link out of the project is an outside read.
+    assert_eq!(judge_linked("cat up").0, "ask");
+}
