@@ -185,6 +185,18 @@ impl HostDoor {
         door.check_sent_text(text)
             .map_err(|refusal| ToolError::rule(refusal.rule, refusal.reason))
     }
+
+    /// How `line` reads the environment's known secrets (`printenv`,
+    /// `$KEY`, `/proc/self/environ`), if it does. When the secrets are not
+    /// known, any line that names a variable or prints the environment
+    /// counts (fail closed).
+    pub fn environment_read(&self, line: &str) -> Option<ploy_policy::EnvironmentRead> {
+        let Some(secrets) = &self.secrets else {
+            return ploy_policy::environment_read(line, true, &|_| true);
+        };
+        let names: std::collections::HashSet<&str> = secrets.env_names().collect();
+        ploy_policy::environment_read(line, !names.is_empty(), &|name| names.contains(name))
+    }
 }
 
 /// What every tool may use. No logger is injected: tools log only

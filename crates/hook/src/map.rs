@@ -122,6 +122,7 @@ pub fn claude_code_call(
             Ok(Call::Actions {
                 actions,
                 native: kinds(&[ActionKind::Read]),
+                host_line: None,
             })
         }
         "WebFetch" => Ok(web_call(tool, field("url")?, input)),
@@ -306,6 +307,7 @@ fn grep_call(ctx: &Context, tool: &str, input: &Map<String, Value>) -> Result<Ca
     Ok(Call::Actions {
         actions,
         native: kinds(&[ActionKind::Read]),
+        host_line: None,
     })
 }
 
@@ -554,6 +556,7 @@ fn shell_call(ctx: &Context, tool: &str, line: &str, on_host: bool) -> Call {
     Call::Actions {
         actions: vec![action],
         native: kinds(&[ActionKind::Shell]),
+        host_line: on_host.then(|| line.to_string()),
     }
 }
 
@@ -600,6 +603,7 @@ fn path_call(ctx: &Context, kind: ActionKind, tool: &str, path: &str) -> Call {
     Call::Actions {
         actions: vec![action],
         native,
+        host_line: None,
     }
 }
 

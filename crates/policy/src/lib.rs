@@ -67,6 +67,7 @@ mod action;
 mod approvals;
 mod conversation;
 mod decision;
+mod environment;
 mod launchers;
 mod network;
 mod options;
@@ -87,6 +88,7 @@ pub use approvals::{
 };
 pub use conversation::{ConversationRules, TAINT_RULE, TaintMark, TaintSource};
 pub use decision::{AskOption, Basis, Decision, Refusal, Verdict};
+pub use environment::{EnvironmentRead, environment_read};
 pub use path::{Placement, ProjectRoot, RootError};
 pub use permission::Permission;
 pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};

