@@ -186,6 +186,18 @@ impl HostDoor {
             .map_err(|refusal| ToolError::rule(refusal.rule, refusal.reason))
     }
 
+    /// [`HostDoor::check`] when the run's secrets are known; `Ok` when the
+    /// run has no secret set at all (a library caller that gave no web
+    /// setup: `ploy -p` always gives one), for a line that does not reach
+    /// the network. A line that does goes through [`HostDoor::check`],
+    /// which refuses then (fail closed).
+    pub fn check_if_known(&self, text: &str) -> Result<(), ToolError> {
+        if self.secrets.is_none() {
+            return Ok(());
+        }
+        self.check(text)
+    }
+
     /// How `line` reads the environment's known secrets (`printenv`,
     /// `$KEY`, `/proc/self/environ`), if it does. When the secrets are not
     /// known, any line that names a variable or prints the environment

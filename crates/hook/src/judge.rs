@@ -449,20 +449,18 @@ impl Context {
     /// the line `reaches_network`, and otherwise asks as a read of a
     /// secret file does (PERM-2).
     pub fn check_host_line(&self, line: &str, reaches_network: bool) -> Option<Answer> {
-        if let Some(why) = self.secrets_unknown() {
-            let reason = format!(
-                "the command runs outside any sandbox and cannot be checked for known secrets: {why}"
-            );
-            return Some(if reaches_network {
-                Answer::Deny {
-                    reason,
-                    requirement: "BEYOND-6",
-                }
-            } else {
-                Answer::Ask {
-                    reason,
-                    requirement: "BEYOND-6",
-                }
+        // When a secret file cannot be read (secrets5 #18: one too large),
+        // a line that reaches the network is refused; any other line is
+        // checked against the secrets that are known (the environment's),
+        // as an ordinary call stays answered.
+        if let Some(why) = self.secrets_unknown()
+            && reaches_network
+        {
+            return Some(Answer::Deny {
+                reason: format!(
+                    "the command runs outside any sandbox and cannot be checked for known secrets: {why}"
+                ),
+                requirement: "BEYOND-6",
             });
         }
         if let Err(refusal) = check_outgoing(self.door(), line) {

@@ -236,6 +236,7 @@ struct ShellPlan {
 fn guard_host_network(ctx: &ToolContext, command: &str) -> Result<(), ToolError> {
     ploy_egress::check_urls_in_text(command)
         .map_err(|refusal| ToolError::rule(refusal.rule, refusal.reason))?;
+    ctx.host_door.check(command)?;
     // `printenv KEY | curl -d @- …` sends a secret without writing it
     // (round8 #2). Printing alone is harmless here: output is redacted.
     if let Some(read) = ctx.host_door.environment_read(command) {
@@ -261,7 +262,7 @@ fn guard_host_network(ctx: &ToolContext, command: &str) -> Result<(), ToolError>
 fn run_on_host(ctx: &ToolContext, command: &str, reaches_network: bool) -> ToolOutput {
     // Outside the sandbox any program may send what it is given: a known
     // secret in the line is refused whatever it names (round8 #2).
-    if let Err(err) = ctx.host_door.check(command) {
+    if let Err(err) = ctx.host_door.check_if_known(command) {
         return ToolOutput::error("shell", &err);
     }
     if reaches_network && let Err(err) = guard_host_network(ctx, command) {
