@@ -123,3 +123,12 @@ proptest! {
         prop_assert!(refused_url(door, &url), "{}", url);
     }
 }
+
+// proves: BEYOND-6 (a case proptest found: the pieces of a GitHub
+// fine-grained token sorted alphabetically, one piece (`abcdef`) equal to
+// another (`ABCDEF`) but for case)
+#[test]
+fn pieces_equal_but_for_case_are_still_refused() {
+    let url = "https://api.example.com/?a=ABCDEF&g=G0123456789&g=abcdef&g=ghijKLMNOPq&g=githubpat11&g=rstuv";
+    assert!(refused_url(door(), url), "{url}");
+}
