@@ -119,6 +119,14 @@ const PROTECTED_DIRS: &[(&str, &str)] = &[
         "husky's git hooks folder (git runs its scripts at commit and push)",
     ),
     (
+        ".lefthook",
+        "lefthook's script folder (the git hook runs the scripts its configuration names)",
+    ),
+    (
+        ".lefthook-local",
+        "lefthook's local script folder (the git hook runs the scripts its configuration names)",
+    ),
+    (
         ".githooks",
         "a git hooks folder by convention (`core.hooksPath` points git at it)",
     ),
@@ -231,6 +239,80 @@ const PROTECTED_FILES: &[(&str, &str)] = &[
     (".lintstagedrc.mjs", HOOK_LIST),
     (".lintstagedrc.cjs", HOOK_LIST),
     ("lint-staged.config.js", HOOK_LIST),
+    // round8 #3: every config name and format lefthook reads (it takes
+    // whichever exists), lint-staged's other extensions, husky 4's
+    // `.huskyrc*` (its hooks read the commands at every commit) and
+    // commitlint's configuration (JavaScript the commit-msg hook loads).
+    ("lefthook.toml", HOOK_LIST),
+    (".lefthook.toml", HOOK_LIST),
+    ("lefthook.json", HOOK_LIST),
+    (".lefthook.json", HOOK_LIST),
+    ("lefthook.jsonc", HOOK_LIST),
+    (".lefthook.jsonc", HOOK_LIST),
+    ("lefthook-local.yaml", HOOK_LIST),
+    (".lefthook-local.yaml", HOOK_LIST),
+    ("lefthook-local.toml", HOOK_LIST),
+    (".lefthook-local.toml", HOOK_LIST),
+    ("lefthook-local.json", HOOK_LIST),
+    (".lefthook-local.json", HOOK_LIST),
+    ("lefthook-local.jsonc", HOOK_LIST),
+    (".lefthook-local.jsonc", HOOK_LIST),
+    (".lintstagedrc.ts", HOOK_LIST),
+    (".lintstagedrc.mts", HOOK_LIST),
+    (".lintstagedrc.cts", HOOK_LIST),
+    ("lint-staged.config.mjs", HOOK_LIST),
+    ("lint-staged.config.cjs", HOOK_LIST),
+    ("lint-staged.config.ts", HOOK_LIST),
+    ("lint-staged.config.mts", HOOK_LIST),
+    ("lint-staged.config.cts", HOOK_LIST),
+    (".huskyrc", HOOK_LIST),
+    (".huskyrc.js", HOOK_LIST),
+    (".huskyrc.json", HOOK_LIST),
+    (".huskyrc.yaml", HOOK_LIST),
+    (".huskyrc.yml", HOOK_LIST),
+    ("husky.config.js", HOOK_LIST),
+    ("commitlint.config.js", HOOK_LIST),
+    ("commitlint.config.cjs", HOOK_LIST),
+    ("commitlint.config.mjs", HOOK_LIST),
+    ("commitlint.config.ts", HOOK_LIST),
+    ("commitlint.config.cts", HOOK_LIST),
+    ("commitlint.config.mts", HOOK_LIST),
+    (".commitlintrc", HOOK_LIST),
+    (".commitlintrc.js", HOOK_LIST),
+    (".commitlintrc.cjs", HOOK_LIST),
+    (".commitlintrc.mjs", HOOK_LIST),
+    (".commitlintrc.ts", HOOK_LIST),
+    (".commitlintrc.cts", HOOK_LIST),
+    (".commitlintrc.json", HOOK_LIST),
+    (".commitlintrc.yaml", HOOK_LIST),
+    (".commitlintrc.yml", HOOK_LIST),
+    // Start-up files an interpreter or debugger reads from the current
+    // folder at every start (round8 #3: `python -m pdb`, `breakpoint()`,
+    // `pytest --pdb` run `.pdbrc`).
+    (
+        ".pdbrc",
+        "pdb's start-up file (Python's debugger runs it at every start in this folder)",
+    ),
+    (
+        ".pdbrc.py",
+        "pdb's start-up file (Python's debugger runs it at every start in this folder)",
+    ),
+    (
+        ".rprofile",
+        "R's start-up file (R sources it at every start in this folder)",
+    ),
+    (
+        ".ghci",
+        "GHCi's start-up file (run at every start in this folder)",
+    ),
+    (
+        ".pryrc",
+        "pry's start-up file (Ruby's console runs it at every start in this folder)",
+    ),
+    (
+        ".rvmrc",
+        "an RVM project file (sourced by the shell on entering the folder, like `.envrc`)",
+    ),
     // Package managers and tools that run a program their configuration
     // names on the user's next ordinary command (secrets5 #14, proof5 #5).
     (

@@ -218,6 +218,28 @@ const PROTECTED: &[&str] = &[
     ".lefthook.yml",
     ".overcommit.yml",
     ".lintstagedrc.json",
+    // round8 #3: lefthook's other names and formats and its script
+    // folders, lint-staged's other extensions, husky 4, commitlint, and
+    // start-up files interpreters read from the current folder
+    "lefthook.toml",
+    ".lefthook.json",
+    ".config/lefthook.toml",
+    "lefthook.jsonc",
+    "lefthook-local.json",
+    ".lefthook-local.toml",
+    ".lefthook/pre-commit/check.sh",
+    ".lefthook-local/pre-commit/x.sh",
+    "lint-staged.config.mjs",
+    ".huskyrc",
+    ".huskyrc.json",
+    "commitlint.config.js",
+    ".commitlintrc.js",
+    ".pdbrc",
+    "sub/.pdbrc",
+    ".Rprofile",
+    ".ghci",
+    ".pryrc",
+    ".rvmrc",
     // configuration other tools run programs from later, outside any
     // sandbox (secrets5 #14, proof5 #5)
     ".cargo/config.toml",
@@ -314,6 +336,9 @@ const PROTECTED: &[&str] = &[
 /// Ordinary paths: allowed by the same rules.
 const ORDINARY: &[&str] = &[
     "src/main.rs",
+    "lefthook.md",
+    "docs/pdbrc.md",
+    "lefthook/x.toml",
     "README.md",
     ".gitignore",
     ".github/workflows/ci.yml",
