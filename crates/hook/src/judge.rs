@@ -230,7 +230,8 @@ impl Context {
     /// The redactor of every known secret (`ploy_secrets::known_secrets`:
     /// the environment, the work tree root's `.env` files, settings
     /// `secrets`), built on first use: only calls that send something out
-    /// or print a reason pay for reading them. When a secret file cannot
+    /// (web tools, and every `Bash` line, which runs on the host: round8
+    /// #2) or print a reason pay for reading them. When a secret file cannot
     /// be read, the environment's secrets alone (web calls are then
     /// refused, [`Context::secrets_unknown`]).
     pub fn redactor(&self) -> &Redactor {
