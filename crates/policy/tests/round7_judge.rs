@@ -5,22 +5,13 @@
 #![allow(clippy::unwrap_used)] // tests: a panic is a test failure
 
 use ploy_policy::{
-    Action, ActionKind, Approvals, ConversationRules, Effect, GuardedFile, Permission, ProjectRoot,
-    ProjectTrust, Rule, RuleLayer, RuleSource, Rules, ShellFacts, Verdict,
+    Action, ActionKind, Approvals, ConversationRules, Effect, GuardedFile, Permission, Rules,
+    ShellFacts, Verdict,
 };
 
-fn root() -> ProjectRoot {
-    ProjectRoot::new("/home/dev/proj").unwrap()
-}
+mod support;
 
-fn rules(list: &[(ActionKind, Effect, &str)]) -> Rules {
-    let layer = RuleLayer::new(
-        RuleSource::User,
-        list.iter().map(|(k, e, p)| Rule::new(*k, *e, *p)).collect(),
-    )
-    .unwrap();
-    Rules::builtin().with_layer(layer, ProjectTrust::Untrusted)
-}
+use support::{root, rules};
 
 /// The red team's settings: every command and every edit allowed.
 fn allow_all() -> Rules {

@@ -4,22 +4,13 @@
 #![allow(clippy::unwrap_used)] // tests: a panic is a test failure
 
 use ploy_policy::{
-    Action, ActionKind, Approvals, ConversationRules, Effect, Permission, ProjectRoot,
-    ProjectTrust, Rule, RuleLayer, RuleSource, Rules, TaintSource, Verdict,
+    Action, ActionKind, Approvals, ConversationRules, Effect, Permission, Rules, TaintSource,
+    Verdict,
 };
 
-fn root() -> ProjectRoot {
-    ProjectRoot::new("/home/dev/proj").unwrap()
-}
+mod support;
 
-fn rules(list: &[(ActionKind, Effect, &str)]) -> Rules {
-    let layer = RuleLayer::new(
-        RuleSource::User,
-        list.iter().map(|(k, e, p)| Rule::new(*k, *e, *p)).collect(),
-    )
-    .unwrap();
-    Rules::builtin().with_layer(layer, ProjectTrust::Untrusted)
-}
+use support::{root, rules};
 
 /// Allow every command and every edit, deny `rm`: anything that still asks
 /// was caught by classification, anything denied was seen through.
