@@ -206,8 +206,7 @@ impl HostDoor {
         let Some(secrets) = &self.secrets else {
             return ploy_policy::environment_read(line, true, &|_| true);
         };
-        let names: std::collections::HashSet<&str> = secrets.env_names().collect();
-        ploy_policy::environment_read(line, !names.is_empty(), &|name| names.contains(name))
+        ploy_policy::environment_read_of(line, secrets.env_names())
     }
 }
 

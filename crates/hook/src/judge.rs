@@ -474,9 +474,7 @@ impl Context {
                 requirement: refusal.rule,
             });
         }
-        let names: std::collections::HashSet<&str> = self.known().set.env_names().collect();
-        let read =
-            ploy_policy::environment_read(line, !names.is_empty(), &|name| names.contains(name))?;
+        let read = ploy_policy::environment_read_of(line, self.known().set.env_names())?;
         Some(if reaches_network {
             Answer::Deny {
                 reason: format!("{read}, and the line reaches the network"),

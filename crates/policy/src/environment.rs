@@ -79,6 +79,16 @@ pub fn environment_read(
         .map(EnvironmentRead::Dump)
 }
 
+/// [`environment_read`] for an environment whose variables `names` hold
+/// known secrets (the names a secret set found them under).
+pub fn environment_read_of<'a>(
+    line: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<EnvironmentRead> {
+    let names: std::collections::HashSet<&str> = names.into_iter().collect();
+    environment_read(line, !names.is_empty(), &|name| names.contains(name))
+}
+
 /// `$NAME`, `${NAME…}` and `${!…}` anywhere in the text, escaped or quoted
 /// ones included (`eval "echo \$KEY"` expands it later).
 fn expansion_read(line: &str, is_secret_name: &dyn Fn(&str) -> bool) -> Option<EnvironmentRead> {

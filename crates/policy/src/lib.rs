@@ -88,7 +88,7 @@ pub use approvals::{
 };
 pub use conversation::{ConversationRules, TAINT_RULE, TaintMark, TaintSource};
 pub use decision::{AskOption, Basis, Decision, Refusal, Verdict};
-pub use environment::{EnvironmentRead, environment_read};
+pub use environment::{EnvironmentRead, environment_read, environment_read_of};
 pub use path::{Placement, ProjectRoot, RootError};
 pub use permission::Permission;
 pub use profile::{ApprovalMode, ExecutionProfile, ProfileError, SandboxMode};
