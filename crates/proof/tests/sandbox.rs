@@ -2273,7 +2273,15 @@ fn planted_python_bytecode_never_decides_a_later_proof() {
         "{}",
         brief(&planted)
     );
-    assert!(world.project.join("tests/__pycache__").exists());
+    // round8 #6: what a writable run leaves in a `__pycache__` is moved
+    // aside; put back by hand (as a person might), it must still never
+    // decide a later proof.
+    assert!(!world.project.join("tests/__pycache__").exists());
+    std::fs::rename(
+        world.project.join("tests/__pycache__.ploy-blocked"),
+        world.project.join("tests/__pycache__"),
+    )
+    .unwrap();
     std::fs::remove_file(world.project.join("plant.py")).unwrap();
     let check = |shape: &str| {
         let after = world.run(&["--build-cache", &cache], &unittest);
@@ -2621,5 +2629,263 @@ fn a_relative_path_entry_never_finds_a_project_program() {
         let shown = brief(&result);
         assert!(!shown.contains("FAKE-GREP-RAN"), "{path}: {shown}");
         assert_eq!(exit_code(&result), 1, "{path}: {shown}");
+    }
+}
+
+/// A unix socket listening at `path`, connectable by anyone on the host
+/// (mode 0777), so only the sandbox can stand between a program and it.
+fn open_host_socket(path: &Path) -> std::os::unix::net::UnixListener {
+    let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    listener
+}
+
+/// A Python program that connects to each socket file given and prints
+/// `CONNECTED <path>` or `refused <path> <errno>`.
+const CONNECT_EACH: &str = r#"import socket, sys
+for path in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path); print('CONNECTED', path)
+    except OSError as e:
+        print('refused', path, e.errno)
+"#;
+
+// round8 #5: a host service's unix socket file under a folder bound
+// read-only (/opt there) was reachable from inside: connect() succeeded.
+// Now every read-only folder is seen through an overlay, whose inodes are
+// not the ones the host's sockets were bound on, so a connect finds no one
+// (ECONNREFUSED); the folder's files are still there, and a socket made
+// inside the sandbox still works.
+// proves: SBX-3, BEYOND-4, SBX-1
+#[test]
+fn round8_5_host_sockets_under_read_only_folders_are_unreachable() {
+    let world = World::new();
+    let tools = world.base.join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(tools.join("tool.txt"), "TOOL-VISIBLE\n").unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&tools, uid, gid);
+    }
+    let socket = tools.join("svc.sock");
+    let listener = open_host_socket(&socket);
+    let program = format!(
+        "cat {tools}/tool.txt; {PYTHON} -c \"$1\" {socket}; \
+         {PYTHON} -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind(\"/tmp/own.sock\"); \
+         s.listen(1); c = socket.socket(socket.AF_UNIX); c.connect(\"/tmp/own.sock\"); print(\"OWN-OK\")'",
+        tools = tools.display(),
+        socket = socket.display(),
+    );
+    let tools_text = tools.to_str().unwrap();
+    for view in [
+        &["--extra-read-only", tools_text][..],
+        &["--writable-project", "--extra-read-only", tools_text],
+    ] {
+        let result = world.run(view, &["/bin/sh", "-c", &program, "sh", CONNECT_EACH]);
+        let text = stdout(&result);
+        assert!(
+            text.contains("TOOL-VISIBLE"),
+            "the folder is shown: {}",
+            brief(&result)
+        );
+        assert!(
+            text.contains(&format!("refused {} 111", socket.display())),
+            "{}",
+            brief(&result)
+        );
+        assert!(!text.contains("CONNECTED"), "{}", brief(&result));
+        assert!(
+            text.contains("OWN-OK"),
+            "the sandbox's own sockets work: {}",
+            brief(&result)
+        );
+    }
+    assert!(
+        listener.accept().is_err(),
+        "the host's socket received a connection"
+    );
+}
+
+// round8 #5: inside the sandbox a proof read `/usr/local/etc/npmrc` and
+// `/etc/pip.conf` (readable by everyone, so not hidden by the permission
+// rule), package managers' configuration that holds registry tokens; and a
+// socket under /opt was reachable. Every credential configuration name the
+// secret-file rule and `SYSTEM_CREDENTIAL_CONFIGS` know is now hidden in
+// the walked system folders (/etc, /opt, /usr/local), and /opt's sockets
+// are cut off by its overlay. Needs root to write under /opt (CI runs as
+// root).
+// proves: SBX-3, BEYOND-4
+#[test]
+fn round8_5_credential_configs_and_sockets_under_system_folders_are_hidden() {
+    ploy_testkit::require_part!(
+        "root",
+        if world_is_unprivileged() {
+            Err("writing under /opt needs root; run the tests as root (CI does)")
+        } else {
+            Ok(())
+        }
+    );
+    let world = World::new();
+    let opt = PathBuf::from(format!("/opt/ploy-round8-5-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&opt);
+    let files = [
+        (
+            "etc/npmrc",
+            "//registry.example/:_authToken=CANARY-NPM-TOKEN\n",
+        ),
+        (
+            "etc/pip.conf",
+            "[global]\nindex-url = https://u:CANARY-PIP@pypi.example/simple\n",
+        ),
+        (
+            "conda/.condarc",
+            "channels:\n  - https://conda.example/t/CANARY-CONDA/\n",
+        ),
+        (
+            "bundle/config",
+            "BUNDLE_GEMS__EXAMPLE__COM: \"CANARY-BUNDLE\"\n",
+        ),
+        (
+            "cargo/credentials.toml",
+            "[registry]\ntoken = \"CANARY-CARGO\"\n",
+        ),
+        (
+            "app/.netrc",
+            "machine example.com login u password CANARY-NETRC\n",
+        ),
+        ("etc/README", "PUBLIC-FILE\n"),
+        ("ssl/cacert.pem", "PUBLIC-CERT\n"),
+    ];
+    for (name, text) in files {
+        let path = opt.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let socket = opt.join("run/svc.sock");
+    std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+    let listener = open_host_socket(&socket);
+    std::process::Command::new("chmod")
+        .args(["-R", "a+rX"])
+        .arg(&opt)
+        .status()
+        .unwrap();
+    let program = format!(
+        "cat {names}; {PYTHON} -c \"$1\" {socket}",
+        names = files
+            .iter()
+            .map(|(name, _)| opt.join(name).display().to_string())
+            .collect::<Vec<_>>()
+            .join(" "),
+        socket = socket.display(),
+    );
+    let result = world.run(&[], &["/bin/sh", "-c", &program, "sh", CONNECT_EACH]);
+    let accepted = listener.accept().is_ok();
+    std::fs::remove_dir_all(&opt).unwrap();
+    let text = stdout(&result);
+    assert!(!text.contains("CANARY"), "{}", brief(&result));
+    assert!(
+        text.contains("PUBLIC-FILE") && text.contains("PUBLIC-CERT"),
+        "other files stay: {}",
+        brief(&result)
+    );
+    assert!(text.contains("refused"), "{}", brief(&result));
+    assert!(
+        !text.contains("CONNECTED") && !accepted,
+        "{}",
+        brief(&result)
+    );
+}
+
+// round8 #6: a writable run (the agent's shell, `ploy sandbox run`) wrote a
+// timestamp-matched `__pycache__/*.pyc` into the project; the host's next
+// `python3 -m unittest` loaded it instead of the test's source and a
+// failing test passed. Now what a writable run leaves in a `__pycache__`
+// (a new one, or new entries in an old one) and an extension module beside
+// a `.py` are moved aside and reported.
+// proves: BEYOND-4, SBX-6
+#[test]
+fn round8_6_bytecode_a_writable_run_plants_never_runs_on_the_host() {
+    let world = World::new();
+    std::fs::create_dir_all(world.project.join("tests")).unwrap();
+    std::fs::create_dir_all(world.project.join("lib/__pycache__")).unwrap();
+    std::fs::write(world.project.join("tests/__init__.py"), "").unwrap();
+    std::fs::write(
+        world.project.join("tests/test_api.py"),
+        "import unittest\nclass T(unittest.TestCase):\n    def test_api(self):\n        self.assertEqual(1, 2)\n",
+    )
+    .unwrap();
+    std::fs::write(world.project.join("lib/fast.py"), "X = 1\n").unwrap();
+    std::fs::write(world.project.join("lib/__pycache__/old.pyc"), "old").unwrap();
+    std::fs::write(world.project.join("plant.py"), PLANT_BYTECODE).unwrap();
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    // The project has so many `__pycache__` folders that ploy does not hide
+    // them one by one: the run can write into the old ones too.
+    let mut many = Vec::new();
+    for i in 0..=MAX_BYTECODE_MASKS {
+        let dir = world.project.join(format!("pkg{i}/__pycache__"));
+        std::fs::create_dir_all(&dir).unwrap();
+        many.push(dir);
+    }
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    // What the host wrote before the run is older than the second of slack
+    // ploy gives the file system's coarse clock.
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let planted = world.sh(
+        &["--writable-project"],
+        &format!(
+            "env -u PYTHONPYCACHEPREFIX {PYTHON} plant.py; echo evil > lib/__pycache__/fast.cpython-311.pyc; \
+             echo elf > lib/fast.cpython-311-x86_64-linux-gnu.so; echo elf > lib/fast.abi3.so; \
+             echo elf > lib/other.so"
+        ),
+    );
+    let notes = planted["notes"].to_string();
+    assert!(
+        notes.contains("tests/__pycache__") && notes.contains("BEYOND-4"),
+        "{}",
+        brief(&planted)
+    );
+    for gone in [
+        "tests/__pycache__",
+        "lib/__pycache__/fast.cpython-311.pyc",
+        "lib/fast.cpython-311-x86_64-linux-gnu.so",
+        "lib/fast.abi3.so",
+    ] {
+        assert!(
+            !world.project.join(gone).exists(),
+            "{gone} stayed: {}",
+            brief(&planted)
+        );
+        assert!(
+            world.project.join(format!("{gone}.ploy-blocked")).exists(),
+            "{gone} was not moved aside: {}",
+            brief(&planted)
+        );
+    }
+    // What the run did not write stays: an old bytecode file, a module
+    // that shadows no source.
+    assert!(world.project.join("lib/__pycache__/old.pyc").exists());
+    assert!(world.project.join("lib/other.so").exists());
+    // The host's own Python, as a person would run the tests next.
+    let host = Command::new(PYTHON)
+        .args(["-E", "-B", "-m", "unittest", "tests.test_api"])
+        .current_dir(&world.project)
+        .output()
+        .unwrap();
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&host.stdout),
+        String::from_utf8_lossy(&host.stderr)
+    );
+    assert!(!shown.contains("POISON-RAN"), "{shown}");
+    assert!(!host.status.success(), "the failing test passed: {shown}");
+    assert!(shown.contains("AssertionError"), "{shown}");
+    for dir in many {
+        let _ = std::fs::remove_dir_all(dir.parent().unwrap());
     }
 }

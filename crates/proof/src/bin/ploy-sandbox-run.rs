@@ -3,7 +3,8 @@
 //! dedicated `ploy-sandbox-init` next to `ploy`).
 //!
 //! `ploy-sandbox-run [--project DIR] [--writable-project] [--build-cache ROOT]
-//!  [--limit NAME=VALUE]... [--simulate-missing LAYER]... [--probe]
+//!  [--extra-read-only DIR]... [--toolchains] [--limit NAME=VALUE]...
+//!  [--simulate-missing LAYER]... [--probe]
 //!  [--plan PLAN_JSON | -- PROGRAM ARGS...]`
 //! prints one JSON object: the run's result or the refusal. `--plan` runs a
 //! `ploy_validate::ProofPlan` (as JSON) through [`Sandbox::run_plan`].
@@ -72,6 +73,10 @@ fn main() -> ExitCode {
                 .and_then(|v| layer_named(&v))
                 .map(|layer| simulate.push(layer))
                 .ok_or("--simulate-missing LAYER".to_string()),
+            "--extra-read-only" => args
+                .next()
+                .map(|v| policy.extra_read_only.push(PathBuf::from(v)))
+                .ok_or("--extra-read-only DIR".to_string()),
             "--toolchains" => {
                 sandbox::add_home_toolchains(&mut policy);
                 Ok(())

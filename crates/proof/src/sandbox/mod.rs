@@ -444,6 +444,8 @@ impl Sandbox {
             .stop
             .as_deref()
             .or(self.stop_on_signal.then_some(&STOP_SIGNALLED));
+        // Before the launch: what the run writes has a later change time.
+        let started = std::time::SystemTime::now();
         let launched = launch(&self.init, &request, &env, stop);
         // BEYOND-4: whatever the run's end, its build cache goes with it.
         if let Some(cache) = run_cache {
@@ -453,7 +455,7 @@ impl Sandbox {
         output.notes.extend(cache_notes);
         match self.policy.view {
             ProjectView::Writable => {
-                let created = created_protected_paths(&self.project, &before);
+                let created = created_protected_paths(&self.project, &before, started);
                 output.notes.extend(created);
             }
             ProjectView::CopyOnWrite => {
@@ -602,8 +604,14 @@ fn copy_up_failure(project: &Path, output: &RunOutput) -> Option<String> {
 /// reported: a `.git` folder made in a sub-folder would otherwise run its
 /// configuration at the next `git status`, which many shell prompts run on
 /// entering the folder. Every process of the run is dead by now, so nothing
-/// races the move; nothing is deleted.
-fn created_protected_paths(project: &Path, before: &view::ProjectScan) -> Vec<String> {
+/// races the move; nothing is deleted. Then the same for the code caches
+/// the host would run instead of the project's sources
+/// ([`planted_code_caches`]).
+fn created_protected_paths(
+    project: &Path,
+    before: &view::ProjectScan,
+    started: std::time::SystemTime,
+) -> Vec<String> {
     let after = match view::scan_project(project, view::Unlistable::Repair) {
         Ok(after) => after,
         Err(err) => {
@@ -641,7 +649,117 @@ fn created_protected_paths(project: &Path, before: &view::ProjectScan) -> Vec<St
             ),
         });
     }
+    notes.extend(planted_code_caches(project, before, &after, started));
     notes
+}
+
+/// How long before the run's start a change still counts as the run's:
+/// file change times come from the kernel's coarse clock, which lags the
+/// clock `started` was read from by a few milliseconds. A file the host
+/// changed in that second is moved aside too, which costs a cache rebuild.
+const CHANGE_CLOCK_SLACK: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether `path` (not followed) changed at or after `since`: its change
+/// time, which no program can set back (writing, renaming, linking and
+/// `utime` all move it to now).
+fn changed_since(path: &Path, since: std::time::SystemTime) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = path.symlink_metadata() else {
+        return false;
+    };
+    let since = since
+        .checked_sub(CHANGE_CLOCK_SLACK)
+        .unwrap_or(std::time::UNIX_EPOCH);
+    let Ok(since) = since.duration_since(std::time::UNIX_EPOCH) else {
+        return true;
+    };
+    let changed = (meta.ctime(), meta.ctime_nsec());
+    let since = (
+        i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+        i64::from(since.subsec_nanos()),
+    );
+    changed >= since
+}
+
+/// Code caches a writable run left in the project that the host would run
+/// instead of the sources beside them (BEYOND-4, round8 #6), each moved
+/// aside (`NAME.ploy-blocked`, a name Python does not load) and reported:
+/// * a `__pycache__` that did not exist when the run started, and every
+///   entry of an earlier one that the run wrote or replaced: Python loads
+///   `__pycache__/m.cpython-3X.pyc` instead of `m.py` when the bytecode's
+///   header matches the source's time and size, which whoever writes the
+///   bytecode can forge, so the host's next import (or test run) would run
+///   what the program wrote without reading the `.py` (inside the run,
+///   `PYTHONDONTWRITEBYTECODE`/`PYTHONPYCACHEPREFIX` keep Python's own
+///   bytecode out of the project, `python_env`, but the program can write
+///   a `.pyc` itself);
+/// * an extension module the run wrote beside a `.py` of the same module
+///   (`m.cpython-311-x86_64-linux-gnu.so` next to `m.py`), which Python
+///   imports before the source.
+///
+/// Other caches were checked and left: cargo's `target/` (a writable run
+/// builds there only when told to; cargo rebuilds from sources whose times
+/// changed, but a planted binary with forged fingerprints would run: not
+/// handled, the writable project is the program's to write, like any
+/// script), `node_modules/.cache` and `.mypy_cache`/`.pytest_cache`/
+/// `.ruff_cache` (data, not code the host executes in place of a source).
+fn planted_code_caches(
+    project: &Path,
+    before: &view::ProjectScan,
+    after: &view::ProjectScan,
+    started: std::time::SystemTime,
+) -> Vec<String> {
+    let mut planted: Vec<(PathBuf, &str)> = Vec::new();
+    const BYTECODE: &str = "Python bytecode, which Python runs instead of the source beside it \
+                            when its header matches the source's time and size";
+    const EXTENSION: &str = "a Python extension module beside the module's `.py`, which Python \
+                             imports instead of the source";
+    for folder in &after.bytecode {
+        if !before.bytecode.contains(folder) {
+            planted.push((folder.clone(), BYTECODE));
+            continue;
+        }
+        let is_plain_folder = folder
+            .symlink_metadata()
+            .is_ok_and(|meta| meta.file_type().is_dir());
+        if !is_plain_folder {
+            if changed_since(folder, started) {
+                planted.push((folder.clone(), BYTECODE));
+            }
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            planted.push((folder.clone(), BYTECODE));
+            continue;
+        };
+        for entry in entries.flatten() {
+            if changed_since(&entry.path(), started) {
+                planted.push((entry.path(), BYTECODE));
+            }
+        }
+    }
+    for module in &after.extension_shadows {
+        if changed_since(module, started) {
+            planted.push((module.clone(), EXTENSION));
+        }
+    }
+    planted
+        .into_iter()
+        .map(|(path, what)| {
+            let shown = in_project(project, &path);
+            match view::quarantine(&path) {
+                Ok(moved) => format!(
+                    "BEYOND-4: the program wrote {shown} ({what}); it was moved aside to {} so \
+                     the host does not run it",
+                    in_project(project, &moved)
+                ),
+                Err(err) => format!(
+                    "BEYOND-4: the program wrote {shown} ({what}) and it could not be moved \
+                     aside ({err}): delete it before running Python in the project"
+                ),
+            }
+        })
+        .collect()
 }
 
 /// `path` relative to the project (`.` for the project itself), safe to print.

@@ -81,8 +81,65 @@ pub(super) const CACHE_MAX_AGE: Duration = Duration::from_secs(60);
 /// again at the next run: file times come from a coarse clock.
 const SETTLE: Duration = Duration::from_secs(2);
 
-/// The kept list's format; another number is ignored.
-const CACHE_FORMAT: u32 = 2;
+/// The kept list's format; another number is ignored (3: credential
+/// configuration files readable by everyone are recorded too).
+const CACHE_FORMAT: u32 = 3;
+
+/// Package managers' and tools' configuration files that commonly hold
+/// registry tokens or passwords and that a system keeps readable by
+/// everyone, under the names they have in system folders (round8 #5:
+/// `/usr/local/etc/npmrc`, `/etc/pip.conf` were readable in the sandbox).
+/// Matched like the secret-file rule (the path's last parts, ASCII case
+/// ignored), in addition to it. Hidden in the sandbox (SBX-3).
+pub(super) const SYSTEM_CREDENTIAL_CONFIGS: &[&str] = &[
+    // npm's global configuration (`$PREFIX/etc/npmrc`) and yarn 1's.
+    "npmrc",
+    "yarnrc",
+    // RubyGems' and Bundler's (`/etc/gemrc`, `/usr/local/bundle/config`).
+    "gemrc",
+    ".gemrc",
+    "bundle/config",
+    // conda's channel tokens (`/opt/conda/.condarc`, `/etc/conda/condarc`).
+    "condarc",
+    ".condarc",
+    // cargo's registry tokens where CARGO_HOME is a system folder
+    // (`/usr/local/cargo` in the Rust images).
+    "cargo/config",
+    "cargo/config.toml",
+    // uv's and Poetry's index credentials.
+    "uv/uv.toml",
+    "auth.toml",
+    // curl's and git's credential stores under their system names.
+    "netrc",
+    "git-credentials",
+    // registries' logins where DOCKER_CONFIG points into a system folder.
+    "docker/config.json",
+];
+
+/// Whether `path`, readable by everyone, is a credential file to hide: a
+/// name the secret-file rule knows (`ploy_secrets::secret_file_kind`:
+/// `pip.conf`, `.netrc`, `credentials`, `auth.json`, `.env`, ...) or one of
+/// [`SYSTEM_CREDENTIAL_CONFIGS`]. Certificates (`*.pem`) stay visible:
+/// the rule names them as possible private keys, but in system folders they
+/// are the public CA bundles TLS needs (a private key there is not readable
+/// by everyone, and hidden by that).
+fn is_credential_config(path: &Path) -> bool {
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    let lower = text.to_ascii_lowercase();
+    if lower.ends_with(".pem") {
+        return false;
+    }
+    if ploy_secrets::secret_file_kind(text).is_some() {
+        return true;
+    }
+    SYSTEM_CREDENTIAL_CONFIGS.iter().any(|name| {
+        lower
+            .strip_suffix(name)
+            .is_some_and(|head| head.ends_with('/'))
+    })
+}
 
 /// The largest kept list read (a bound on a corrupted file); about 200
 /// bytes per folder.
@@ -428,7 +485,7 @@ impl<'k> Look<'k> {
                 continue;
             }
             let (is_dir, private) = (meta.is_dir(), meta.mode() & 0o004 == 0);
-            if !is_dir && !private {
+            if !is_dir && !private && !is_credential_config(&path) {
                 continue;
             }
             match entry.file_name().to_str() {

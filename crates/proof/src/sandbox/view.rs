@@ -38,6 +38,12 @@ pub(super) struct ProjectScan {
     /// Whether one of them is not a plain folder (a link could lead
     /// Python to bytecode anywhere in the project).
     pub bytecode_odd: bool,
+    /// Python extension modules beside a source of the same module
+    /// (`m.so`, `m.abi3.so`, `m.cpython-311-x86_64-linux-gnu.so` next to
+    /// `m.py`), outside the protected folders: Python's import system tries
+    /// extension modules before sources, so such a file runs instead of the
+    /// `.py` a person reads (round8 #6's class).
+    pub extension_shadows: Vec<PathBuf>,
 }
 
 /// What a walk does with a folder it cannot list or enter that the program
@@ -90,6 +96,10 @@ pub(super) fn scan_project(
             listed.push((entry, kind));
         }
         let repository = !in_protected && passes_for_a_repository(&listed);
+        if !in_protected {
+            scan.extension_shadows
+                .extend(extension_shadows(&dir, &listed));
+        }
         for (entry, kind) in listed {
             let path = entry.path();
             let name = entry.file_name();
@@ -174,6 +184,39 @@ pub(super) fn scan_project(
 
 /// Where Python keeps a folder's bytecode.
 const BYTECODE_FOLDER: &str = "__pycache__";
+
+/// The entries of `dir` that Python would import as an extension module
+/// instead of a source file beside them: a name ending in `.so` whose part
+/// before the first dot is the name of a `.py` file in the same folder
+/// (every suffix of `importlib.machinery.EXTENSION_SUFFIXES` on Linux has
+/// that shape). A folder is not an extension module.
+fn extension_shadows(
+    dir: &Path,
+    listed: &[(std::fs::DirEntry, std::fs::FileType)],
+) -> Vec<PathBuf> {
+    let names: std::collections::HashSet<std::ffi::OsString> = listed
+        .iter()
+        .filter(|(_, kind)| !kind.is_dir())
+        .map(|(entry, _)| entry.file_name())
+        .collect();
+    let mut found = Vec::new();
+    for (entry, kind) in listed {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if kind.is_dir() || !name.ends_with(".so") {
+            continue;
+        }
+        let Some((stem, _)) = name.split_once('.') else {
+            continue;
+        };
+        if !stem.is_empty() && names.contains(std::ffi::OsStr::new(&format!("{stem}.py"))) {
+            found.push(dir.join(name));
+        }
+    }
+    found
+}
 
 /// The entries of a folder git takes as a repository that say what git
 /// runs or where it reads that from (proof5 #16): locked, or moved aside

@@ -141,8 +141,23 @@ fn touch(path: &Path) -> StepResult {
         .map_err(|err| fs_err(format!("create {}", path.display()), err))
 }
 
-/// Binds `path` (host view) read-only at the same path in the new root;
-/// symlinks are recreated, missing paths skipped.
+/// An empty folder of the scaffold: the bottom layer of every read-only
+/// overlay (overlayfs wants two lower layers when it has no upper one).
+const EMPTY_LAYER: &str = "/ovl/void";
+
+/// Shows `path` (host view) read-only at the same path in the new root;
+/// symlinks are recreated, missing paths skipped. A folder is seen through
+/// a read-only overlay, never bound (SBX-3, BEYOND-4, round8 #5): the
+/// kernel finds the process behind a unix socket file by the inode the
+/// socket was bound on, and an overlay shows every file through an inode of
+/// its own, so `connect()` to any host socket file in these folders (a
+/// service's under `/opt`, the nix daemon's under `/nix/var`) fails with
+/// ECONNREFUSED, whatever the folder and however the socket got there (no
+/// list of folders, no walk). Sockets made inside the sandbox live on its
+/// own file systems and work. A socket or pipe given as a read-only path
+/// itself is not shown at all. Mounts below a folder are not carried into
+/// the overlay: what shows is the folder's own file system (a container's
+/// bind-mounted `/etc/hosts` shows the image's file).
 fn bind_read_only(path: &Path) -> StepResult {
     let source = host(path);
     let target = inside(path);
@@ -162,11 +177,37 @@ fn bind_read_only(path: &Path) -> StepResult {
     }
     if meta.is_dir() {
         mkdir_all(&target)?;
-    } else {
-        touch(&target)?;
+        return overlay_read_only(&source, &target);
     }
+    if !meta.is_file() {
+        return Ok(());
+    }
+    touch(&target)?;
     bind(&source, &target)?;
     restrict_mount(&target, LOCKED_DOWN, true)
+}
+
+/// Mounts `source` read-only at `target` as an overlay whose only other
+/// layer is empty ([`bind_read_only`] says why).
+fn overlay_read_only(source: &Path, target: &Path) -> StepResult {
+    let text = source
+        .to_str()
+        .filter(|text| !text.contains([',', ':', '\\']));
+    let Some(text) = text else {
+        return Err(fs_err(
+            format!("read-only folder {}", source.display()),
+            "its path is not UTF-8 or holds `,`, `:` or `\\`, which overlayfs options cannot \
+             carry; rename it or leave it out",
+        ));
+    };
+    mkdir_all(Path::new(EMPTY_LAYER))?;
+    mount(
+        Path::new("overlay"),
+        target,
+        "overlay",
+        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+        Some(&format!("lowerdir={text}:{EMPTY_LAYER}")),
+    )
 }
 
 /// Binds the symbolic link `path` onto itself, never following it: a mount
