@@ -1,6 +1,8 @@
 //! The host's secrets under `/etc`, `/opt` and `/usr/local` (SBX-3): every
-//! file and folder there that is not readable by everyone is hidden in the
-//! sandbox. What a look found is kept between runs in ploy's state folder,
+//! file and folder there that is not readable by everyone, and every file
+//! named like a credential file even when readable by everyone
+//! ([`SYSTEM_CREDENTIAL_CONFIGS`] and the secret-file rule; round8 #5), is
+//! hidden in the sandbox. What a look found is kept between runs in ploy's state folder,
 //! folder by folder, so that a run lists only the folders that changed:
 //! `/etc` alone is about 1,400 entries, and a conda installation under
 //! `/opt` is hundreds of thousands, far too many to look at before every
@@ -171,7 +173,8 @@ struct Folder {
     /// The folder itself is not open to everyone: hidden whole, not entered.
     #[serde(rename = "h")]
     hidden: bool,
-    /// Names of its entries that are not folders and not readable by everyone.
+    /// Names of its entries that are not folders and either not readable
+    /// by everyone or named like a credential file.
     #[serde(rename = "x")]
     secrets: Vec<String>,
     /// Names of its sub-folders (each has its own record).
@@ -220,8 +223,10 @@ pub(super) struct SystemSecrets {
 }
 
 /// The entries of [`SECRET_SYSTEM_FOLDERS`] (among the folders bound
-/// read-only; `/usr/local` through `/usr`) that are not readable by everyone: a file without `o+r`, a
-/// folder without `o+r` or `o+x`. The system marks its secrets that way; the
+/// read-only; `/usr/local` through `/usr`) that are not readable by
+/// everyone: a file without `o+r`, a folder without `o+r` or `o+x`; and the
+/// files named like credential files whatever their mode
+/// ([`SYSTEM_CREDENTIAL_CONFIGS`], round8 #5). The system marks its secrets that way; the
 /// user running ploy may still read them (root reads `/etc/shadow`, a member
 /// of `ssl-cert` reads `/etc/ssl/private`), and a project link
 /// (`etcd -> /etc`) or a program of the proof would then show them (outside
@@ -865,6 +870,48 @@ mod tests {
             ],
             "{done:?} after {runs} runs"
         );
+    }
+
+    // proves: SBX-3 (round8 #5: credential configuration readable by
+    // everyone is hidden by name; certificates and other files stay)
+    #[test]
+    fn credential_files_readable_by_everyone_are_hidden_by_name() {
+        let tree = Tree::new("names");
+        let etc = tree.etc();
+        for name in [
+            "npmrc",
+            "pip.conf",
+            "conda/.condarc",
+            "bundle/config",
+            "cargo/credentials.toml",
+            "NPMRC",
+            "ssl/certs/ca.pem",
+            "npmrc.d/readme",
+            "mynpmrc",
+        ] {
+            let path = etc.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "x").unwrap();
+            std::fs::set_permissions(&path, mode(0o644)).unwrap();
+        }
+        let mut found = secrets_of(&[etc.as_path()], None, SYSTEM_WALK_LIMIT)
+            .unwrap()
+            .masks;
+        found.sort();
+        let expected: Vec<PathBuf> = [
+            "NPMRC",
+            "bundle/config",
+            "cargo/credentials.toml",
+            "conda/.condarc",
+            "npmrc",
+            "pip.conf",
+            "shadow",
+            "ssl/private",
+        ]
+        .iter()
+        .map(|name| etc.join(name))
+        .collect();
+        assert_eq!(found, expected);
     }
 
     // proves: SBX-3
