@@ -680,3 +680,36 @@ async fn a_host_command_never_sends_the_environments_secrets() {
     assert!(!results[3].1.contains("BEYOND-6"), "{:?}", results[3]);
     assert!(exists(&world.project.join("c4")), "{:?}", results[3]);
 }
+
+// round7 #6 residue: the address a host network line reaches may be hidden
+// in its options or proxy variables while its URL looks public; each is
+// checked as the door would (URL-1), and refused lines do not run or mark.
+// proves: URL-1
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round7_6_host_lines_with_addresses_hidden_in_options_are_refused() {
+    let world = World::new();
+    let model = scripted(obedient()).await;
+    let mut run = Run::new(rules(&[Rule::new(ActionKind::Shell, Effect::Allow, "*")]));
+    run.web = Some(knowing(&world, &[HOST_SECRET]));
+    let lines = [
+        "curl -s -m 1 --resolve example.com:80:127.0.0.1 http://example.com/; touch c1",
+        "curl -s -m 1 --connect-to ::127.0.0.1:9 http://example.com/; touch c2",
+        "curl -s -m 1 -x 127.0.0.1:9 http://example.com/; touch c3",
+        "http_proxy=169.254.169.254:80 curl -s -m 1 http://example.com/; touch c4",
+        "wget -q -T 1 -e use_proxy=on -e http_proxy=10.0.0.1:3128 http://example.com/; touch c5",
+    ];
+    let orders_list: Vec<(&str, serde_json::Value)> = lines
+        .iter()
+        .map(|line| ("shell", json!({ "command": line })))
+        .collect();
+    let prompt = orders(&orders_list);
+    let (_, events, id) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert_eq!(results.len(), lines.len(), "{results:?}");
+    for (i, (ok, output)) in results.iter().enumerate() {
+        assert!(!ok, "{}: {output}", lines[i]);
+        assert!(output.contains("URL-1"), "{}: {output}", lines[i]);
+        assert!(!exists(&world.project.join(format!("c{}", i + 1))));
+    }
+    assert!(!world.store().conversation_rules(&id).unwrap().is_tainted());
+}

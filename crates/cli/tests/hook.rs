@@ -1395,3 +1395,164 @@ fn host_bash_lines_never_carry_the_environments_secrets() {
     let answer = world.pre("reg", "Bash", bash("touch x"));
     assert_eq!(decision(&answer), Some("ask"), "{answer:?}");
 }
+
+// proves: TAINT-1, TAINT-3, BEYOND-6 (round7 #7: an MCP tool whose name
+// says search/fetch/browse but whose input has no `url` was refused as if
+// `mcp:<tool>` were an address; it is a web tool of `mcp://<tool>/`: it
+// marks the session first and its input passes the secret door)
+#[test]
+fn round7_7_mcp_web_tools_without_a_url_mark_the_session_and_check_secrets() {
+    const DOTENV: &str = "Hunter2Hunter2Zebra";
+    let world = World::with(
+        r#""permissions": {"shell": {"allow": ["git status*"]}, "web": {"allow": ["mcp://*"]}},
+           "hook": {"answer_allow": true}"#,
+    );
+    world
+        .dir
+        .write("home/proj/.env", format!("DB_PASSWORD={DOTENV}\n"));
+    for (n, (tool, input)) in [
+        (
+            "mcp__brave__brave_web_search",
+            json!({"query": "rust hooks", "count": 5}),
+        ),
+        (
+            "mcp__playwright__browser_snapshot",
+            json!({"selector": "main"}),
+        ),
+        ("mcp__exa__crawling_exa", json!({"id": "abc"})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let session = format!("r7-7-{n}");
+        assert_eq!(
+            decision(&world.pre(&session, "Bash", bash("git status"))),
+            Some("allow")
+        );
+        // The web rule on `mcp://…` covers the tool: allowed, not refused.
+        let answer = world.pre(&session, tool, input.clone());
+        assert_eq!(decision(&answer), Some("allow"), "{tool}: {answer:?}");
+        // …and the session was marked before it ran.
+        let answer = world.pre(&session, "Bash", bash("git status"));
+        assert_eq!(decision(&answer), Some("ask"), "{tool}: {answer:?}");
+        assert!(reason(&answer).contains("PERM-3"), "{}", reason(&answer));
+        // A known secret in any input field never leaves (BEYOND-6).
+        let mut leaking = input.as_object().unwrap().clone();
+        leaking.insert("query".into(), json!(format!("error {DOTENV}")));
+        let answer = world.pre(&format!("{session}-leak"), tool, Value::Object(leaking));
+        assert_eq!(decision(&answer), Some("deny"), "{tool}: {answer:?}");
+        assert!(reason(&answer).contains("BEYOND-6"), "{}", reason(&answer));
+        assert!(!reason(&answer).contains(DOTENV));
+    }
+    // Without a web rule naming it, the tool is ploy's to ask about only if
+    // the rules say so: the default `web` rules decide, never a refusal.
+    let world = World::with("");
+    let answer = world.pre(
+        "plain",
+        "mcp__brave__brave_web_search",
+        json!({"query": "x"}),
+    );
+    assert_ne!(decision(&answer), Some("deny"), "{answer:?}");
+}
+
+// proves: PERM-7 (round7 #15: with a relative, empty or in-project PATH
+// entry before the system's folders, the judged `ls` ran the project's
+// `bin/ls`; a line that sets PATH or bash's command table asks too)
+#[test]
+fn round7_15_a_bare_command_path_may_resolve_in_the_project_asks() {
+    let world = World::with(
+        r#""permissions": {"shell": {"allow": ["*"]}}, "hook": {"answer_allow": true}"#,
+    );
+    world
+        .dir
+        .write_executable("home/proj/bin/ls", "#!/bin/sh\necho planted\n");
+    let project = world.project();
+    let project = project.to_str().unwrap();
+    let system = "/usr/local/bin:/usr/bin:/bin";
+    let asks = |path: &str, line: &str| {
+        let answer = pre_with_env(&world, &[("PATH", path)], "Bash", bash(line));
+        assert_eq!(decision(&answer), Some("ask"), "{path} {line}: {answer:?}");
+        let why = reason(&answer);
+        assert!(
+            why.contains("PERM-7") && why.contains("round7 #15"),
+            "{why}"
+        );
+    };
+    for path in [
+        format!("bin:{system}"),
+        format!(".:{system}"),
+        format!("/usr/local/bin::{system}"),
+        format!("node_modules/.bin:{system}"),
+        format!("{project}/bin:{system}"),
+        format!("{project}/src/../bin:{system}"),
+    ] {
+        asks(&path, "ls -la");
+        asks(&path, "cargo test && ls");
+        asks(&path, "timeout 5 ls");
+    }
+    // A network line is marked first, then asks too.
+    asks(&format!("bin:{system}"), "curl -s https://example.com/");
+    // The line itself changes where bash finds programs.
+    for line in [
+        "PATH=bin:$PATH ls",
+        "read PATH < paths.txt; ls",
+        "hash -p ./bin/ls ls; ls",
+    ] {
+        asks(system, line);
+    }
+    // Twins: the system's PATH; an unsafe entry after the program's own
+    // folder; builtins; a program named by its path (judged as written).
+    for (path, line) in [
+        (system.to_string(), "ls -la"),
+        (format!("{system}:bin"), "ls -la"),
+        (format!("bin:{system}"), "echo hi; cd src; pwd"),
+        (format!("bin:{system}"), "./bin/ls"),
+        (system.to_string(), "git status && ls src"),
+    ] {
+        let answer = pre_with_env(&world, &[("PATH", &path)], "Bash", bash(line));
+        assert_eq!(
+            decision(&answer),
+            Some("allow"),
+            "{path} {line}: {answer:?}"
+        );
+    }
+}
+
+// proves: URL-1 (round7 #6 residue: a Bash line whose address is hidden in
+// its options or proxy variables — `curl --resolve`, `--connect-to`, `-x`,
+// HTTPie's `:8080` for localhost, `wget -e http_proxy=…` — reached a private
+// address while its URL looked public)
+#[test]
+fn round7_6_addresses_hidden_in_options_ask() {
+    let world = World::with(
+        r#""permissions": {"shell": {"allow": ["*"]}}, "hook": {"answer_allow": true}"#,
+    );
+    for (n, line) in [
+        "curl --resolve example.com:443:127.0.0.1 https://example.com/",
+        "curl --connect-to ::127.0.0.1:8080 https://example.com/",
+        "curl -x 127.0.0.1:8080 https://example.com/",
+        "curl --proxy 169.254.169.254:80 http://example.com/",
+        "http :8080/path",
+        "wget -e use_proxy=on -e http_proxy=127.0.0.1:3128 https://example.com/",
+        "https_proxy=10.0.0.1:3128 curl https://example.com/",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let answer = world.pre(&format!("h{n}"), "Bash", bash(line));
+        assert_eq!(decision(&answer), Some("ask"), "{line}: {answer:?}");
+        assert!(reason(&answer).contains("URL-1"), "{}", reason(&answer));
+    }
+    // Twins: public addresses in the same options are the allow rule's.
+    for (n, line) in [
+        "curl --resolve example.com:443:93.184.216.34 https://example.com/",
+        "curl -x proxy.example.com:3128 https://example.com/",
+        "http example.com/api a=b",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let answer = world.pre(&format!("t{n}"), "Bash", bash(line));
+        assert_eq!(decision(&answer), Some("allow"), "{line}: {answer:?}");
+    }
+}

@@ -6,6 +6,7 @@ mod support;
 
 use std::net::TcpListener;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
@@ -21,13 +22,19 @@ struct Session {
     client: RunningService<RoleClient, ()>,
     child: tokio::process::Child,
     stderr: tokio::sync::mpsc::UnboundedReceiver<String>,
-    _dir: TempDir,
+    /// Shared by the servers of one root (round8 #9: a restart).
+    _dir: Arc<TempDir>,
 }
 
 /// `ploy mcp` in a fresh root (settings with the profile, a project with a
 /// file holding a secret of the server's environment), and a client.
 async fn start() -> Session {
-    let (dir, mut child) = spawn();
+    let (dir, child) = spawn();
+    connect(Arc::new(dir), child).await
+}
+
+/// A client for a server started in `dir`.
+async fn connect(dir: Arc<TempDir>, mut child: tokio::process::Child) -> Session {
     let stdout = child.stdout.take().unwrap();
     let stdin = child.stdin.take().unwrap();
     let stderr = child.stderr.take().unwrap();
@@ -57,8 +64,15 @@ fn spawn() -> (TempDir, tokio::process::Child) {
         "hosts",
         "192.0.2.1 html.duckduckgo.com\n192.0.2.1 en.wikipedia.org\n",
     );
-    let child = tokio::process::Command::new(support::PLOY)
+    let child = server_in(&dir, &[]);
+    (dir, child)
+}
+
+/// One more server process in `dir`'s root (the same store and project).
+fn server_in(dir: &TempDir, extra: &[&str]) -> tokio::process::Child {
+    tokio::process::Command::new(support::PLOY)
         .arg("mcp")
+        .args(extra)
         .arg("--hosts")
         .arg(dir.path().join("hosts"))
         .current_dir(dir.path().join("home/proj"))
@@ -73,8 +87,7 @@ fn spawn() -> (TempDir, tokio::process::Child) {
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .unwrap();
-    (dir, child)
+        .unwrap()
 }
 
 // proves: REDACT-1 (integrations #9: the protocol layer echoed a client's
@@ -632,4 +645,73 @@ async fn a_resumed_marked_session_binds_at_its_next_hook_call() {
     );
     assert!(!session._dir.path().join("home/proj/src_main.rs").exists());
     session.client.cancel().await.unwrap();
+}
+
+// proves: TAINT-2, TAINT-1, PERM-3 (round8 #9: the mark was kept per server
+// process, so a restarted server, or a second one for the same client and
+// project, started clean after a page; the session is the project, the
+// client's name and `--session`, and a new `--session` name starts clean)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round8_9_a_restarted_server_keeps_the_mark() {
+    let refused_for_the_mark =
+        |result: &CallToolResult| is_error(result) && structured(result)["requirement"] == "PERM-3";
+    let first = start().await;
+    let clean = call(&first, "sandbox_run", json!({"command": "true"})).await;
+    assert!(
+        !refused_for_the_mark(&clean),
+        "{:?}",
+        clean.structured_content
+    );
+    // A page read (refused as an address, but the session is marked first).
+    let read = call(&first, "web_fetch", json!({"url": "http://10.0.0.1/"})).await;
+    assert!(is_error(&read));
+    let after = call(&first, "sandbox_run", json!({"command": "true"})).await;
+    assert!(
+        refused_for_the_mark(&after),
+        "{:?}",
+        after.structured_content
+    );
+    // A second server process for the same client and project, while the
+    // first still runs: marked.
+    let Session {
+        client,
+        mut child,
+        _dir: dir,
+        ..
+    } = first;
+    let second = connect(dir.clone(), server_in(&dir, &[])).await;
+    let result = call(&second, "sandbox_run", json!({"command": "true"})).await;
+    assert!(
+        refused_for_the_mark(&result),
+        "{:?}",
+        result.structured_content
+    );
+    let proof = call(&second, "proof_run", json!({"line": "grep -c a data.txt"})).await;
+    assert!(
+        refused_for_the_mark(&proof),
+        "{:?}",
+        proof.structured_content
+    );
+    // The first restarted: still marked.
+    client.cancel().await.unwrap();
+    let _ = child.kill().await;
+    second.client.cancel().await.unwrap();
+    let restarted = connect(dir.clone(), server_in(&dir, &[])).await;
+    let result = call(&restarted, "sandbox_run", json!({"command": "true"})).await;
+    assert!(
+        refused_for_the_mark(&result),
+        "{:?}",
+        result.structured_content
+    );
+    restarted.client.cancel().await.unwrap();
+    // Twin: the person's new session name starts clean.
+    let fresh = connect(dir.clone(), server_in(&dir, &["--session", "task-2"])).await;
+    let result = call(&fresh, "sandbox_run", json!({"command": "true"})).await;
+    assert!(
+        !refused_for_the_mark(&result),
+        "{:?}",
+        result.structured_content
+    );
+    fresh.client.cancel().await.unwrap();
+    drop(dir);
 }

@@ -665,3 +665,46 @@ fn the_programs_escape_sequences_never_reach_a_terminal_raw() {
         "{out:?}"
     );
 }
+
+// proves: PERM-7, SBX-4 (round7 #15: a PATH entry inside the project let a
+// bare `ls` in the sandbox run the project's `bin/ls`; only absolute
+// entries outside the project reach the program)
+#[test]
+fn round7_15_the_sandbox_path_has_no_project_entries() {
+    let world = World::new();
+    world
+        .dir
+        .write_executable("home/proj/bin/ls", "#!/bin/sh\necho planted\n");
+    if let Some((uid, gid)) = world.user {
+        chown_tree(&world.project, uid, gid);
+    }
+    let project = world.project.to_str().unwrap();
+    let mut command = Command::new(&world.ploy);
+    support::point_at(&mut command, &world.base)
+        .args([
+            "sandbox",
+            "run",
+            "--",
+            "/bin/sh",
+            "-c",
+            "ls; echo \"PATH=$PATH\"",
+        ])
+        .current_dir(&world.project)
+        .env("HOME", world.base.join("home"))
+        .env(
+            "PATH",
+            format!("{project}/bin:bin:.:/usr/local/bin:/usr/bin:/bin"),
+        );
+    if let Some((uid, gid)) = world.user {
+        command.uid(uid).gid(gid);
+    }
+    let out = output_retrying(&mut command);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("planted"), "{stdout}");
+    assert!(stdout.contains("README.md"), "{stdout}");
+    assert!(
+        stdout.contains("PATH=/usr/local/bin:/usr/bin:/bin\n"),
+        "{stdout}"
+    );
+}

@@ -32,6 +32,7 @@
 mod git_hooks;
 mod read;
 mod repository;
+mod search_path;
 
 pub use git_hooks::{GitConfigUnsure, git_hook_folders};
 pub use read::{BoundedReadError, FileRead, read_bounded, read_bounded_prefix};
@@ -39,6 +40,7 @@ pub use repository::{
     REPOSITORY_PARTS, Shape, passes_for_a_repository, repository_part, repository_part_reason,
     shape_after_write,
 };
+pub use search_path::unsafe_path_entry;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

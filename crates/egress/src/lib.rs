@@ -39,6 +39,7 @@ compile_error!(
 
 mod address;
 pub mod blocking;
+mod command_targets;
 mod dial;
 mod door;
 mod fetch;
@@ -50,6 +51,7 @@ mod scrub;
 mod text;
 
 pub use address::{AddressRefusal, check_ip};
+pub use command_targets::check_command_targets;
 pub use dial::{BoxedStream, Dial, DialFuture, EgressStream, TcpDial};
 pub use door::{Credential, Part, PieceCheck, SecretDoor};
 pub use fetch::{

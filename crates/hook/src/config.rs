@@ -14,6 +14,7 @@
 //! not be able to make the hook answer `allow` or stop judging a tool.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
@@ -88,10 +89,43 @@ pub struct HookSettings {
     pub answer_allow: bool,
     /// Rewrite an allowed `Bash` call to run inside `ploy sandbox run`.
     pub sandbox_bash: bool,
-    web_tools: GlobSet,
     web_patterns: Vec<String>,
     tools: Vec<(String, ToolKind)>,
-    tool_globs: GlobSet,
+    /// The parsed globs (checked when the settings load, CONFIG-1) and the
+    /// matchers built from them on first use: only a tool ploy does not
+    /// know needs them, and compiling them costs a hook process more than
+    /// judging a `Bash` call (speed, issue 16).
+    globs: Globs,
+}
+
+/// `web_tools` and `tools` globs, parsed; their matchers built on demand.
+#[derive(Debug, Clone, Default)]
+struct Globs {
+    web: Vec<globset::Glob>,
+    tools: Vec<globset::Glob>,
+    built: OnceLock<(Option<GlobSet>, GlobSet)>,
+}
+
+impl Globs {
+    /// (web tools, tools). A set that will not build (every glob parsed at
+    /// load, so only a size limit can fail it): `None` for `web_tools`,
+    /// which then matches every tool (an unknown tool marks the session:
+    /// fail closed), empty for `tools`.
+    fn sets(&self) -> &(Option<GlobSet>, GlobSet) {
+        self.built.get_or_init(|| {
+            let build = |globs: &[globset::Glob]| {
+                let mut set = GlobSetBuilder::new();
+                for glob in globs {
+                    set.add(glob.clone());
+                }
+                set.build().ok()
+            };
+            (
+                build(&self.web),
+                build(&self.tools).unwrap_or_else(GlobSet::empty),
+            )
+        })
+    }
 }
 
 impl Default for HookSettings {
@@ -100,10 +134,9 @@ impl Default for HookSettings {
         Self::build(false, false, None, BTreeMap::new(), "").unwrap_or_else(|_| Self {
             answer_allow: false,
             sandbox_bash: false,
-            web_tools: GlobSet::empty(),
             web_patterns: Vec::new(),
             tools: Vec::new(),
-            tool_globs: GlobSet::empty(),
+            globs: Globs::default(),
         })
     }
 }
@@ -152,11 +185,11 @@ impl HookSettings {
         };
         let web_patterns =
             web_tools.unwrap_or_else(|| DEFAULT_WEB_TOOLS.iter().map(|s| s.to_string()).collect());
-        let mut web = GlobSetBuilder::new();
+        let mut web = Vec::new();
         for (i, pattern) in web_patterns.iter().enumerate() {
-            web.add(web_tool_glob(pattern).map_err(|e| error(format!(".web_tools[{i}]"), e))?);
+            web.push(web_tool_glob(pattern).map_err(|e| error(format!(".web_tools[{i}]"), e))?);
         }
-        let mut globs = GlobSetBuilder::new();
+        let mut globs = Vec::new();
         let mut list = Vec::new();
         for (name, kind) in tools {
             if crate::map::is_built_in(&name) {
@@ -165,20 +198,19 @@ impl HookSettings {
                     "Claude Code's own tools are mapped by ploy and cannot be remapped".into(),
                 ));
             }
-            globs.add(tool_glob(&name).map_err(|e| error(format!(".tools.{name}"), e))?);
+            globs.push(tool_glob(&name).map_err(|e| error(format!(".tools.{name}"), e))?);
             list.push((name, kind));
         }
         Ok(Self {
             answer_allow,
             sandbox_bash,
-            web_tools: web
-                .build()
-                .map_err(|e| error(".web_tools".into(), e.to_string()))?,
             web_patterns,
             tools: list,
-            tool_globs: globs
-                .build()
-                .map_err(|e| error(".tools".into(), e.to_string()))?,
+            globs: Globs {
+                web,
+                tools: globs,
+                built: OnceLock::new(),
+            },
         })
     }
 
@@ -186,10 +218,14 @@ impl HookSettings {
     /// `tools` entry that matches (in name order), else `web` when a
     /// `web_tools` pattern matches.
     pub fn configured_kind(&self, tool: &str) -> Option<ToolKind> {
-        if let Some(index) = self.tool_globs.matches(tool).into_iter().min() {
+        let (web_tools, tool_globs) = self.globs.sets();
+        if let Some(index) = tool_globs.matches(tool).into_iter().min() {
             return self.tools.get(index).map(|(_, kind)| *kind);
         }
-        self.web_tools.is_match(tool).then_some(ToolKind::Web)
+        web_tools
+            .as_ref()
+            .is_none_or(|set| set.is_match(tool))
+            .then_some(ToolKind::Web)
     }
 
     /// The `web_tools` patterns in force (for `ploy hook status`).

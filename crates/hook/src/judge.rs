@@ -107,7 +107,8 @@ pub enum Call {
         native: KindSet,
         /// The host fetches, not ploy's door: its URL gets the door's text
         /// check here (URL-1). `false` for `ploy mcp`'s own fetches, whose
-        /// door checks the address itself after the mark.
+        /// door checks the address itself after the mark, and for an MCP web
+        /// tool whose input has no address (`mcp://<tool>/`: nothing to check).
         host_fetch: bool,
     },
     /// ploy has nothing to say about this tool.
@@ -128,6 +129,12 @@ pub struct Context {
     pub cwd: PathBuf,
     /// ploy's state folder.
     pub state_dir: PathBuf,
+    /// The project root: the enclosing git work tree's root, or `cwd`.
+    pub project: PathBuf,
+    /// The `PATH` a host command line runs under (this process's: Claude
+    /// Code starts its hooks and its `Bash` tool from one environment);
+    /// `None` when unset (round7 #15).
+    pub search_path: Option<String>,
     /// Where the known secrets come from (the environment, the `.env` files
     /// of the enclosing git work tree's root, settings `secrets`), read on first use.
     secret_sources: SecretSources,
@@ -222,6 +229,8 @@ impl Context {
             root,
             cwd: cwd.to_path_buf(),
             state_dir: dirs.state.clone(),
+            project: secrets_folder.clone(),
+            search_path: std::env::var_os("PATH").map(|p| p.to_string_lossy().into_owned()),
             secret_sources,
             known: OnceLock::new(),
         })
@@ -296,7 +305,15 @@ impl Context {
                 let host_answer = match host_line {
                     Some(line) => match self.check_host_line(line, false) {
                         Some(deny @ Answer::Deny { .. }) => return deny,
-                        other => other,
+                        other => {
+                            let path = actions
+                                .iter()
+                                .find_map(|action| self.path_question(action, line));
+                            match (other, path) {
+                                (Some(a), Some(b)) => Some(stricter(a, b)),
+                                (a, b) => a.or(b),
+                            }
+                        }
                     },
                     None => None,
                 };
@@ -416,14 +433,18 @@ impl Context {
                     };
                 }
                 // URL-1 for a Bash line that reaches the network (round7
-                // #6): a URL written in it that names an address ploy never
-                // fetches asks a person, whatever the allow rules (the host's
-                // own program connects, so a developer's `curl
-                // localhost:3000` is theirs to allow, never silent). After
-                // the mark: if the person says yes, the output is outside text.
+                // #6): a URL written in it, or an address its options or
+                // proxy variables hide (`curl --resolve h:443:127.0.0.1`,
+                // `-x`, `http :8080`, `wget -e http_proxy=…`: round7 #6
+                // residue), that names an address ploy never fetches asks a
+                // person, whatever the allow rules (the host's own program
+                // connects, so a developer's `curl localhost:3000` is theirs
+                // to allow, never silent). After the mark: if the person
+                // says yes, the output is outside text.
                 if *host_fetch
                     && native.contains(ActionKind::Shell)
                     && let Err(refusal) = ploy_egress::check_urls_in_text(outgoing)
+                        .and_then(|()| ploy_egress::check_command_targets(outgoing))
                 {
                     return Answer::Ask {
                         reason: format!(
@@ -432,6 +453,14 @@ impl Context {
                         ),
                         requirement: refusal.rule,
                     };
+                }
+                // A bare program name that PATH may resolve to a project
+                // file (round7 #15).
+                if *host_fetch
+                    && native.contains(ActionKind::Shell)
+                    && let Some(question) = self.path_question(action, outgoing)
+                {
+                    return question;
                 }
                 let answer = self.answer(action, &decision, *native);
                 if !matches!(answer, Answer::Ask { .. } | Answer::Deny { .. }) {
@@ -488,6 +517,24 @@ impl Context {
                 ),
                 requirement: "PERM-2",
             }
+        })
+    }
+
+    /// The question for a command line that runs on the host when a bare
+    /// program name in it may resolve through `PATH` to a file of the
+    /// project instead of the program judged (PERM-7, round7 #15:
+    /// [`crate::path_lookup`]).
+    pub fn path_question(&self, action: &Action, line: &str) -> Option<Answer> {
+        crate::path_lookup::path_question(
+            action,
+            line,
+            self.search_path.as_deref(),
+            &self.project,
+            &self.cwd,
+        )
+        .map(|reason| Answer::Ask {
+            reason,
+            requirement: "PERM-7",
         })
     }
 

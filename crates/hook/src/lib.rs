@@ -41,6 +41,7 @@ pub mod host;
 pub mod install;
 pub mod judge;
 pub mod map;
+pub mod path_lookup;
 pub mod quote;
 pub mod serve;
 pub mod session;

@@ -12,7 +12,7 @@
 //! | `WebFetch` | `web` of `url`; marks the session first |
 //! | `WebSearch` | `web` of Anthropic's search service (`https://api.anthropic.com/`), the phrase in the notes; marks first |
 //! | `mcp__*__sandbox_run`, `mcp__*__proof_run` (ploy's own, any server name) | `shell` of `command` / `line`; cannot be remapped |
-//! | `mcp__*` matching `hook.web_tools` | `web` of the input's `url` (else its `query`); marks first |
+//! | `mcp__*` matching `hook.web_tools` | `web` of the input's `url`; without one, of `mcp://<tool>/` (no URL-1 check: there is no address); marks first, every input string through the secret door |
 //! | a tool named in `hook.tools` | the kind configured |
 //! | other `mcp__*` tools | marks first, secrets checked, judged as a command named after the tool (`unknown_mcp_call`) |
 //! | `Task`, `TodoWrite`, `ExitPlanMode`, … | no decision |
@@ -237,17 +237,29 @@ fn configured_call(
         ToolKind::Web => match text(&["url"]) {
             Some(url) => Ok(web_call(tool, url, input)),
             None => {
-                // No address: the rules judge the tool by name.
+                // No address (a search tool's `query`, a browser's
+                // `selector`): the rules judge the tool by its name,
+                // `mcp://<tool>/`. There is no URL for URL-1 to check (the
+                // server goes where it goes), but the session is still
+                // marked before the call (TAINT-1, TAINT-3) and every string
+                // of the input passes the secret door (BEYOND-6) (round7 #7:
+                // such tools were refused as if `mcp:` were an address).
                 Ok(Call::Web {
-                    action: Action::web(tool, &format!("mcp:{tool}")),
+                    action: Action::web(tool, &mcp_target(tool)),
                     outgoing: input_text(input),
                     mark: web_mark(tool, TaintSource::Tool(tool.to_string())),
                     native: kinds(&[ActionKind::Web]),
-                    host_fetch: true,
+                    host_fetch: false,
                 })
             }
         },
     }
+}
+
+/// The target of a web tool whose input names no address: `mcp://<tool>/`
+/// (web rules may name it: `"web": {"allow": ["mcp://mcp__brave__*"]}`).
+pub fn mcp_target(tool: &str) -> String {
+    format!("mcp://{tool}/")
 }
 
 /// The project's files the read rules guard (`.env`, keys, …), for reads a

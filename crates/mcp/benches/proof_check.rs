@@ -29,6 +29,7 @@ fn bench(c: &mut Criterion) {
         dirs: PloyDirs::new(dir.join("config"), dir.join("state")),
         project: dir.join("proj"),
         hosts: None,
+        session: None,
     })
     .unwrap();
     let (server_io, client_io) = tokio::io::duplex(1 << 16);

@@ -19,10 +19,14 @@
 //! FAIL-1); a cancelled request stops at once (CANCEL-1). Logs go to
 //! stderr only: stdout carries the protocol.
 //!
-//! One server process is one session in ploy's store (agent `mcp`): web
-//! tools mark it before they read anything (TAINT-1; no mark, no read:
-//! TAINT-3), and after that commands are refused (PERM-3: nobody on this
-//! channel can answer ploy's question, PERM-5), as are deny rules' commands.
+//! The session in ploy's store (agent `mcp`) is named by the project, the
+//! client's name from `initialize` and `--session` ([`session_key`]), not
+//! by the server process: a restarted server, or a second one for the same
+//! client and project, keeps the marks (TAINT-2, round8 #9). Web tools mark
+//! it before they read anything (TAINT-1; no mark, no read: TAINT-3), and
+//! after that commands are refused (PERM-3: nobody on this channel can
+//! answer ploy's question, PERM-5), as are deny rules' commands. A mark is
+//! never removed: a person starts clean with a new `--session` name.
 //! The marks of the sessions of the process that started the server count
 //! too: `ploy hook claude-code` binds a marked Claude Code session to the
 //! Claude Code process (`ploy_hook::host`), so a page read through
@@ -95,6 +99,29 @@ pub struct Options {
     pub project: PathBuf,
     /// A hosts(5) file answering names instead of DNS (tests, air-gapped use).
     pub hosts: Option<PathBuf>,
+    /// The session name the person chose (`--session`; `None`: `default`),
+    /// part of [`session_key`].
+    pub session: Option<String>,
+}
+
+/// The session name when `--session` is not given.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// The store's name of a server's session (round8 #9): the project folder
+/// (canonical), the MCP client's name (`clientInfo.name` from `initialize`;
+/// `unknown` before it or when empty) and the session name the person
+/// chose. Not the server process: a client that restarts the server, or
+/// runs two, must find the marks the first one wrote (TAINT-2). Each part
+/// is length-prefixed, so no choice of names can spell another key.
+pub fn session_key(project: &std::path::Path, client: Option<&str>, session: &str) -> String {
+    let project = project.to_string_lossy();
+    let client = client.filter(|c| !c.is_empty()).unwrap_or("unknown");
+    format!(
+        "project:{}:{project}:client:{}:{client}:session:{}:{session}",
+        project.len(),
+        client.len(),
+        session.len()
+    )
 }
 
 /// The server: one session, the research tools, the project.
@@ -102,6 +129,7 @@ pub struct Server {
     dirs: PloyDirs,
     root: PathBuf,
     sessions: Sessions,
+    /// The session name the person chose (`--session`).
     session: String,
     research: Result<ResearchTools, String>,
     model: Option<Box<dyn ResearchModel>>,
@@ -148,16 +176,21 @@ impl Server {
                 None
             }
         };
-        let started = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default();
+        let session = options
+            .session
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SESSION.to_string());
+        if session.is_empty() || session.len() > 256 || session.chars().any(char::is_control) {
+            return Err(
+                "--session must be 1 to 256 characters without control characters".to_string(),
+            );
+        }
         Ok(Self {
             // The marks of the sessions of the agent that started this server
             // (its hook binds them to it) count here too (integrations #8).
             sessions: Sessions::new(&options.dirs.state, AGENT)
                 .served_by(ploy_hook::host::HostProcess::parent()),
-            session: format!("{}-{started}", std::process::id()),
+            session,
             dirs: options.dirs,
             root,
             research,
@@ -166,9 +199,10 @@ impl Server {
         })
     }
 
-    /// This server's session name in the store.
-    pub fn session(&self) -> &str {
-        &self.session
+    /// This server's session name in the store for a client named
+    /// `client` ([`session_key`]).
+    pub fn session(&self, client: Option<&str>) -> String {
+        session_key(&self.root, client, &self.session)
     }
 
     /// ploy's rules for the project, read fresh for each call (a settings
@@ -264,7 +298,12 @@ impl ServerHandler for Handler {
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
         let server = &self.0;
-        let result = server.call(&request.name, &args, &context.ct).await;
+        // The client's name from `initialize` names the session (round8 #9).
+        let client = context.peer.peer_info();
+        let session = server.session(client.as_ref().map(|c| c.client_info.name.as_str()));
+        let result = server
+            .call(&request.name, &args, &session, &context.ct)
+            .await;
         Ok(match result {
             Ok(value) => CallToolResult::structured(value).into(),
             Err(err) => {

@@ -1,7 +1,7 @@
 //! The six tools: their schemas, argument checks, and what each runs.
 //!
 //! Every tool call that acts passes the hook's judge first (one session per
-//! server process, in ploy's store): deny rules refuse, a marked session
+//! project, client and `--session` name, in ploy's store: [`crate::session_key`]): deny rules refuse, a marked session
 //! refuses commands (PERM-3: nobody on the MCP channel can answer ploy's
 //! question, PERM-5), web tools mark the session before anything is read
 //! (TAINT-1, TAINT-3) and never send a secret ploy knows (BEYOND-6).
@@ -116,6 +116,7 @@ impl Server {
         &self,
         name: &str,
         args: &Map<String, Value>,
+        session: &str,
         cancel: &CancellationToken,
     ) -> Result<Value, ToolError> {
         match name {
@@ -126,13 +127,13 @@ impl Server {
             "web_fetch" => {
                 only_keys(args, &["url"])?;
                 let url = text_arg(args, "url", 2048)?;
-                let (research, id, marker) = self.prepare_web("web", url)?;
+                let (research, id, marker) = self.prepare_web(session, "web", url)?;
                 web_result(research.engine().web_fetch(url, &id, &marker, cancel).await)
             }
             "web_search" => {
                 only_keys(args, &["query"])?;
                 let query = text_arg(args, "query", 110)?;
-                let (research, id, marker) = self.prepare_web("web_search", query)?;
+                let (research, id, marker) = self.prepare_web(session, "web_search", query)?;
                 web_result(
                     research
                         .engine()
@@ -143,7 +144,7 @@ impl Server {
             "research" => {
                 only_keys(args, &["question"])?;
                 let question = text_arg(args, "question", 2000)?;
-                let (research, id, marker) = self.prepare_web("web_search", question)?;
+                let (research, id, marker) = self.prepare_web(session, "web_search", question)?;
                 let model = self.model.as_deref();
                 let silent = |_: &ploy_research::Progress| {};
                 web_result(
@@ -167,7 +168,7 @@ impl Server {
                 only_keys(args, &["line", "project"])?;
                 let line = text_arg(args, "line", 400)?.to_string();
                 let project = self.project(args)?;
-                self.judge_command(&line)?;
+                self.judge_command(session, &line)?;
                 let redactor = self.redactor.clone();
                 let cache = self.dirs.state.join("build-cache");
                 let report = self
@@ -191,7 +192,7 @@ impl Server {
                 only_keys(args, &["command", "project"])?;
                 let command = text_arg(args, "command", 8192)?.to_string();
                 let project = self.project(args)?;
-                self.judge_command(&command)?;
+                self.judge_command(session, &command)?;
                 let out = self
                     .blocking(cancel, move || {
                         let sandbox = sandbox_for(&project, ProjectView::Writable, None)
@@ -298,10 +299,10 @@ impl Server {
     /// A command through the judge: deny rules refuse; a question ploy
     /// would ask (the mark, a protected path, an ask rule) is a refusal
     /// here, since nobody on this channel can answer it (PERM-5).
-    fn judge_command(&self, line: &str) -> Result<(), ToolError> {
+    fn judge_command(&self, session: &str, line: &str) -> Result<(), ToolError> {
         let ctx = self.ctx()?;
         let call = ploy_hook::map::sandboxed_command_call(&ctx, line);
-        refuse_unless_through(ctx.judge(&self.sessions, &self.session, &call))
+        refuse_unless_through(ctx.judge(&self.sessions, session, &call))
     }
 
     /// A web tool: judged (deny rules, BEYOND-6) and the session marked
@@ -309,6 +310,7 @@ impl Server {
     /// tools, the session's conversation and a store marker for it.
     fn prepare_web(
         &self,
+        session: &str,
         kind: &str,
         target: &str,
     ) -> Result<(&ploy_research::ResearchTools, String, StoreMarker), ToolError> {
@@ -325,10 +327,10 @@ impl Server {
                 format!("`{kind}` is not a web action"),
             ));
         }
-        refuse_unless_through(ctx.judge(&self.sessions, &self.session, &call))?;
+        refuse_unless_through(ctx.judge(&self.sessions, session, &call))?;
         let id = self
             .sessions
-            .conversation_id(&self.session)
+            .conversation_id(session)
             .map_err(|e| ToolError::new("TAINT-3", e))?
             .ok_or_else(|| {
                 ToolError::new("TAINT-3", "the session was not marked; nothing is read")

@@ -4,13 +4,16 @@
 //! process door, with:
 //!
 //! * the environment cleared except names that do not look secret (SBX-4's
-//!   list; the same filter as extensions, [`crate::host::host_environment`]);
+//!   list; the same filter as extensions, [`crate::host::host_environment`]),
+//!   and `PATH` without entries inside the working folder (the project),
+//!   relative or empty ones (round7 #15);
 //! * stdin from `/dev/null`, its own process group, killed whole at the wall
 //!   time, on cancellation, and after it exits (nothing left behind);
 //! * stdout and stderr each kept up to a byte cap (the rest read and
 //!   dropped, so the program never blocks on a full pipe). Output is raw:
 //!   the caller redacts it.
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -94,6 +97,29 @@ fn drain(mut pipe: impl Read + Send + 'static, cap: usize) -> thread::JoinHandle
     })
 }
 
+/// The environment of a host command run in `project`, from `parent`
+/// (usually `std::env::vars_os()`): the extensions' filter ([`crate::host::host_environment`]), and `PATH` without the
+/// entries the project can plant a program in (round7 #15:
+/// [`crate::sandbox::child_path`]; a `PATH` that is not UTF-8 is replaced
+/// by the default).
+fn host_command_environment(
+    parent: impl IntoIterator<Item = (OsString, OsString)>,
+    project: &std::path::Path,
+) -> Vec<(OsString, OsString)> {
+    let mut env = crate::host::host_environment(parent);
+    let path = env
+        .iter()
+        .find(|(name, _)| name == "PATH")
+        .and_then(|(_, value)| value.to_str())
+        .map(str::to_string);
+    env.retain(|(name, _)| name != "PATH");
+    env.push((
+        OsString::from("PATH"),
+        OsString::from(crate::sandbox::child_path(path.as_deref(), project)),
+    ));
+    env
+}
+
 /// Run `command` on the host; `cancelled` is polled while it runs. Blocking.
 #[allow(clippy::disallowed_methods)] // ploy-proof is the process door; the agent's unsandboxed shell starts here.
 pub fn run_host_command(
@@ -104,7 +130,7 @@ pub fn run_host_command(
         .args(&command.args)
         .current_dir(&command.cwd)
         .env_clear()
-        .envs(crate::host::host_environment(std::env::vars_os()))
+        .envs(host_command_environment(std::env::vars_os(), &command.cwd))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -176,6 +202,38 @@ pub fn run_host_command(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    // proves: PERM-7 (round7 #15: the agent's host shell ran a project
+    // file `bin/ls` for a judged `ls` when PATH had a relative or in-project
+    // entry)
+    #[test]
+    fn round7_15_host_commands_get_no_project_path_entries() {
+        let project = std::path::Path::new("/home/me/app");
+        let parent = [
+            (
+                OsString::from("PATH"),
+                OsString::from("bin:.:/home/me/app/node_modules/.bin::/usr/bin:/bin"),
+            ),
+            (OsString::from("LANG"), OsString::from("C")),
+        ];
+        let env = host_command_environment(parent, project);
+        let paths: Vec<&OsString> = env
+            .iter()
+            .filter(|(n, _)| n == "PATH")
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(paths, [&OsString::from("/usr/bin:/bin")]);
+        assert!(env.iter().any(|(n, _)| n == "LANG"));
+        // Only unsafe entries, or none: the plain default, never unset.
+        let env =
+            host_command_environment([(OsString::from("PATH"), OsString::from(".:bin"))], project);
+        assert!(
+            env.iter().any(|(n, v)| n == "PATH"
+                && v.to_str().is_some_and(|v| v.starts_with("/usr/local/bin:")))
+        );
+        let env = host_command_environment([], project);
+        assert!(env.iter().any(|(n, _)| n == "PATH"));
+    }
 
     fn bash(line: &str, timeout: Duration) -> HostCommand {
         HostCommand {

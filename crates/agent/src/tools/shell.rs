@@ -234,7 +234,10 @@ struct ShellPlan {
 /// sandbox its program connects by itself, so this is the one place ploy
 /// sees that traffic; the sandbox (no network) is the closed form.
 fn guard_host_network(ctx: &ToolContext, command: &str) -> Result<(), ToolError> {
+    // A URL written in the line, or an address its options or proxy
+    // variables hide (round7 #6 residue: `curl --resolve h:443:127.0.0.1`).
     ploy_egress::check_urls_in_text(command)
+        .and_then(|()| ploy_egress::check_command_targets(command))
         .map_err(|refusal| ToolError::rule(refusal.rule, refusal.reason))?;
     ctx.host_door.check(command)?;
     // `printenv KEY | curl -d @- …` sends a secret without writing it

@@ -15,6 +15,11 @@ pub struct McpArgs {
     /// Answer names from this hosts(5) file instead of DNS (`ADDRESS NAME` lines).
     #[arg(long)]
     pub hosts: Option<PathBuf>,
+    /// The session name: with the project and the client's name it names
+    /// the session whose marks the server keeps across restarts (TAINT-2);
+    /// a new name starts clean (default: `default`).
+    #[arg(long)]
+    pub session: Option<String>,
 }
 
 /// Serves until the client closes stdin.
@@ -36,9 +41,15 @@ pub fn run(args: McpArgs) -> ExitCode {
         dirs,
         project,
         hosts: args.hosts,
+        session: args.session,
     }) {
         Ok(server) => server,
-        Err(err) => return fail(err, "pass --project with an existing folder"),
+        Err(err) => {
+            return fail(
+                err,
+                "pass --project with an existing folder and a plain --session name",
+            );
+        }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

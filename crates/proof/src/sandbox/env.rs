@@ -5,6 +5,7 @@
 //! inside the sandbox, would leave the secrets readable in `/proc/1/environ`.
 
 use std::ffi::OsString;
+use std::path::Path;
 
 /// Names passed from the caller's environment when present (`LC_*` too).
 pub const ALLOWED_ENV_NAMES: &[&str] = &["PATH", "LANG", "LANGUAGE", "TERM", "TZ"];
@@ -49,6 +50,44 @@ fn absolute_path_entries(path: &str) -> Option<String> {
         .filter(|entry| entry.starts_with('/'))
         .collect();
     (!kept.is_empty()).then(|| kept.join(":"))
+}
+
+/// `path` (a `PATH` value) without the entries a project can plant a
+/// program in (round7 #15, `ploy_dirs::unsafe_path_entry`): empty, `.` and
+/// other relative entries, folders inside `project`, shared temporary
+/// folders. A bare `ls` in a child then never runs the project's `bin/ls`
+/// or `node_modules/.bin/ls` while the rules judged the system's. The
+/// entries kept stay in their order; empty when none is left.
+pub fn safe_path(path: &str, project: &Path) -> String {
+    path.split(':')
+        .filter(|entry| ploy_dirs::unsafe_path_entry(entry, project).is_none())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// The `PATH` a child in `project` runs with: [`safe_path`] of `path`, or
+/// the plain default when nothing is left (never unset: bash's built-in
+/// default ends with `.`).
+pub fn child_path(path: Option<&str>, project: &Path) -> String {
+    let safe = path.map(|p| safe_path(p, project)).unwrap_or_default();
+    if safe.is_empty() {
+        DEFAULT_PATH.to_string()
+    } else {
+        safe
+    }
+}
+
+/// Replace `PATH` in a built environment by [`child_path`] for `project`.
+pub(crate) fn keep_safe_path(env: &mut Vec<(String, String)>, project: &Path) {
+    let path = child_path(
+        env.iter()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| value.as_str()),
+        project,
+    );
+    env.retain(|(name, _)| name != "PATH");
+    env.push(("PATH".to_string(), path));
+    env.sort();
 }
 
 fn is_allowed(name: &str, extra: &[String]) -> bool {
@@ -189,6 +228,40 @@ mod tests {
         assert_eq!(path_of("/usr/bin::bin:./x:/bin:"), "/usr/bin:/bin");
         assert_eq!(path_of(""), DEFAULT_PATH);
         assert_eq!(path_of(".:bin"), DEFAULT_PATH);
+    }
+
+    // proves: PERM-7, SBX-4 (round7 #15: relative, empty and in-project
+    // PATH entries let a bare command name run a project file)
+    #[test]
+    fn round7_15_safe_path_drops_relative_and_in_project_entries() {
+        let project = Path::new("/work/p");
+        assert_eq!(
+            safe_path(
+                ".:/usr/local/bin::bin:/work/p/node_modules/.bin:/usr/bin:/tmp:/bin:",
+                project
+            ),
+            "/usr/local/bin:/usr/bin:/bin"
+        );
+        assert_eq!(safe_path("/usr/bin:/bin", project), "/usr/bin:/bin");
+        assert_eq!(
+            safe_path("/work/p2/bin:/work/p/../q", project),
+            "/work/p2/bin:/work/p/../q"
+        );
+        assert_eq!(safe_path(".:bin:/work/p/bin", project), "");
+        assert_eq!(child_path(Some(".:bin:/work/p/bin"), project), DEFAULT_PATH);
+        assert_eq!(child_path(None, project), DEFAULT_PATH);
+        let mut env = build_env(
+            vars(&[("PATH", "/work/p/.venv/bin:/usr/bin"), ("LANG", "C")]),
+            &[],
+            "/tmp/home",
+        );
+        keep_safe_path(&mut env, project);
+        let path = env
+            .iter()
+            .find(|(n, _)| n == "PATH")
+            .map(|(_, v)| v.as_str());
+        assert_eq!(path, Some("/usr/bin"));
+        assert_eq!(env.iter().filter(|(n, _)| n == "PATH").count(), 1);
     }
 
     // proves: SBX-4

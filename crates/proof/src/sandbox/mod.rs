@@ -45,7 +45,7 @@ use ploy_validate::ProofPlan;
 use serde::Serialize;
 
 pub use collect::{RunOutput, Termination};
-pub use env::{ALLOWED_ENV_NAMES, build_env, git_pinned_env, looks_secret};
+pub use env::{ALLOWED_ENV_NAMES, build_env, child_path, git_pinned_env, looks_secret, safe_path};
 pub use policy::{
     BUILD_CACHE_MOUNT, BUILD_CACHE_VARIABLES, CARGO_HOME_PARTS, Layer, Limits, MAX_BYTECODE_MASKS,
     ProjectView, SANDBOX_HOME, SENSITIVE_HOME_ENTRIES, SYSTEM_READ_ONLY, SandboxError,
@@ -440,6 +440,8 @@ impl Sandbox {
             env.retain(|(known, _)| known != name);
             env.push((name.clone(), value.clone()));
         }
+        // No PATH entry names the project, whoever set it (round7 #15).
+        env::keep_safe_path(&mut env, &self.project);
         let stop = self
             .stop
             .as_deref()
