@@ -292,38 +292,73 @@ pub struct RuleLayer {
     matchers: [Option<Matcher>; 5],
     // For each shell deny or ask rule (by index): its words, `*` words
     // left out ([`RuleLayer::scattered_match`]).
-    words: Vec<Option<Vec<GlobMatcher>>>,
+    words: Vec<Option<Vec<RuleWord>>>,
 }
 
 /// The words of a shell deny or ask rule, each as a glob on one word (`*`
 /// words left out), or `None` for any other rule or a pattern whose words
 /// do not compile one by one.
-fn rule_words(rule: &Rule) -> Option<Vec<GlobMatcher>> {
+fn rule_words(rule: &Rule) -> Option<Vec<RuleWord>> {
     if rule.kind != ActionKind::Shell || rule.effect == Effect::Allow {
         return None;
     }
     rule.pattern
         .split_whitespace()
         .filter(|w| *w != "*")
-        .map(|w| {
-            GlobBuilder::new(w)
-                .backslash_escape(true)
-                .build()
-                .ok()
-                .map(|g| g.compile_matcher())
-        })
+        .map(RuleWord::new)
         .collect::<Option<Vec<_>>>()
         .filter(|words| !words.is_empty())
+}
+
+/// One word of a deny or ask rule: plain text (most are: `git`, `push`,
+/// `--force`) is compared as it is, and only a word with glob characters is
+/// compiled, since the hook compiles every layer once per tool call and a
+/// regular expression per word cost more than the comparison (issue 16).
+#[derive(Debug, Clone)]
+pub(crate) enum RuleWord {
+    /// No glob character: equal or not.
+    Plain(String),
+    /// A glob (`push*`, `/*`).
+    Glob(GlobMatcher),
+}
+
+impl RuleWord {
+    /// `None` when the glob does not compile (the rule then has no words).
+    fn new(word: &str) -> Option<Self> {
+        if !word.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+            return Some(Self::Plain(word.to_string()));
+        }
+        GlobBuilder::new(word)
+            .backslash_escape(true)
+            .build()
+            .ok()
+            .map(|g| Self::Glob(g.compile_matcher()))
+    }
+
+    fn is_match(&self, word: &str) -> bool {
+        match self {
+            Self::Plain(text) => text == word,
+            Self::Glob(matcher) => matcher.is_match(word),
+        }
+    }
+
+    /// The word as the rule wrote it.
+    fn text(&self) -> &str {
+        match self {
+            Self::Plain(text) => text,
+            Self::Glob(matcher) => matcher.glob().glob(),
+        }
+    }
 }
 
 /// True when `word` is `rule_word` as a program reading GNU-style long
 /// options takes it: equal, or `--name[=value]` whose name is an
 /// abbreviation (two letters or more) of the rule's `--long` option.
-fn word_matches(rule_word: &GlobMatcher, word: &str) -> bool {
+fn word_matches(rule_word: &RuleWord, word: &str) -> bool {
     if rule_word.is_match(word) {
         return true;
     }
-    let long = rule_word.glob().glob();
+    let long = rule_word.text();
     match (long.strip_prefix("--"), word.strip_prefix("--")) {
         (Some(long), Some(name)) => {
             let name = name.split('=').next().unwrap_or_default();
@@ -505,7 +540,7 @@ impl RuleLayer {
     /// (ploy could not place the subcommand). Deny rules come first.
     pub(crate) fn scattered_match(&self, words: &[String], program_only: bool) -> Option<&Rule> {
         let (program, rest) = words.split_first()?;
-        let fits = |rule_words: &Vec<GlobMatcher>| -> bool {
+        let fits = |rule_words: &Vec<RuleWord>| -> bool {
             let Some((first, others)) = rule_words.split_first() else {
                 return false;
             };
@@ -515,7 +550,7 @@ impl RuleLayer {
             if program_only {
                 return true;
             }
-            let is_option = |w: &&GlobMatcher| w.glob().glob().starts_with('-');
+            let is_option = |w: &&RuleWord| w.text().starts_with('-');
             // A rule without options is matched by the command's readings
             // alone (`git stash push` is not `git push`).
             if !others.iter().any(|w| is_option(&w)) {
