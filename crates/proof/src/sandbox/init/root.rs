@@ -352,6 +352,10 @@ pub(super) fn build(request: &InitRequest) -> StepResult<Built> {
         bind(&target, &target)?;
         restrict_mount(&target, LOCKED_DOWN, true)?;
     }
+    // The empty file every hidden file is covered with, made once.
+    if !view.sockets.is_empty() || !view.masks.is_empty() {
+        make_empty_file()?;
+    }
     for socket in &view.sockets {
         hide(socket, true)?;
     }
@@ -511,7 +515,18 @@ fn mount_overlay(target: &Path, options: &str) -> rustix::io::Result<()> {
     .or_else(|_| rustix::mount::mount("overlay", target, "overlay", flags, Some(plain.as_c_str())))
 }
 
-/// Hides a path inside the new root: an empty read-only tmpfs over a folder,
+/// The empty read-only file of the scaffold that covers hidden files.
+const EMPTY_FILE: &str = "/ovl/empty";
+
+/// Makes [`EMPTY_FILE`] (once per run: each hidden file then costs only its
+/// two mount calls).
+fn make_empty_file() -> StepResult {
+    touch(Path::new(EMPTY_FILE))?;
+    fs::set_permissions(EMPTY_FILE, fs::Permissions::from_mode(0o400))
+        .map_err(|err| fs_err(format!("chmod {EMPTY_FILE}"), err))
+}
+
+/// Hides a path inside the new root ([`make_empty_file`] first): an empty read-only tmpfs over a folder,
 /// an empty read-only file over anything else (SBX-3). With `channel`, the
 /// path is a socket or named pipe: the empty file in its place means nothing
 /// inside can connect to the process behind it (SBX-6).
@@ -533,10 +548,7 @@ fn hide(path: &Path, channel: bool) -> StepResult {
             Some("size=4k,nr_inodes=16,mode=0500"),
         );
     }
-    let empty = Path::new("/ovl/empty");
-    touch(empty)?;
-    let _ = fs::set_permissions(empty, fs::Permissions::from_mode(0o400));
-    rustix::mount::mount_bind(empty, &target)
+    rustix::mount::mount_bind(Path::new(EMPTY_FILE), &target)
         .map_err(|err| fs_err(format!("hide {}", path.display()), err))?;
     restrict_mount(&target, LOCKED_DOWN, false)
 }
