@@ -140,6 +140,7 @@ pub fn run_proof(sandbox: &Sandbox, line: &str, redactor: &Redactor) -> ProofRep
     if let Some(hit) = script_outside_project(sandbox.project(), &plan)
         .or_else(|| argument_outside_project(sandbox.project(), &plan))
         .or_else(|| git_dir_not_plain(sandbox.project(), &plan))
+        .or_else(|| git_index_hides_changes(sandbox.project(), &plan))
         .or_else(|| needed_missing(sandbox.project(), &plan))
     {
         return ProofReport::refused(line, vec![hit], started.elapsed());
@@ -237,6 +238,23 @@ fn git_dir_not_plain(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
     None
 }
 
+/// PROOF-5 (round8 #11): an index entry marked `assume-unchanged` or
+/// `skip-worktree` hides that file's changes from every git command a
+/// proof may run ([`crate::git_index`]); a proof that runs git is refused
+/// while one is.
+fn git_index_hides_changes(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
+    if !plan
+        .commands()
+        .any(|command| command.argv.first().is_some_and(|p| p == "git"))
+    {
+        return None;
+    }
+    crate::git_index::index_problem(&project.join(".git")).map(|detail| ProofRuleHit {
+        rule: "PROOF-5".to_string(),
+        detail,
+    })
+}
+
 /// PROOF-5: what the plan needs the project to hold for it to decide
 /// anything ([`ploy_validate::needed`]; the validator never looks at the
 /// disk). A git pathspec that names no path matches nothing, silently
@@ -296,6 +314,11 @@ fn needed_missing(project: &Path, plan: &ProofPlan) -> Option<ProofRuleHit> {
                     return refuse(format!(
                         "`unittest discover` from `{start}` finds no test file (a `test*.py` module in the folder, or in a package below it: discovery enters only folders with `__init__.py`), and Python 3.11 passes a run of no test (\"Ran 0 tests … OK\"); start from the folder that holds the tests, or add the `__init__.py` files"
                     ));
+                }
+            }
+            Needed::PytestConfig(start) => {
+                if let Some(detail) = crate::pytest_config::pytest_config_problem(project, &start) {
+                    return refuse(detail);
                 }
             }
             Needed::UnittestName(name) => {

@@ -166,3 +166,67 @@ fn an_included_configuration_file_cannot_start_a_program_in_a_git_proof() {
         assert_eq!(report.verdict, ProofOutcome::Passed, "{line}: {report:?}");
     }
 }
+
+// round8 #11: `git update-index --assume-unchanged` (or `--skip-worktree`)
+// hid an edit from `git diff --quiet` and `git status`, so "nothing
+// changed" passed with the file changed. A git proof is refused while the
+// index carries either flag (index versions 2 to 4), and passes again
+// once the flag is cleared.
+// proves: PROOF-5
+#[test]
+fn round8_11_index_flags_that_hide_changes_refuse_git_proofs() {
+    let Some((project, sandbox)) = repository("flags") else {
+        return;
+    };
+    let root = &project.0;
+    let redactor = Redactor::empty();
+    std::fs::write(root.join("README.md"), "edited\n").unwrap();
+    for (set, clear) in [
+        ("--assume-unchanged", "--no-assume-unchanged"),
+        ("--skip-worktree", "--no-skip-worktree"),
+    ] {
+        for version in ["2", "3", "4"] {
+            git(root, &["update-index", "--index-version", version]);
+            git(root, &["update-index", set, "README.md"]);
+            // The host's own git is fooled (the attack is real here).
+            let host = Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(["diff", "--quiet"])
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .status()
+                .unwrap();
+            assert!(host.success(), "the fixture does not hide the edit");
+            for line in [
+                "git diff --quiet",
+                "! git status --porcelain --ignored | grep -q README",
+                "git diff --quiet -- README.md",
+            ] {
+                let report = run_proof(&sandbox, line, &redactor);
+                assert_eq!(
+                    report.verdict,
+                    ProofOutcome::Refused,
+                    "{set} v{version} {line}: {report:?}"
+                );
+                assert_eq!(report.rules, ["PROOF-5"], "{line}: {report:?}");
+                assert!(
+                    report.refusals[0].detail.contains("README.md"),
+                    "{report:?}"
+                );
+            }
+            git(root, &["update-index", clear, "README.md"]);
+            // Cleared: git sees the edit, and a proof says so.
+            let report = run_proof(&sandbox, "git diff --quiet", &redactor);
+            assert_eq!(
+                report.verdict,
+                ProofOutcome::Failed,
+                "{set} v{version}: {report:?}"
+            );
+        }
+    }
+    // A proof that runs no git is not concerned.
+    git(root, &["update-index", "--assume-unchanged", "README.md"]);
+    let report = run_proof(&sandbox, "grep -q edited README.md", &redactor);
+    assert_eq!(report.verdict, ProofOutcome::Passed, "{report:?}");
+}

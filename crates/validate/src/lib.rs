@@ -32,6 +32,7 @@ compile_error!(
 mod bash;
 mod grammar;
 pub mod plan;
+mod pytest_config;
 mod reader;
 mod vacuity;
 
@@ -40,6 +41,7 @@ use serde::Serialize;
 pub use plan::{
     Connector, Pipeline, PipelineEnd, PlanCommand, PlanError, ProofPlan, StatusDomain, StreamTarget,
 };
+pub use pytest_config::{PYTEST_CONFIG_FILES, pytest_config_refusals};
 
 /// PROOF-1: a proof is at most this many characters.
 pub const MAX_PROOF_CHARS: usize = 400;
@@ -199,6 +201,13 @@ pub enum Needed {
     /// `__init__.py` defines, none of its modules', so `python3 -m unittest
     /// tests` passes with "Ran 0 tests … OK" on Python 3.11.
     UnittestName(String),
+    /// A folder or path pytest starts its search for a configuration file
+    /// from (an argument that does not start with `-`, or `.`): every
+    /// [`PYTEST_CONFIG_FILES`] file in it and in the folders above it, up
+    /// to the project folder, must pass [`pytest_config_refusals`], since
+    /// pytest adds its `addopts` to the proof's command line (round8 #7:
+    /// `addopts = --co` collects the tests and runs none).
+    PytestConfig(String),
 }
 
 /// What the project must hold for `plan` (an accepted plan) to decide
@@ -484,7 +493,6 @@ fn check_plan(plan: &ProofPlan, refusals: &mut Refusals) {
     project_code_decides(plan, refusals);
     looks_like_an_option(plan, refusals);
     compares_its_own_input(plan, refusals);
-    negated_searches_select_everything(plan, refusals);
     negated_without_a_no(plan, refusals);
     if !complete || !refusals.0.is_empty() {
         return;
@@ -664,54 +672,6 @@ fn reads_empty_stdin(command: &PlanCommand, refusals: &mut Refusals) {
                 "`{arg}` makes `{program}` read its standard input, which is empty (/dev/null) at the start of a pipeline, so the outcome is fixed; name the file (a file called `-` is `./-`)"
             ),
         ));
-    }
-}
-
-/// PROOF-5: `! grep -rq TODO src` ("no TODO in src") passes when the
-/// search reads no file at all, so a negated search may not narrow its
-/// file selection (`-d skip`, `--include=zzz`, `--exclude-dir=src`, rg's
-/// `-g '!*'`, an unknown `-t` type, `--max-depth 0`): any of them can
-/// select nothing and pass whatever the files hold. Short options are
-/// looked for in clusters too (`-rqd skip`), refusing more, never less.
-fn negated_searches_select_everything(plan: &ProofPlan, refusals: &mut Refusals) {
-    for (_, pipeline) in plan.pipelines().filter(|(_, p)| p.negated) {
-        let Some(last) = pipeline.commands.last() else {
-            continue;
-        };
-        let Some((program, args)) = last.argv.split_first() else {
-            continue;
-        };
-        let (longs, shorts): (&[&str], &[char]) = match program.as_str() {
-            "grep" => (
-                &["--include", "--exclude", "--directories", "--devices"],
-                &['d', 'D'],
-            ),
-            "rg" => (
-                &[
-                    "--glob",
-                    "--iglob",
-                    "--type",
-                    "--max-depth",
-                    "--maxdepth",
-                    "--ignore-file",
-                    "--max-filesize",
-                ],
-                &['g', 't', 'T', 'd'],
-            ),
-            _ => continue,
-        };
-        let narrowing = args.iter().take_while(|a| *a != "--").find(|a| {
-            longs.iter().any(|l| a.starts_with(l))
-                || (a.starts_with('-')
-                    && !a.starts_with("--")
-                    && a.chars().skip(1).any(|c| shorts.contains(&c)))
-        });
-        if let Some(arg) = narrowing {
-            refusals.push(Refusal::new(
-                PROOF_5,
-                format!("`{arg}` narrows which files a negated search reads; it can select none, and then `! {program} …` passes whatever the files hold; search without narrowing (`! grep -rq TODO src`)"),
-            ));
-        }
     }
 }
 

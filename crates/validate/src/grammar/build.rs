@@ -7,7 +7,7 @@
 //! `--manifest-path /x`) or files outside the project.
 
 use super::coreutils::HELP_VERSION;
-use super::options::{Arg, EXACT, GNU, GO, Item, Short, Table, long, short};
+use super::options::{Arg, EXACT, GNU, GO, Item, Long, Short, Table, long, short};
 use super::{
     At, Ctx, Facts, Rule, Use, Val, check_value, has, join, list, operands, read_options, values,
 };
@@ -1088,7 +1088,146 @@ pub(super) fn pytest(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         let path = test.split("::").next().unwrap_or(test);
         ctx.path(path, "the test path");
     }
+    // pytest takes its configuration (and its `addopts`) from the first
+    // `pytest.ini`, `pyproject.toml`, `tox.ini` or `setup.cfg` on the way
+    // up from each argument that does not start with `-` (option values
+    // included), or from the working folder: `ploy proof run` reads them
+    // all before the run (round8 #7, [`crate::pytest_config_refusals`]).
+    let mut starts: Vec<String> = args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| a.to_string())
+        .collect();
+    starts.push(".".to_string());
+    for start in starts {
+        let need = crate::Needed::PytestConfig(start);
+        if !ctx.needed.contains(&need) {
+            ctx.needed.push(need);
+        }
+    }
     runs(ctx, at)
+}
+
+/// The options a project's pytest configuration may put in `addopts`
+/// (round8 #7): those of the proof line's own grammar, and a few more a
+/// configuration commonly holds that run every selected test all the same.
+/// Whatever selects, skips or stops running tests is refused (PROOF-5):
+/// the configuration is the project's, which the model can write.
+const PYTEST_CONFIG: Table = Table {
+    syntax: EXACT,
+    shorts: PYTEST.shorts,
+    longs: &PYTEST_CONFIG_LONGS,
+};
+
+const PYTEST_CONFIG_LONGS: [Long; 57] = join(
+    PYTEST.longs,
+    &[
+        long("collectonly", NO, "collect-only"),
+        long("strict-config", NO, "strict-config"),
+        long("doctest-modules", NO, "doctest-modules"),
+        long("pythonwarnings", REQ, "W"),
+        long("deselect", REQ, "deselect"),
+        long("ignore", REQ, "deselect"),
+        long("ignore-glob", REQ, "deselect"),
+        long("setup-only", NO, "setup-only"),
+        long("setup-plan", NO, "setup-only"),
+        long("fixtures", NO, "help"),
+        long("funcargs", NO, "help"),
+        long("fixtures-per-test", NO, "help"),
+        long("markers", NO, "help"),
+        long("cache-show", OPT, "help"),
+        long("sw", NO, "stepwise"),
+        long("stepwise", NO, "stepwise"),
+        long("sw-skip", NO, "stepwise"),
+        long("stepwise-skip", NO, "stepwise"),
+        long("lfnf", REQ, "lf"),
+        long("last-failed-no-failures", REQ, "lf"),
+        long("new-first", NO, "new-first"),
+        long("nf", NO, "new-first"),
+        long("pdb", NO, "pdb"),
+        long("trace", NO, "pdb"),
+        long("noconftest", NO, "noconftest"),
+    ],
+);
+
+const SELECTS: &str = "in the project's configuration chooses which tests run, so the proof's own command line no longer decides it";
+
+const PYTEST_CONFIG_RULES: [Rule; 46] = join(
+    &[
+        ("k", Use::No(PROOF_5, SELECTS)),
+        ("m", Use::No(PROOF_5, SELECTS)),
+        ("deselect", Use::No(PROOF_5, SELECTS)),
+        ("stepwise", Use::No(PROOF_5, SELECTS)),
+        (
+            "setup-only",
+            Use::No(PROOF_5, "sets fixtures up and runs no test"),
+        ),
+        (
+            "collect-only",
+            Use::No(PROOF_5, "collects tests and runs none"),
+        ),
+        ("p", Use::Value(Val::Text)),
+        ("W", Use::Value(Val::Text)),
+        (
+            "import-mode",
+            Use::Value(Val::Choice(&["prepend", "append", "importlib"])),
+        ),
+        ("strict-config", Use::Flag),
+        ("doctest-modules", Use::Flag),
+        ("new-first", Use::Flag),
+        (
+            "pdb",
+            Use::No(
+                PROOF_5,
+                "stops in the debugger, which reads the empty standard input",
+            ),
+        ),
+        (
+            "noconftest",
+            Use::No(
+                PROOF_5,
+                "skips the project's conftest.py files, which set up the tests",
+            ),
+        ),
+        (
+            "help",
+            Use::No(PROOF_5, "prints information and runs no test"),
+        ),
+    ],
+    PYTEST_RULES,
+);
+
+/// [`crate::pytest_addopts_refusals`]: `addopts` judged as pytest reads
+/// them, before the command line's own arguments.
+pub(crate) fn pytest_addopts(args: &[String]) -> Vec<crate::Refusal> {
+    let mut ctx = Ctx::new("pytest");
+    if let Some(items) = read_options(&mut ctx, &PYTEST_CONFIG, &PYTEST_CONFIG_RULES, args) {
+        for plugin in values(&items, "p") {
+            // Switching the cache off changes no test; any other `no:`
+            // takes a part of pytest away (`no:python` collects no test
+            // module, `no:unittest` no TestCase), and a name loads a plugin
+            // that can deselect tests.
+            if plugin != "no:cacheprovider" {
+                ctx.refuse(
+                    PROOF_5,
+                    format!("`-p {plugin}` switches a part of pytest off or loads a plugin, either of which can leave tests uncollected or unrun (only `-p no:cacheprovider` may stand in `addopts`)"),
+                );
+            }
+        }
+        for (operand, _) in operands(&items) {
+            ctx.refuse(
+                PROOF_5,
+                format!("`{operand}` names tests in the configuration: a run without paths then runs only those"),
+            );
+        }
+    }
+    if ctx.refusals.is_empty() {
+        return Vec::new();
+    }
+    ctx.refusals
+        .into_iter()
+        .map(|r| crate::Refusal::new(PROOF_5, r.detail))
+        .collect()
 }
 
 const UNITTEST: Table = Table {

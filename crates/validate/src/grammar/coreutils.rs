@@ -232,13 +232,27 @@ fn head_or_tail(ctx: &mut Ctx, table: &Table, args: &[String]) -> Option<Facts> 
         );
         return None;
     }
+    // Every count is judged by its value as head and tail read it (round8
+    // #1b: `tail -n +1M` starts past a million lines), never its spelling.
+    let mut counts: Vec<(char, u128, &str)> = Vec::new();
+    for value in values(&items, "n").chain(values(&items, "c")) {
+        let (sign, digits) = match value.strip_prefix(['+', '-']) {
+            Some(rest) => (value.chars().next().unwrap_or(' '), rest),
+            None => (' ', value),
+        };
+        match super::gnu_count(digits) {
+            Some(count) => counts.push((sign, count, value)),
+            None => ctx.refuse(
+                PROOF_2,
+                format!("`{value}` is not a count {} reads (digits, then at most one of the suffixes b, K, M, G, … with an optional B or iB)", ctx.program),
+            ),
+        }
+    }
     // `head -n -N` prints all but the last N: nothing at all once N passes
     // the file's length (`-n -999999999999`), so a pipe reading it checks
     // nothing.
     if ctx.program == "head"
-        && let Some(v) = values(&items, "n")
-            .chain(values(&items, "c"))
-            .find(|v| v.starts_with('-') && !zero_count(v))
+        && let Some((_, _, v)) = counts.iter().find(|(sign, n, _)| *sign == '-' && *n > 0)
     {
         ctx.refuse(
             PROOF_5,
@@ -252,11 +266,12 @@ fn head_or_tail(ctx: &mut Ctx, table: &Table, args: &[String]) -> Option<Facts> 
         prints_for_any_input(ctx, &files, "`-v` (a header line)");
     }
     let prints_all = if ctx.program == "tail" { '+' } else { '-' };
-    // `tail -n +N` starts at line N: past a million lines (proof5 #17,
-    // `tail -n +99999999999999`) it prints nothing in any real project.
-    ctx.silent = values(&items, "n").chain(values(&items, "c")).any(|v| {
-        (zero_count(v) && !v.starts_with(prints_all))
-            || (ctx.program == "tail" && v.starts_with('+') && super::beyond_any_project(v))
+    // `tail -n +N` starts at line N: from the 100,000th line on (proof5
+    // #17, `tail -n +99999999999999`, `tail -n +1M`) it prints nothing in
+    // any real project.
+    ctx.silent = counts.iter().any(|(sign, n, _)| {
+        (*n == 0 && *sign != prints_all)
+            || (ctx.program == "tail" && *sign == '+' && *n >= super::BEYOND_ANY_PROJECT)
     });
     reads_files(ctx, &items)
 }

@@ -428,11 +428,138 @@ const GREP_RULES: &[Rule] = &[
 /// Whether a `--format`/`--pretty` value prints nothing but line breaks
 /// (`--format=`, `--pretty=format:`, `tformat:%n`).
 fn empty_format(format: &str) -> bool {
-    let body = format
+    user_format(format).is_some_and(|body| body.replace("%n", "").is_empty())
+}
+
+/// git's own format names (`--pretty=NAME`), which print each commit's id.
+const BUILTIN_FORMATS: &[&str] = &[
+    "oneline",
+    "short",
+    "medium",
+    "full",
+    "fuller",
+    "reference",
+    "email",
+    "mboxrd",
+    "raw",
+];
+
+/// The placeholder text of a `--format`/`--pretty` value that git reads as
+/// a format of its own (`format:…`, `tformat:…`, anything with `%`, and
+/// the empty value); `None` for a format name.
+fn user_format(value: &str) -> Option<&str> {
+    value
         .strip_prefix("format:")
-        .or_else(|| format.strip_prefix("tformat:"))
-        .unwrap_or(format);
-    body.replace("%n", "").is_empty()
+        .or_else(|| value.strip_prefix("tformat:"))
+        .or_else(|| (value.is_empty() || value.contains('%')).then_some(value))
+}
+
+/// Whether a user format prints something that depends on the repository
+/// (round8 #1c): a commit's ids, names, dates, message, references or
+/// trailers. Everything else git's format language has prints the same
+/// text for every commit of every repository: `%n`, `%%`, `%x20`, colours
+/// (`%Cred`, `%C(…)`), layout (`%w(…)`, `%<(…)`, `%>|(…)`), the marks `%m`,
+/// reflog fields (empty without `-g`), a lone modifier (`%+`), and literal
+/// text. One modifier (`+`, `-`, ` `) may stand before a placeholder.
+fn format_varies(body: &str) -> bool {
+    let chars: Vec<char> = body.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '%' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if matches!(chars.get(i), Some('+' | '-' | ' ')) {
+            i += 1;
+        }
+        let rest: String = chars[i..].iter().take(12).collect();
+        let person = |c: Option<&char>| {
+            matches!(
+                c,
+                Some(
+                    'n' | 'N'
+                        | 'e'
+                        | 'E'
+                        | 'l'
+                        | 'L'
+                        | 'd'
+                        | 'D'
+                        | 'r'
+                        | 't'
+                        | 'i'
+                        | 'I'
+                        | 's'
+                        | 'h'
+                )
+            )
+        };
+        match chars.get(i) {
+            Some('H' | 'h' | 'T' | 't' | 'P' | 'p' | 'd' | 'D' | 's' | 'f' | 'b' | 'B') => {
+                return true;
+            }
+            Some('a' | 'c') if person(chars.get(i + 1)) => return true,
+            Some('(') if rest.starts_with("(trailers") || rest.starts_with("(decorate") => {
+                return true;
+            }
+            // `%C(…)`, `%w(…)`, `%<(…)`, `%>>(…)`: skip the parenthesised
+            // argument, which is no placeholder.
+            Some('C' | 'w' | '<' | '>') => {
+                let open = chars[i..].iter().position(|c| *c == '(');
+                let close = chars[i..].iter().position(|c| *c == ')');
+                if let (Some(open), Some(close)) = (open, close)
+                    && open <= 3
+                    && close > open
+                {
+                    i += close + 1;
+                    continue;
+                }
+                i += 1;
+            }
+            Some('%') => i += 1,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// PROOF-2 and PROOF-5 on `--format`/`--pretty` values (round8 #1c). A
+/// name git does not ship is looked up as `pretty.NAME` in the
+/// repository's configuration, and git abbreviates names too, so only the
+/// builtin names written in full are read as names; a user format that
+/// prints nothing the repository decides has a fixed output.
+fn judge_formats(ctx: &mut Ctx, items: &[Item]) {
+    for value in values(items, "format") {
+        match user_format(value) {
+            None if !BUILTIN_FORMATS.contains(&value) => ctx.refuse(
+                PROOF_2,
+                format!("`{value}` is not one of git's format names ({}); git would look it up in the repository's configuration (`pretty.{value}`) or read it as an abbreviation; write a name in full or `--format=%h %s`", super::list(BUILTIN_FORMATS)),
+            ),
+            Some(body) if !body.replace("%n", "").is_empty() && !format_varies(body) => {
+                ctx.fixed_lines = Some(
+                    "prints only a fixed text for each commit (its format has no placeholder the repository decides: `%h`, `%s`, `%an`, …)",
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a revision operand stands for a range of commits rather than
+/// one (round8 #1d): `A..B`, `A...B`, `^A`, and git's shorthands `A^!`
+/// (A without its parents), `A^@` (A's parents, not A) and `A^-N`
+/// (`A^N..A`, `A^-` is `A^1..A`).
+fn is_range(operand: &str) -> bool {
+    if operand.contains("..")
+        || operand.starts_with('^')
+        || operand.ends_with("^!")
+        || operand.ends_with("^@")
+    {
+        return true;
+    }
+    operand
+        .rfind("^-")
+        .is_some_and(|at| operand[at + 2..].bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// PROOF-5 (outside attacker's proof5 #10b, #17): under `!`, a git listing
@@ -573,7 +700,7 @@ fn negated_history(ctx: &mut Ctx, items: &[Item]) {
     });
     let range = operands(items)
         .into_iter()
-        .find(|(op, after)| *after || op.contains("..") || op.starts_with('^'))
+        .find(|(op, after)| *after || is_range(op))
         .map(|(op, after)| {
             if after {
                 format!("-- {op}")
@@ -756,6 +883,7 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
             "`%(describe)` makes git start another git process; not needed in a proof",
         );
     }
+    judge_formats(ctx, &items);
     // `git log -n 0` (`-0`, `--max-count=0`) shows no commit at all, a
     // skip past a million commits none in any real repository, and an
     // empty format only empty lines (proof5 #17).
@@ -779,7 +907,7 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     }
     if sub == "grep" {
         grep_selects_something(ctx, &items, at.negated);
-        super::grep::empty_pattern(ctx, &items, false);
+        super::grep::empty_pattern(ctx, &items, false, super::regex::Flavor::Basic);
     }
     if at.negated {
         negated_selection(ctx, sub, &items);
@@ -869,7 +997,7 @@ pub(super) fn git(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
         }
         "diff"
             if ops.iter().filter(|(_, after)| !after).count() > 1
-                || ops.iter().any(|(op, after)| !after && op.contains("..")) =>
+                || ops.iter().any(|(op, after)| !after && is_range(op)) =>
         {
             ctx.note = Some(
                 "`git diff` between two revisions compares history, which a step's work does not change (and a revision compared with itself always passes); compare the work tree: `git diff --quiet` or `git diff --quiet HEAD -- src`",

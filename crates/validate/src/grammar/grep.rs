@@ -3,6 +3,7 @@
 
 use super::coreutils::HELP_VERSION;
 use super::options::{Arg, EXACT, GNU, Item, Short, Table, long, short};
+use super::regex::{self, Flavor};
 use super::{At, Ctx, Facts, Rule, Use, Val, has, operands, read_options, values, zero_count};
 use crate::vacuity::{Cond, PathTest};
 use crate::{PROOF_2, PROOF_3, PROOF_5};
@@ -228,23 +229,80 @@ fn search_status(ctx: &Ctx, files: &[&str], quiet: bool, need_file: bool, at: &A
     exist.and(ctx.outcome(at))
 }
 
-/// PROOF-5: an empty pattern (`-e ''`, `''`) matches every line, and
-/// with `-v` none, so the search answers alike whatever the files hold
-/// (`! grep -qv '' f` passes on any file). `listing` is rg's `--files`,
-/// which takes no pattern. A count of every line (`grep -c '' f`, the
-/// idiom for the number of lines) depends on the file and stays.
-pub(super) fn empty_pattern(ctx: &mut Ctx, items: &[Item], listing: bool) {
+/// PROOF-5: a pattern that can match the empty string (`''`, `.*`, `^`,
+/// `$`, `x*`, `a\|`, round8 #4) matches every line, and with `-v` none, so
+/// the search answers alike whatever the files hold (`! grep -qv '' f`
+/// passes on any file, `grep -q '.*' f` on any file with a line). Each
+/// pattern is read in every language the options name (grep splits a
+/// pattern at line breaks into several). `listing` is rg's `--files`,
+/// which takes no pattern. A count of every line (`grep -c '' f`, the idiom
+/// for the number of lines) depends on the file and stays; under `-x` a
+/// pattern must match the whole line, so only `.*`-like patterns match
+/// every line there. `default` is the program's own pattern language.
+pub(super) fn empty_pattern(ctx: &mut Ctx, items: &[Item], listing: bool, default: Flavor) {
     let operand_is_pattern = !(has(items, "e") || has(items, "f") || listing);
     let counts_lines = has(items, "c") && !has(items, "v");
     if counts_lines {
         return;
     }
-    if values(items, "e").any(str::is_empty)
-        || (operand_is_pattern && operands(items).first().is_some_and(|(o, _)| o.is_empty()))
-    {
+    let mut flavors: Vec<Flavor> = [
+        ("G", Flavor::Basic),
+        ("E", Flavor::Extended),
+        ("P", Flavor::Perl),
+        ("F", Flavor::Fixed),
+    ]
+    .into_iter()
+    .filter(|(id, _)| has(items, id))
+    .map(|(_, flavor)| flavor)
+    .collect();
+    if flavors.is_empty() {
+        flavors.push(default);
+    }
+    let whole_line = has(items, "x");
+    let operand = operand_is_pattern
+        .then(|| operands(items).first().map(|(o, _)| *o))
+        .flatten();
+    let everything = values(items, "e").chain(operand).find(|pattern| {
+        pattern.split('\n').any(|one| {
+            one.is_empty()
+                || flavors.iter().any(|flavor| {
+                    regex::matches_empty(one, *flavor)
+                        && (!whole_line
+                            || *flavor != Flavor::Fixed
+                                && matches!(
+                                    one.trim_start_matches('^').trim_end_matches('$'),
+                                    ".*" | "\\(.*\\)" | "(.*)"
+                                ))
+                })
+        })
+    });
+    if let Some(pattern) = everything {
         ctx.refuse(
             PROOF_5,
-            "an empty pattern matches every line (and with `-v`, none), so the search answers alike whatever the files hold; write the text to look for",
+            format!("the pattern `{pattern}` can match the empty string, so it matches every line (and with `-v`, none): the search answers alike whatever the files hold; write the text to look for"),
+        );
+    }
+}
+
+/// PROOF-5 (round8 #1a): under `!`, a search that narrows which files it
+/// reads can select none and pass whatever the files hold. Judged on the
+/// options as the program resolved them (`--incl=*.rs` is `--include`,
+/// `--dir=skip` is `--directories`), never on their spelling.
+fn negated_narrowing(ctx: &mut Ctx, items: &[Item], narrowing: &[&str]) {
+    let found = items.iter().find_map(|item| match item {
+        Item::Opt {
+            id, written, name, ..
+        } if narrowing.contains(id) => Some(if written == name {
+            format!("`{written}`")
+        } else {
+            format!("`{written}` (`{name}`)")
+        }),
+        _ => None,
+    });
+    if let Some(option) = found {
+        ctx.refuse(
+            PROOF_5,
+            format!("{option} narrows which files a negated search reads; it can select none, and then `! {} …` passes whatever the files hold; search without narrowing (`! grep -rq TODO src`)", ctx.program),
         );
     }
 }
@@ -263,7 +321,21 @@ fn quiet_and_max_count(ctx: &mut Ctx, items: &[Item]) {
 pub(super) fn grep(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &GREP, GREP_RULES, args)?;
     quiet_and_max_count(ctx, &items);
-    empty_pattern(ctx, &items, false);
+    empty_pattern(ctx, &items, false, Flavor::Basic);
+    if at.negated {
+        negated_narrowing(
+            ctx,
+            &items,
+            &[
+                "include",
+                "exclude",
+                "exclude-dir",
+                "exclude-from",
+                "d",
+                "D",
+            ],
+        );
+    }
     ctx.identify(
         &items,
         &[
@@ -507,7 +579,7 @@ const RG_RULES: &[Rule] = &[
 pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     let items = read_options(ctx, &RG, RG_RULES, args)?;
     quiet_and_max_count(ctx, &items);
-    empty_pattern(ctx, &items, has(&items, "files"));
+    empty_pattern(ctx, &items, has(&items, "files"), Flavor::Perl);
     ctx.identify(
         &items,
         &[
@@ -553,6 +625,7 @@ pub(super) fn rg(ctx: &mut Ctx, args: &[String], at: &At) -> Option<Facts> {
     }
     if at.negated {
         unrestricted_when_negated(ctx, &items);
+        negated_narrowing(ctx, &items, &["g", "iglob", "t", "T", "d", "ignore-file"]);
     }
     // `--json` prints a summary record whatever it finds.
     if has(&items, "json") {

@@ -21,11 +21,13 @@ mod git;
 mod grep;
 mod jq;
 pub(crate) mod options;
+mod regex;
 mod script;
 mod testexpr;
 
 use crate::vacuity::Cond;
 use crate::{PROOF_2, PROOF_3, PROOF_4, PROOF_5, Refusal};
+pub(crate) use build::pytest_addopts;
 use options::{Item, Table, scan};
 
 /// Where a command stands in its pipeline.
@@ -367,6 +369,54 @@ pub(crate) fn zero_count(value: &str) -> bool {
 pub(crate) fn beyond_any_project(value: &str) -> bool {
     let digits = value.trim_start_matches(['+', '-']).trim_start_matches('0');
     digits.chars().take_while(char::is_ascii_digit).count() >= 6
+}
+
+/// The smallest start [`beyond_any_project`] means, as a number.
+pub(crate) const BEYOND_ANY_PROJECT: u128 = 100_000;
+
+/// A count as GNU head and tail read it (`xstrtoumax` with the suffixes
+/// `bkKmMGTPEZYRQ0`), without its sign: digits, then optionally one suffix
+/// (`b` = 512; `k`/`K` = 1024, `m`/`M` = 1024², … `Q` = 1024¹⁰), which
+/// `B` turns into a power of 1000 (`KB`) and `iB` leaves at 1024 (`KiB`).
+/// Saturates instead of overflowing; `None` when head and tail refuse the
+/// value (round8 #1b: `tail -n +1M` is a start past a million lines, and
+/// must be judged by its value, never its spelling).
+pub(crate) fn gnu_count(value: &str) -> Option<u128> {
+    let digits_end = value
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(value.len());
+    let (digits, suffix) = value.split_at(digits_end);
+    if digits.is_empty() {
+        return None;
+    }
+    let number = digits.bytes().fold(0u128, |n, d| {
+        n.saturating_mul(10).saturating_add(u128::from(d - b'0'))
+    });
+    let mut rest = suffix.chars();
+    let Some(unit) = rest.next() else {
+        return Some(number);
+    };
+    let base: u128 = match rest.as_str() {
+        "" | "iB" => 1024,
+        "B" | "D" => 1000,
+        _ => return None,
+    };
+    let power = match unit {
+        // `b` is 512 bytes whatever follows it (`bB`, `biB`).
+        'b' => return Some(number.saturating_mul(512)),
+        'k' | 'K' => 1,
+        'm' | 'M' => 2,
+        'G' => 3,
+        'T' => 4,
+        'P' => 5,
+        'E' => 6,
+        'Z' => 7,
+        'Y' => 8,
+        'R' => 9,
+        'Q' => 10,
+        _ => return None,
+    };
+    Some(number.saturating_mul(base.saturating_pow(power)))
 }
 
 /// The values given to option `id` in `items`.

@@ -200,6 +200,12 @@ impl<'w> Runner<'w> {
                 StreamTarget::Null => self.devnull.as_raw_fd(),
                 StreamTarget::Stdout => stdout_fd,
             };
+            // round8 #7: pytest's configuration as it is now in the
+            // sandbox's copy (a command before it may have written one).
+            if let Some(problem) = pytest_config_now(command) {
+                failure = Some(RunError::Exec(format!("PROOF-5: {problem}")));
+                break;
+            }
             match self.spawn(command, [stdin_fd, stdout_fd, stderr_fd]) {
                 Ok(pid) => pids.push(pid),
                 Err(err) => {
@@ -367,6 +373,28 @@ impl<'w> Runner<'w> {
 }
 
 /// A shell's status for a raw wait status, and the signal when one ended it.
+/// Why the pytest configuration files `command` (a pytest run) would read
+/// from the working folder, the project, make it decide nothing, if they
+/// would ([`crate::pytest_config::pytest_config_problem`]); `None` for
+/// every other command.
+fn pytest_config_now(command: &PlanCommand) -> Option<String> {
+    let single = ProofPlan {
+        first: Pipeline {
+            negated: false,
+            commands: vec![command.clone()],
+        },
+        rest: Vec::new(),
+    };
+    ploy_validate::needed(&single)
+        .into_iter()
+        .find_map(|need| match need {
+            ploy_validate::Needed::PytestConfig(start) => {
+                crate::pytest_config::pytest_config_problem(std::path::Path::new("."), &start)
+            }
+            _ => None,
+        })
+}
+
 fn status_of(raw: libc::c_int) -> (i32, Option<i32>) {
     if libc::WIFSIGNALED(raw) {
         let signal = libc::WTERMSIG(raw);
