@@ -697,3 +697,136 @@ async fn round7_base85_and_uuencode_of_a_secret_are_refused() {
     assert_eq!(s.resolver.queries(), 0);
     assert!(s.server.requests().is_empty() && s.other.requests().is_empty());
 }
+
+/// `secret` with every letter that has a Cyrillic or Greek look-alike
+/// written as that look-alike (round8 #8).
+fn look_alike(secret: &str) -> String {
+    secret
+        .chars()
+        .map(|c| match c {
+            's' => 'ѕ',
+            'k' => 'κ',
+            'a' => 'а',
+            'e' => 'е',
+            'o' => 'ο',
+            'p' => 'р',
+            'c' => 'с',
+            'x' => 'х',
+            'y' => 'у',
+            'K' => 'Κ',
+            'A' => 'А',
+            'T' => 'Т',
+            'C' => 'С',
+            other => other,
+        })
+        .collect()
+}
+
+// proves: BEYOND-6 (round8 #8: a known secret written with Perl's escapes
+// `\x{73}`, `\N{U+0073}`, `\o{163}` or with Cyrillic/Greek look-alike
+// letters is refused at the door, in the URL and in a form body; nothing
+// resolved, nothing received)
+#[tokio::test]
+async fn round8_8_perl_escapes_and_look_alikes_are_refused_at_the_door() {
+    let s = setup().await;
+    let perl_hex: String = KEY.bytes().map(|b| format!("\\x{{{b:x}}}")).collect();
+    let perl_name: String = KEY.bytes().map(|b| format!("\\N{{U+{b:04X}}}")).collect();
+    let perl_octal: String = KEY.bytes().map(|b| format!("\\o{{{b:o}}}")).collect();
+    let mixed: String = KEY
+        .bytes()
+        .enumerate()
+        .map(|(i, b)| match i % 3 {
+            0 => format!("\\x{{{b:02x}}}"),
+            1 => char::from(b).to_string(),
+            _ => format!("\\N{{U+{b:04x}}}"),
+        })
+        .collect();
+    let homoglyphs = look_alike(KEY);
+    let key_door = SecretDoor::new([KEY]);
+    assert!(!homoglyphs.is_ascii() && homoglyphs.chars().filter(|c| !c.is_ascii()).count() >= 6);
+    for form in [perl_hex, perl_name, perl_octal, mixed, homoglyphs.clone()] {
+        assert_refused_in_url_and_form(&s.fetcher, &url_encode(&form)).await;
+        assert!(
+            key_door
+                .check_sent_text(&format!("error near {form} in line 3"))
+                .is_err(),
+            "{form}"
+        );
+    }
+    // A search phrase as written (not percent-encoded) too.
+    let door = SecretDoor::new([SECRET]);
+    assert!(door.check_sent_text(&look_alike(SECRET)).is_err());
+    assert_eq!(
+        s.resolver.queries(),
+        0,
+        "a refused request resolves nothing"
+    );
+    assert!(s.server.requests().is_empty() && s.other.requests().is_empty());
+    // Ordinary Russian and Greek text passes.
+    for text in [
+        "http://api.example.com/search?q=ошибка сервера при входе",
+        "http://api.example.com/search?q=καλημέρα κόσμε",
+    ] {
+        assert_ne!(refusal_rule(&get(&s.fetcher, text).await), Some("BEYOND-6"));
+    }
+}
+
+// proves: BEYOND-6 (round8 #4: a secret of the user's credential stores —
+// `~/.aws/credentials`, `~/.config/gh/hosts.yml`, `~/.npmrc`,
+// `~/.git-credentials`, `~/.docker/config.json` — is known to the door, so
+// a request carrying it is refused and the server receives nothing)
+#[tokio::test]
+async fn round8_4_secrets_of_the_home_credential_stores_never_leave() {
+    const STORES: &[(&str, &str, &str)] = &[
+        (
+            ".aws/credentials",
+            "[default]\naws_secret_access_key = hOmEsEcReT/K7MDENG/bPxRfiCYzzKEYa1\n",
+            "hOmEsEcReT/K7MDENG/bPxRfiCYzzKEYa1",
+        ),
+        (
+            ".config/gh/hosts.yml",
+            "github.com:\n    user: alice\n    oauth_token: gho_HomeGhOauthTok3n1234567890abcd\n",
+            "gho_HomeGhOauthTok3n1234567890abcd",
+        ),
+        (
+            ".npmrc",
+            "//registry.npmjs.org/:_authToken=npm_HomeNpmAuthTok3n0123456789abcd\n",
+            "npm_HomeNpmAuthTok3n0123456789abcd",
+        ),
+        (
+            ".git-credentials",
+            "https://alice:GitCredsPassw0rd-77@github.com\n",
+            "GitCredsPassw0rd-77",
+        ),
+        (
+            ".docker/config.json",
+            "{\"auths\": {\"https://index.docker.io/v1/\": {\"auth\": \"YWxpY2U6RG9ja2VyUGFzc3cwcmQtOTk=\"}}}",
+            "DockerPassw0rd-99",
+        ),
+    ];
+    let s = setup().await;
+    let home = std::env::temp_dir().join(format!("ploy-door-home-{}", std::process::id()));
+    for (store, text, _) in STORES {
+        let path = home.join(store);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let sources = ploy_secrets::SecretSources {
+        home: Some(home.clone()),
+        ..Default::default()
+    };
+    let set = ploy_secrets::sources_secrets(&sources, &|_| None, &|_| false).unwrap();
+    std::fs::remove_dir_all(&home).unwrap();
+    let fetcher = s.fetcher.with_secrets(SecretDoor::from_set(&set));
+    for (store, _, secret) in STORES {
+        let url = format!("http://api.example.com/c?d={}", url_encode(secret));
+        let outcome = get(&fetcher, &url).await;
+        assert_eq!(
+            refusal_rule(&outcome),
+            Some("BEYOND-6"),
+            "{store}: {outcome:?}"
+        );
+    }
+    assert!(s.server.requests().is_empty());
+    assert_eq!(s.resolver.queries(), 0);
+}

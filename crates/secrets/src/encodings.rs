@@ -63,8 +63,9 @@ pub enum SecretForm {
     Decimal,
     /// One character per line.
     Spread,
-    /// Unicode compatibility forms (full-width, NFD) or invisible
-    /// characters between its characters, folded away.
+    /// Unicode compatibility forms (full-width, NFD), look-alike letters
+    /// of other scripts (Cyrillic `ѕ`, Greek `κ`) or invisible characters
+    /// between its characters, folded away.
     Folded,
 }
 
@@ -84,7 +85,7 @@ impl SecretForm {
             SecretForm::Fragment => "fragment",
             SecretForm::Decimal => "decimal bytes",
             SecretForm::Spread => "one character per line",
-            SecretForm::Folded => "compatibility or invisible characters folded",
+            SecretForm::Folded => "compatibility, look-alike or invisible characters folded",
         }
     }
 }

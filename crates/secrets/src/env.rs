@@ -18,7 +18,8 @@ use std::path::Path;
 use crate::shape::{ShapeRule, secret_shape};
 
 /// Name fragments that mark a variable as secret, matched case-insensitively
-/// anywhere in the name. Generic words first, then providers and services
+/// anywhere in the name: the generic words for a secret (in several
+/// languages), then ([`PROVIDER_NAME_FRAGMENTS`]) providers and services
 /// whose variables commonly hold keys, tokens or credentialed URLs.
 const SECRET_NAME_FRAGMENTS: &[&str] = &[
     // Generic words.
@@ -54,6 +55,32 @@ const SECRET_NAME_FRAGMENTS: &[&str] = &[
     "_DB_URL",
     "CONNECTION_STRING",
     "CONN_STR",
+    // The word for "password" or "secret" in other languages (secrets5 #13).
+    "SENHA",
+    "CLAVE",
+    "CONTRASE",
+    "GEHEIM",
+    "KENNWORT",
+    "WACHTWOORD",
+    "PAROL",
+    "HASLO",
+    "HESLO",
+    "LOSENORD",
+    "SALASANA",
+    "SIFRE",
+    "JELSZO",
+    "PASSORD",
+    "ADGANGSKODE",
+    "MATKHAU",
+    "SEGREDO",
+    "SEGRETO",
+];
+
+/// Providers and services whose environment variables commonly hold keys,
+/// tokens or credentialed URLs: part of the environment's name rule
+/// ([`is_secret_env_name`]), not of a configuration key's
+/// ([`is_secret_key_name`]: `postgres.host` names no secret).
+const PROVIDER_NAME_FRAGMENTS: &[&str] = &[
     // AI providers and search backends.
     "OPENAI",
     "ANTHROPIC",
@@ -151,25 +178,6 @@ const SECRET_NAME_FRAGMENTS: &[&str] = &[
     "GPG",
     "PGP",
     "HMAC",
-    // The word for "password" or "secret" in other languages (secrets5 #13).
-    "SENHA",
-    "CLAVE",
-    "CONTRASE",
-    "GEHEIM",
-    "KENNWORT",
-    "WACHTWOORD",
-    "PAROL",
-    "HASLO",
-    "HESLO",
-    "LOSENORD",
-    "SALASANA",
-    "SIFRE",
-    "JELSZO",
-    "PASSORD",
-    "ADGANGSKODE",
-    "MATKHAU",
-    "SEGREDO",
-    "SEGRETO",
 ];
 
 /// Short words that mark a variable as secret only as a whole part of its
@@ -200,6 +208,22 @@ pub const PATH_VALUED_NAMES: &[&str] = &[
 /// (REDACT-1). Without the value this answer is conservative: `PWD` is
 /// secret-looking here; [`is_secret_env`] excuses it when it holds a path.
 pub fn is_secret_env_name(name: &str) -> bool {
+    is_secret_key_name(name) || {
+        let upper = name.to_ascii_uppercase();
+        PROVIDER_NAME_FRAGMENTS
+            .iter()
+            .any(|fragment| upper.contains(fragment))
+    }
+}
+
+/// Whether a configuration key (the last part of `spring.datasource.password`,
+/// a Compose `environment:` entry's name) names a secret: the generic words
+/// of the name rule (`PASSWORD`, `PW`, `PASS`, `SECRET`, `TOKEN`, `KEY`,
+/// `AUTH`, ..., the words for "password" in other languages, `PIN`-like
+/// whole parts), without the providers' names that [`is_secret_env_name`]
+/// adds for the environment (round8 #12: a project's settings file says
+/// `postgres.host` and `redis.port`, which name no secret).
+pub fn is_secret_key_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_NAME_FRAGMENTS
         .iter()

@@ -122,11 +122,18 @@ fn is_secret_entry(entry: &Entry) -> bool {
     }
     entry.parent.as_deref().is_some_and(|parent| {
         let parent = parent.rsplit([':', '/', '.']).next().unwrap_or(parent);
-        is_secret_key(parent)
-            && !PUBLIC_KEYS
-                .iter()
-                .any(|public| public.eq_ignore_ascii_case(entry.name()))
+        is_secret_key(parent) && !is_public_key(entry.name())
     })
+}
+
+/// Whether a key names a public part of a credential ([`PUBLIC_KEYS`]),
+/// also as the last `_`/`-` part of a longer name (`sso_region`,
+/// `sso_start_url` under AWS's `[sso-session …]`, round8 #4).
+fn is_public_key(name: &str) -> bool {
+    let last = name.rsplit(['_', '-']).next().unwrap_or(name);
+    PUBLIC_KEYS
+        .iter()
+        .any(|public| public.eq_ignore_ascii_case(name) || public.eq_ignore_ascii_case(last))
 }
 
 /// Every entry of `text` (module docs), in order.
@@ -424,6 +431,7 @@ pub(crate) fn file_values(
             }
         }
         SecretFileKind::PrivateKey => bare_key_lines(text, &mut found),
+        SecretFileKind::UserHash => user_hash_values(text, &mut found),
     }
     // A private key can sit in any of them (a kubeconfig's inline key, a
     // `.env` value, a key file).
@@ -504,6 +512,15 @@ impl Values {
         }
         for password in crate::shape::embedded_passwords(value) {
             self.add(password, line);
+        }
+        // A JSON object held as one value (rclone's `token = {"access_token":
+        // …}`, round8 #12): its credentials on their own too.
+        if value.trim_start().starts_with('{') {
+            let before = self.0.len();
+            json_values(value, self);
+            for (_, at) in &mut self.0[before..] {
+                *at = line;
+            }
         }
         let name = name.to_ascii_lowercase();
         if matches!(
@@ -799,6 +816,79 @@ fn sensitive_attributes(map: &serde_json::Map<String, serde_json::Value>) -> Vec
         }
     }
     names
+}
+
+/// `.htpasswd`: the hash after the first `:` of each `user:hash` line
+/// (round8 #12).
+fn user_hash_values(text: &str, found: &mut Values) {
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        if let Some((_, hash)) = line.split_once(':') {
+            found.add(hash, index + 1);
+        }
+    }
+}
+
+/// The credentials of a project configuration file
+/// ([`crate::CREDENTIAL_CONFIG_FILES`]: Spring, Rails, Docker Compose;
+/// round8 #12), each with its line: the value of every entry
+/// ([`entries`]: `key = value`, `key: value`, `- NAME=value`) whose own
+/// name is secret-looking by the one name rule for keys
+/// ([`crate::is_secret_key_name`]: `spring.datasource.password`,
+/// `POSTGRES_PASSWORD`, `jwt.secret`, `api-token`), unless the value only
+/// refers to one kept elsewhere (`${DB_PASSWORD}`, `<%= ENV[…] %>`,
+/// `{{ .Values.pw }}`); the passwords of URLs and connection strings in any
+/// value; and the provider tokens and JWTs anywhere in the file
+/// (`config.rs`). A parent's name does not make its children secret here
+/// (a Compose service named `auth` holds an image name and ports).
+pub(crate) fn config_file_values(text: &str) -> Vec<(String, usize)> {
+    let mut found = Values::default();
+    found.extend(config_credentials(text));
+    for entry in entries(text) {
+        let value = entry.value.trim();
+        if crate::is_secret_key_name(entry.name()) {
+            // A reference's default value (`${DB_PASSWORD:-hunter2…}`,
+            // Spring's `${DB_PASSWORD:hunter2…}`) is the secret itself.
+            match reference_default(value) {
+                Some(default) => found.add_secret(entry.name(), default, entry.line),
+                None => found.add_secret(entry.name(), value, entry.line),
+            }
+        } else {
+            for password in crate::shape::embedded_passwords(value) {
+                found.add(password, entry.line);
+            }
+        }
+    }
+    found.0
+}
+
+/// When a configuration value only names where the secret is kept — a
+/// variable (`${DB_PASSWORD}`, `$DB_PASSWORD`), an ERB or template
+/// expression (`<%= ENV["DB_PASSWORD"] %>`, `{{ .Values.pw }}`) — the
+/// default it gives (`${DB_PASSWORD:-fallback}`, Spring's
+/// `${DB_PASSWORD:fallback}`; empty when none); `None` for a value.
+fn reference_default(value: &str) -> Option<&str> {
+    let value = unquote(value.trim());
+    let variable = |name: &str| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if let Some(inner) = value
+        .strip_prefix("${")
+        .and_then(|inner| inner.strip_suffix('}'))
+        .filter(|inner| !inner.contains("${"))
+    {
+        return Some(match inner.split_once(':') {
+            Some((_, default)) => default.trim_start_matches(['-', '=']),
+            None => inner.split_once('-').map_or("", |(_, default)| default),
+        });
+    }
+    let template = (value.starts_with("<%") && value.ends_with("%>"))
+        || (value.starts_with("{{") && value.ends_with("}}"))
+        || value.strip_prefix('$').is_some_and(variable);
+    template.then_some("")
 }
 
 /// `.netrc`: the token after each `password` or `account` keyword (the

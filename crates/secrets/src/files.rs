@@ -47,6 +47,9 @@ pub enum SecretFileKind {
     Package,
     /// A token file (`.vault-token`): its first line.
     Token,
+    /// `.htpasswd`: the password hash after each `user:` (round8 #12: a
+    /// hash sent out can be cracked offline, so it is a known secret too).
+    UserHash,
     /// A private key or key store (`id_rsa`, `*.pem`, `*.key`, ...): the
     /// body lines of every PEM `PRIVATE KEY` block.
     PrivateKey,
@@ -174,7 +177,11 @@ const RULES: &[(&str, &[&str], SecretFileKind)] = &[
     ("keystore.properties", &[], SecretFileKind::KeyValue),
     (".my.cnf", &[], SecretFileKind::KeyValue),
     (".mylogin.cnf", &[], SecretFileKind::KeyValue),
-    (".htpasswd", &[], SecretFileKind::KeyValue),
+    (".htpasswd", &[], SecretFileKind::UserHash),
+    // round8 #12: CIFS mount credentials, Google OAuth token caches.
+    (".smbcredentials", &[], SecretFileKind::KeyValue),
+    ("token.json", &[], SecretFileKind::KeyValue),
+    ("tokens.json", &[], SecretFileKind::KeyValue),
     // Private keys and key stores.
     ("id_rsa*", &[], SecretFileKind::PrivateKey),
     ("id_dsa*", &[], SecretFileKind::PrivateKey),
@@ -218,13 +225,59 @@ pub const SECRET_FILE_NAMES: &[&str] = &[
      *.tfstate, *.tfstate.backup",
     "application settings: appsettings*.json, local.settings.json, wp-config.php, \
      .m2/settings.xml, settings-security.xml, .gradle/gradle.properties, keystore.properties, \
-     .my.cnf, .mylogin.cnf, .htpasswd",
+     .my.cnf, .mylogin.cnf, .htpasswd, .smbcredentials, token.json, tokens.json",
     "private keys and key stores: id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*, *.pem, *.key, *.p8, \
      *.p12, *.pfx, *.pkcs12, *.ppk, *.jks, *.jceks, *.keystore, *.kdbx, *.ovpn, *.agekey, \
      age/keys.txt, private-keys-v1.d/*",
     "and each environment file's name as an editor or a person backs it up: #name#, .#name, \
      name~, name.swp/.swo/.swn, name.bak/.old/.orig/.save/.backup/.tmp/.copy/.1",
 ];
+
+/// Project configuration files that hold credentials next to ordinary
+/// settings (round8 #12): Spring's `application*.properties`/`.yml` and
+/// `bootstrap*`, Rails' `database.yml`, Docker Compose files (their
+/// `environment:` entries). They are read often and mostly hold no secret,
+/// so reading them does not ask (they are not in [`secret_file_globs`]);
+/// the walk of [`crate::known_secrets`] finds them as it finds secret
+/// files, and the values of their entries with a secret-looking name
+/// ([`crate::is_secret_key_name`]), the passwords in their URLs and the
+/// provider tokens in them are known secrets (`extract.rs`). Lowercase,
+/// matched against the path lowercased, in any folder.
+pub const CREDENTIAL_CONFIG_FILES: &[&str] = &[
+    "application.properties",
+    "application-*.properties",
+    "application.{yml,yaml}",
+    "application-*.{yml,yaml}",
+    "bootstrap.{yml,yaml,properties}",
+    "bootstrap-*.{yml,yaml,properties}",
+    "database.{yml,yaml}",
+    "docker-compose.{yml,yaml}",
+    "docker-compose.*.{yml,yaml}",
+    "docker-compose-*.{yml,yaml}",
+    "compose.{yml,yaml}",
+    "compose.*.{yml,yaml}",
+];
+
+/// Whether `path` (`/`-separated, any case) names one of the
+/// [`CREDENTIAL_CONFIG_FILES`]. If the list could not be read (a
+/// programming error the tests catch), every path is one: more values
+/// read, never fewer.
+pub fn is_credential_config_file(path: &str) -> bool {
+    static COMPILED: OnceLock<Option<NameGlobs>> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(|| {
+        let globs: Vec<String> = CREDENTIAL_CONFIG_FILES
+            .iter()
+            .map(|glob| format!("**/{glob}"))
+            .collect();
+        NameGlobs::new(globs.iter().map(String::as_str))
+    });
+    match compiled {
+        Some(globs) => globs
+            .first_match(path.to_ascii_lowercase().as_bytes())
+            .is_some(),
+        None => true,
+    }
+}
 
 /// Every glob of the rule with the kind it gives, lowercase spellings
 /// first (a refusal then names the readable one), then the same globs with

@@ -31,6 +31,25 @@
 //! `.yarnrc.yml`, `.pypirc`): see `config.rs` for what counts
 //! (tui-rpc #8).
 //!
+//! # The project's settings files (round8 #12)
+//!
+//! The walk also finds [`crate::CREDENTIAL_CONFIG_FILES`] (Spring's
+//! `application*.properties`/`.yml`, Rails' `database.yml`, Docker
+//! Compose files): their reads do not ask, but the values of their
+//! secret-named entries are known secrets (`extract.rs`,
+//! `config_file_values`).
+//!
+//! # The user's credential stores (round8 #4)
+//!
+//! With a home folder ([`SecretSources::home`]), the stores command-line
+//! tools keep logins in ([`HOME_CREDENTIAL_FILES`]: `~/.aws/credentials`,
+//! gh's `hosts.yml`, `~/.npmrc`, `~/.git-credentials`,
+//! `~/.docker/config.json`, `~/.netrc`, ...; the AWS caches
+//! [`HOME_CREDENTIAL_CACHES`]; and where [`HOME_STORE_VARIABLES`] move
+//! them) are read as the secret files their names make them. A program of
+//! the run can read them as well as ploy can (same user), so their values
+//! must be known to the redactor and the door.
+//!
 //! # Failing closed
 //!
 //! A file that exists but cannot be read (permissions, an I/O error, larger
@@ -41,7 +60,10 @@
 //! text: its bytes are not printable secrets. A file named in
 //! `secrets.files` that does not exist, or a variable named in
 //! `secrets.env` that is not set, holds nothing to leak and is skipped
-//! (`ploy config check` reports both); a value of such a file or variable
+//! (`ploy config check` reports both); a home credential store this user
+//! may not read is passed over (no program of the user can read it
+//! either: `sudo docker login` leaves a `config.json` owned by root), one
+//! that is a FIFO, a device or too large is an error; a value of such a file or variable
 //! too short to redact ([`crate::MIN_SECRET_BYTES`]) is an error, since the
 //! user asked for it by name.
 
@@ -205,7 +227,7 @@ pub fn sources_secrets(
     if let Some(start) = &sources.project {
         let project = &secrets_root(start, sources.home.as_deref());
         let mut total = 0u64;
-        for (path, kind) in project_secret_files(project)? {
+        for (path, used) in project_secret_files(project)? {
             if let Some(text) = read_secret_file(&path)? {
                 total += text.len() as u64;
                 if total > MAX_SECRET_FILES_BYTES {
@@ -216,7 +238,13 @@ pub fn sources_secrets(
                         ),
                     });
                 }
-                set.add_secret_file_text(&path.display().to_string(), &text, kind, path_exists);
+                let label = path.display().to_string();
+                match used {
+                    FileUse::Secret(kind) => {
+                        set.add_secret_file_text(&label, &text, kind, path_exists);
+                    }
+                    FileUse::Config => set.add_credential_config_text(&label, &text),
+                }
             }
         }
         for path in git_config_files(start, project)? {
@@ -234,6 +262,9 @@ pub fn sources_secrets(
                 ),
             });
         }
+    }
+    if let Some(home) = &sources.home {
+        set.extend(home_store_secrets(home, lookup, path_exists)?);
     }
     let mut named = SecretSet::new();
     for name in &sources.env {
@@ -258,6 +289,185 @@ pub fn sources_secrets(
     Ok(set)
 }
 
+/// How a file the walk found is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileUse {
+    /// A secret file, by its kind ([`crate::secret_file_kind`]).
+    Secret(SecretFileKind),
+    /// A project configuration file ([`crate::is_credential_config_file`]).
+    Config,
+}
+
+/// The user's credential stores, relative to the home folder (round8 #4):
+/// where command-line tools keep their logins. Each is also a secret file
+/// by name ([`crate::secret_file_kind`] gives how it is read), and each
+/// may be moved by a variable ([`HOME_STORE_VARIABLES`]).
+pub const HOME_CREDENTIAL_FILES: &[&str] = &[
+    ".aws/credentials",
+    ".aws/config",
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".config/glab-cli/config.yml",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".config/pip/pip.conf",
+    ".gem/credentials",
+    ".cargo/credentials.toml",
+    ".cargo/credentials",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".docker/config.json",
+    ".netrc",
+    ".pgpass",
+    ".my.cnf",
+    ".smbcredentials",
+    ".config/rclone/rclone.conf",
+    ".s3cfg",
+    ".kube/config",
+    ".vault-token",
+    ".config/gcloud/application_default_credentials.json",
+    ".cache/huggingface/token",
+    ".terraform.d/credentials.tfrc.json",
+];
+
+/// Folders of the home folder whose `*.json` files are credential caches
+/// (AWS single sign-on and CLI sessions), at most [`MAX_HOME_CACHE_FILES`]
+/// of each.
+pub const HOME_CREDENTIAL_CACHES: &[&str] = &[".aws/sso/cache", ".aws/cli/cache"];
+
+/// Most files read from one of [`HOME_CREDENTIAL_CACHES`] (the newest
+/// logins are not told apart from the oldest: a folder of more is an
+/// error, as too many project secret files are).
+pub const MAX_HOME_CACHE_FILES: usize = 64;
+
+/// Variables that move a credential store, with the store they move (one of
+/// [`HOME_CREDENTIAL_FILES`]) and the file's name inside the folder they
+/// name (empty: the variable names the file). A moved store is read there
+/// as well as at its usual place.
+pub const HOME_STORE_VARIABLES: &[(&str, &str, &str)] = &[
+    ("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials", ""),
+    ("AWS_CONFIG_FILE", ".aws/config", ""),
+    ("GH_CONFIG_DIR", ".config/gh/hosts.yml", "hosts.yml"),
+    ("XDG_CONFIG_HOME", ".config/gh/hosts.yml", "gh/hosts.yml"),
+    (
+        "XDG_CONFIG_HOME",
+        ".config/git/credentials",
+        "git/credentials",
+    ),
+    (
+        "XDG_CONFIG_HOME",
+        ".config/rclone/rclone.conf",
+        "rclone/rclone.conf",
+    ),
+    ("NPM_CONFIG_USERCONFIG", ".npmrc", ""),
+    ("DOCKER_CONFIG", ".docker/config.json", "config.json"),
+    ("NETRC", ".netrc", ""),
+    ("PGPASSFILE", ".pgpass", ""),
+    ("CARGO_HOME", ".cargo/credentials.toml", "credentials.toml"),
+    ("CARGO_HOME", ".cargo/credentials", "credentials"),
+    ("GEM_HOST_API_KEY_FILE", ".gem/credentials", ""),
+    ("KUBECONFIG", ".kube/config", ""),
+    ("RCLONE_CONFIG", ".config/rclone/rclone.conf", ""),
+    ("HF_TOKEN_PATH", ".cache/huggingface/token", ""),
+];
+
+/// The secrets of the user's credential stores under `home` (round8 #4):
+/// [`HOME_CREDENTIAL_FILES`] (and where [`HOME_STORE_VARIABLES`], answered
+/// by `lookup`, move them), the `*.json` of [`HOME_CREDENTIAL_CACHES`],
+/// each read as the secret file its name makes it. Read as the project's
+/// secret files are (bounded, regular files only: a FIFO, a device or a
+/// file over [`MAX_SECRET_FILE_BYTES`] is an error),
+/// except that a store this user may not read is passed over: no program
+/// of this user can read it either (`sudo docker login` leaves a
+/// `config.json` owned by root), so it holds nothing a run could leak.
+fn home_store_secrets(
+    home: &Path,
+    lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    path_exists: &dyn Fn(&Path) -> bool,
+) -> Result<SecretSet, KnownSecretsError> {
+    let mut files: Vec<(PathBuf, SecretFileKind)> = Vec::new();
+    let kind_of = |store: &str| crate::secret_file_kind(store).unwrap_or(SecretFileKind::KeyValue);
+    for store in HOME_CREDENTIAL_FILES {
+        files.push((home.join(store), kind_of(store)));
+    }
+    for (variable, store, inside) in HOME_STORE_VARIABLES {
+        // Only an absolute path: a relative one depends on where a tool
+        // runs, and is read from the project by the walk anyway.
+        let Some(moved) = lookup(variable).map(PathBuf::from) else {
+            continue;
+        };
+        // `KUBECONFIG` may list several files.
+        for path in std::env::split_paths(&moved) {
+            let path = if inside.is_empty() {
+                path
+            } else {
+                path.join(inside)
+            };
+            if path.is_absolute() && !files.iter().any(|(known, _)| *known == path) {
+                files.push((path, kind_of(store)));
+            }
+        }
+    }
+    for cache in HOME_CREDENTIAL_CACHES {
+        let folder = home.join(cache);
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut listed: Vec<PathBuf> = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|ext| ext == "json") {
+                if listed.len() >= MAX_HOME_CACHE_FILES {
+                    return Err(KnownSecretsError::Unreadable {
+                        path: folder.display().to_string(),
+                        reason: format!(
+                            "it holds more than {MAX_HOME_CACHE_FILES} credential cache files"
+                        ),
+                    });
+                }
+                listed.push(path);
+            }
+        }
+        listed.sort();
+        files.extend(
+            listed
+                .into_iter()
+                .map(|path| (path, SecretFileKind::KeyValue)),
+        );
+    }
+    let mut set = SecretSet::new();
+    let mut total = 0u64;
+    for (path, kind) in files {
+        let text = match ploy_dirs::read_bounded(&path, MAX_SECRET_FILE_BYTES) {
+            Ok(ploy_dirs::FileRead::Bytes(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(ploy_dirs::FileRead::Missing | ploy_dirs::FileRead::Folder) => continue,
+            Err(ploy_dirs::BoundedReadError::Io(err))
+                if err.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                continue;
+            }
+            Err(err) => {
+                return Err(KnownSecretsError::Unreadable {
+                    path: path.display().to_string(),
+                    reason: err.to_string(),
+                });
+            }
+        };
+        total += text.len() as u64;
+        if total > MAX_SECRET_FILES_BYTES {
+            return Err(KnownSecretsError::Unreadable {
+                path: home.display().to_string(),
+                reason: format!(
+                    "its credential stores hold more than {MAX_SECRET_FILES_BYTES} bytes together"
+                ),
+            });
+        }
+        set.add_secret_file_text(&path.display().to_string(), &text, kind, path_exists);
+    }
+    Ok(set)
+}
+
 /// The project's secret files ([`crate::secret_file_kind`]) in the
 /// project folder and the folders below it, each with its kind, nearer the
 /// top first and sorted by name within a folder. Folders are walked, never
@@ -268,9 +478,7 @@ pub fn sources_secrets(
 /// reader follows it, checking what it finds). The project folder must be
 /// listable (an error otherwise); a folder below it that cannot be opened is
 /// passed over (a program of the same user cannot read it either).
-fn project_secret_files(
-    project: &Path,
-) -> Result<Vec<(PathBuf, SecretFileKind)>, KnownSecretsError> {
+fn project_secret_files(project: &Path) -> Result<Vec<(PathBuf, FileUse)>, KnownSecretsError> {
     let unreadable = |path: &Path, err: std::io::Error| KnownSecretsError::Unreadable {
         path: path.display().to_string(),
         reason: err.to_string(),
@@ -320,14 +528,21 @@ fn project_secret_files(
                 }
                 continue;
             }
-            if let Some(kind) = crate::secret_file_kind(&location) {
+            let used = match crate::secret_file_kind(&location) {
+                Some(kind) => Some(FileUse::Secret(kind)),
+                None => crate::is_credential_config_file(&location).then_some(FileUse::Config),
+            };
+            if let Some(used) = used {
                 if found.len() >= MAX_SECRET_FILES {
                     return Err(KnownSecretsError::Unreadable {
                         path: project.display().to_string(),
-                        reason: format!("it holds more than {MAX_SECRET_FILES} secret files"),
+                        reason: format!(
+                            "it holds more than {MAX_SECRET_FILES} secret files (settings \
+                             files holding credentials included)"
+                        ),
                     });
                 }
-                found.push((entry.path(), kind));
+                found.push((entry.path(), used));
             }
         }
         if seen > MAX_WALK_ENTRIES {
@@ -756,6 +971,302 @@ mod tests {
             std::fs::canonicalize(&repo).unwrap()
         );
         std::fs::remove_dir_all(&repo).unwrap();
+    }
+
+    /// Writes `files` (path relative to `dir`, text) below `dir`.
+    fn write_all(dir: &Path, files: &[(&str, &str)]) {
+        for (rel, text) in files {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    /// The user's credential stores as their tools write them, each with
+    /// the secret values in it (round8 #4).
+    const HOME_STORES: &[(&str, &str, &[&str])] = &[
+        (
+            ".aws/credentials",
+            "[default]\naws_access_key_id = AKIAQWERTYUIOPASDFGH\n\
+             aws_secret_access_key = hOmEsEcReT/K7MDENG/bPxRfiCYzzKEYa1\n\
+             aws_session_token = IQoJb3JpZ2luX2VjEHomeSessionTok3n\n",
+            &[
+                "AKIAQWERTYUIOPASDFGH",
+                "hOmEsEcReT/K7MDENG/bPxRfiCYzzKEYa1",
+                "IQoJb3JpZ2luX2VjEHomeSessionTok3n",
+            ],
+        ),
+        (
+            ".aws/config",
+            "[profile dev]\nregion = eu-west-1\naws_session_token = CfgSessi0nTok3nValue99\n\
+             [sso-session corp]\nsso_region = eu-west-1\n",
+            &["CfgSessi0nTok3nValue99"],
+        ),
+        (
+            ".aws/sso/cache/0a1b2c.json",
+            "{\"startUrl\": \"https://corp.awsapps.com/start\", \"region\": \"eu-west-1\", \
+             \"accessToken\": \"aoaAAAAAGhSsoAcc3ssTok3nXyZ\", \"expiresAt\": \"2030-01-01T00:00:00Z\"}",
+            &["aoaAAAAAGhSsoAcc3ssTok3nXyZ"],
+        ),
+        (
+            ".config/gh/hosts.yml",
+            "github.com:\n    user: alice\n    oauth_token: gho_HomeGhOauthTok3n1234567890abcd\n\
+             \x20   git_protocol: https\n",
+            &["gho_HomeGhOauthTok3n1234567890abcd"],
+        ),
+        (
+            ".npmrc",
+            "registry=https://registry.npmjs.org/\n\
+             //registry.npmjs.org/:_authToken=npm_HomeNpmAuthTok3n0123456789abcd\n\
+             //npm.corp.example/:_password=TnBtQ29ycFBhc3N3MHJk\n\
+             _auth=YWxpY2U6TnBtQXV0aFBhc3N3MHJk\n",
+            &[
+                "npm_HomeNpmAuthTok3n0123456789abcd",
+                "TnBtQ29ycFBhc3N3MHJk",
+                "NpmCorpPassw0rd",
+                "NpmAuthPassw0rd",
+            ],
+        ),
+        (
+            ".git-credentials",
+            "https://alice:GitCredsPassw0rd-77@github.com\n",
+            &["GitCredsPassw0rd-77"],
+        ),
+        (
+            ".docker/config.json",
+            "{\"auths\": {\"https://index.docker.io/v1/\": {\"auth\": \"YWxpY2U6RG9ja2VyUGFzc3cwcmQtOTk=\"}, \
+             \"ghcr.io\": {\"identitytoken\": \"DockerIdentityTok3n-0123456789\"}}, \"credsStore\": \"desktop\"}",
+            &[
+                "YWxpY2U6RG9ja2VyUGFzc3cwcmQtOTk=",
+                "DockerPassw0rd-99",
+                "DockerIdentityTok3n-0123456789",
+            ],
+        ),
+        (
+            ".netrc",
+            "machine api.example.com login alice password NetrcHomePassw0rd-5\n",
+            &["NetrcHomePassw0rd-5"],
+        ),
+        (
+            ".pypirc",
+            "[distutils]\nindex-servers = pypi\n[pypi]\nusername = __token__\n\
+             password = pypi-AgEIcHlwaS5vcmcHomePypiTok3n\n",
+            &["pypi-AgEIcHlwaS5vcmcHomePypiTok3n"],
+        ),
+        (
+            ".gem/credentials",
+            "---\n:rubygems_api_key: rubygems_HomeGemApiKey0123456789abcdef\n",
+            &["rubygems_HomeGemApiKey0123456789abcdef"],
+        ),
+        (
+            ".cargo/credentials.toml",
+            "[registry]\ntoken = \"cioHomeCargoTok3n0123456789abcdef\"\n",
+            &["cioHomeCargoTok3n0123456789abcdef"],
+        ),
+    ];
+
+    // proves: REDACT-1, BEYOND-6 (round8 #4: the user's credential stores in
+    // the home folder — AWS, gh, npm, git, Docker, netrc, PyPI, RubyGems,
+    // Cargo — are known secrets: redacted from outputs, so refused by the
+    // door, which searches with the same redactor)
+    #[test]
+    fn round8_4_home_credential_stores_are_known_secrets() {
+        let home = project(&[]);
+        write_all(
+            &home,
+            &HOME_STORES
+                .iter()
+                .map(|(rel, text, _)| (*rel, *text))
+                .collect::<Vec<_>>(),
+        );
+        let src = SecretSources {
+            home: Some(home.clone()),
+            ..SecretSources::default()
+        };
+        let set = sources_secrets(&src, &none, &|_| false).unwrap();
+        let values: Vec<&str> = set.values().collect();
+        let redactor = set.redactor();
+        for (store, _, secrets) in HOME_STORES {
+            assert!(
+                crate::secret_file_kind(store).is_some(),
+                "{store} must be a secret file by name (its reads ask)"
+            );
+            for secret in *secrets {
+                assert!(values.contains(secret), "{store}: {secret}: {set:?}");
+                let sent = format!("GET /collect?d={secret}&x=1");
+                assert!(redactor.find_secret(sent.as_bytes()).is_some(), "{store}");
+                let shown = redactor.redact(&sent).into_owned();
+                assert!(!shown.contains(secret), "{store}: {shown}");
+            }
+        }
+        // Names of what a credential is for are not secrets.
+        for public in [
+            "alice",
+            "https://registry.npmjs.org/",
+            "eu-west-1",
+            "__token__",
+        ] {
+            assert!(!values.contains(&public), "{public}: {set:?}");
+        }
+        // A store moved by its variable is read where it is.
+        let moved = project(&[(
+            "creds",
+            "[default]\naws_secret_access_key = MovedAwsSecr3tKey-0042\n",
+        )]);
+        let lookup = |name: &str| {
+            (name == "AWS_SHARED_CREDENTIALS_FILE").then(|| moved.join("creds").into_os_string())
+        };
+        let set = sources_secrets(&src, &lookup, &|_| false).unwrap();
+        assert!(
+            set.values().any(|v| v == "MovedAwsSecr3tKey-0042"),
+            "{set:?}"
+        );
+        // Without a home folder nothing of it is read.
+        let set = sources_secrets(&SecretSources::default(), &none, &|_| false).unwrap();
+        assert!(set.is_empty());
+        std::fs::remove_dir_all(&home).unwrap();
+        std::fs::remove_dir_all(&moved).unwrap();
+    }
+
+    // proves: REDACT-1, BEYOND-6 (round8 #4: a credential store that is a
+    // FIFO fails closed at once, naming it, as a project's `.env` does)
+    #[test]
+    fn round8_4_an_odd_home_credential_store_fails_closed() {
+        let home = project(&[]);
+        std::fs::create_dir_all(home.join(".docker")).unwrap();
+        let fifo = home.join(".docker/config.json");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let src = SecretSources {
+            home: Some(home.clone()),
+            ..SecretSources::default()
+        };
+        let err = sources_secrets(&src, &none, &|_| false).unwrap_err();
+        assert!(
+            err.to_string().contains(".docker/config.json") && err.to_string().contains("REDACT-1"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+
+    // proves: REDACT-1, BEYOND-6 (round8 #12: credentials in a project's
+    // Spring, Rails and Compose settings and in its `.smbcredentials`,
+    // `token.json`, `credentials.json`, `.my.cnf`, `rclone.conf`,
+    // `.htpasswd` are known, taken by the one name rule for keys;
+    // references and ordinary settings are not)
+    #[test]
+    fn round8_12_project_configuration_credentials_are_known() {
+        let dir = project(&[]);
+        write_all(
+            &dir,
+            &[
+                (
+                    "src/main/resources/application.properties",
+                    "server.port=8080\nspring.datasource.url=jdbc:postgresql://db:5432/app\n\
+                     spring.datasource.username=appuser\nspring.datasource.password=SpringDsPassw0rd-1\n\
+                     app.jwt.secret=SpringJwtS3cretValue-2\napp.api-token=${API_TOKEN}\n",
+                ),
+                (
+                    "src/main/resources/application-prod.yml",
+                    "spring:\n  datasource:\n    username: produser\n    password: SpringYmlPassw0rd-3\n\
+                     \x20 mail:\n    host: smtp.example.com\ngithub:\n  token: \"${GH:SpringDefaultTok3n-4}\"\n",
+                ),
+                (
+                    "config/database.yml",
+                    "default: &default\n  adapter: postgresql\n  host: localhost\n\
+                     production:\n  <<: *default\n  password: RailsDbPassw0rd-5\n\
+                     staging:\n  password: <%= ENV[\"STAGING_DB_PASSWORD\"] %>\n",
+                ),
+                ("config/master.key", "0f5d3c8e9a7b6c5d4e3f2a1b0c9d8e7f\n"),
+                (
+                    "docker-compose.yml",
+                    "services:\n  auth:\n    image: postgres:16-alpine\n    environment:\n\
+                     \x20     POSTGRES_USER: postgres\n      POSTGRES_PASSWORD: ComposePgPassw0rd-6\n\
+                     \x20 mysql:\n    image: mysql:8.0.36\n    environment:\n\
+                     \x20     - MYSQL_ROOT_PASSWORD=ComposeMyRootPw-7\n      - MYSQL_DATABASE=appdatabase\n",
+                ),
+                (
+                    "token.json",
+                    "{\"token\": \"ya29.GoogleAccessTok3n-8\", \"refresh_token\": \"1//GoogleRefreshTok3n-9\", \
+                     \"client_id\": \"123.apps.googleusercontent.com\", \"client_secret\": \"GOCSPX-GoogleClientS3cret\"}",
+                ),
+                (
+                    "credentials.json",
+                    "{\"installed\": {\"client_id\": \"123.apps.googleusercontent.com\", \
+                     \"client_secret\": \"GOCSPX-InstalledClientS3c\", \"redirect_uris\": [\"http://localhost\"]}}",
+                ),
+                (
+                    ".smbcredentials",
+                    "username=alice\npassword=SmbMountPassw0rd-10\ndomain=CORP\n",
+                ),
+                (
+                    "ops/.my.cnf",
+                    "[client]\nuser=app\npassword=\"MyCnfPassw0rd-11\"\n",
+                ),
+                (
+                    "ops/rclone.conf",
+                    "[drive]\ntype = drive\ntoken = {\"access_token\":\"ya29.RcloneAccessTok3n-12\",\"token_type\":\"Bearer\",\"expiry\":\"2030-01-01T00:00:00Z\"}\n\
+                     [box]\ntype = sftp\npass = RcloneObscuredPass-13\n",
+                ),
+                (
+                    "web/.htpasswd",
+                    "alice:$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/\nbob:$2y$05$HtpasswdBcryptHashValue.Abcdefghij\n",
+                ),
+            ],
+        );
+        let set = sources_secrets(&sources(&dir), &none, &|_| false).unwrap();
+        let values: Vec<&str> = set.values().collect();
+        for secret in [
+            "SpringDsPassw0rd-1",
+            "SpringJwtS3cretValue-2",
+            "SpringYmlPassw0rd-3",
+            "SpringDefaultTok3n-4",
+            "RailsDbPassw0rd-5",
+            "0f5d3c8e9a7b6c5d4e3f2a1b0c9d8e7f",
+            "ComposePgPassw0rd-6",
+            "ComposeMyRootPw-7",
+            "ya29.GoogleAccessTok3n-8",
+            "1//GoogleRefreshTok3n-9",
+            "GOCSPX-GoogleClientS3cret",
+            "GOCSPX-InstalledClientS3c",
+            "SmbMountPassw0rd-10",
+            "MyCnfPassw0rd-11",
+            "ya29.RcloneAccessTok3n-12",
+            "RcloneObscuredPass-13",
+            "$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/",
+            "$2y$05$HtpasswdBcryptHashValue.Abcdefghij",
+        ] {
+            assert!(values.contains(&secret), "{secret}: {set:?}");
+            let out = set.redactor().redact(&format!("v={secret};")).into_owned();
+            assert!(!out.contains(secret), "{secret}: {out}");
+        }
+        for ordinary in [
+            "8080",
+            "jdbc:postgresql://db:5432/app",
+            "appuser",
+            "produser",
+            "smtp.example.com",
+            "${API_TOKEN}",
+            "<%= ENV[\"STAGING_DB_PASSWORD\"] %>",
+            "postgres:16-alpine",
+            "mysql:8.0.36",
+            "postgres",
+            "appdatabase",
+            "localhost",
+        ] {
+            assert!(!values.contains(&ordinary), "{ordinary}: {set:?}");
+        }
+        // The settings files are read without asking (not secret files).
+        for config in [
+            "src/main/resources/application.properties",
+            "config/database.yml",
+            "docker-compose.yml",
+        ] {
+            assert!(!crate::is_secret_file(config), "{config}");
+            assert!(crate::is_credential_config_file(config), "{config}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! * [`cap`] cuts text to a shared byte budget on code point boundaries (CAP-1).
 //! * [`known_secrets`]: the one function building a run's [`SecretSet`]
 //!   (environment, the project's secret files anywhere in it, credentials
-//!   in its git configuration, settings `secrets.env`/`secrets.files`);
-//!   fails closed on an unreadable file.
+//!   in its git configuration, credentials in its Spring, Rails and
+//!   Compose settings files, the user's credential stores in the home
+//!   folder, settings `secrets.env`/`secrets.files`); fails closed on an
+//!   unreadable file.
 //! * [`secret_file_kind`] / [`is_secret_file`] / [`secret_file_globs`]: the
 //!   one name rule for files holding secrets (`.env*`, `.envrc`, `*.env`,
 //!   `.aws/credentials`, `.netrc`, private keys, ..., any case): their reads
@@ -35,7 +37,8 @@
 //!   pleases**, found by decoding views of the input (not by listing
 //!   encodings): percent (`%74`, `%2d`, `%u0074`), backslash (`\u0074` with
 //!   surrogate pairs, `\u{74}`, `\U00000074`, `\x74`, octal `\164`, CSS
-//!   `\73 ` or `\6B`, `\/`, `\\`, `\"`),
+//!   `\73 ` or `\6B`, Perl's `\x{73}`, `\N{U+0073}`, `\o{163}`, `\/`,
+//!   `\\`, `\"`),
 //!   HTML references (`&#116;`, `&#x74;`, zero-padded, `;` optional;
 //!   every named reference of the HTML standard, `&lowbar;`), mixed
 //!   freely and stacked up to 3 layers (`%252D`, a percent-encoded `&#45;`).
@@ -85,8 +88,11 @@
 //! * as a list of quoted characters (Python's `print(list(s))`,
 //!   `['s', 'k', …]`; a JSON array of one-character strings), joined;
 //! * Unicode compatibility forms folded by NFKC (full-width, NFD),
-//!   Unicode tag characters (U+E0020..E007E) read as the ASCII they copy,
-//!   and invisible characters between its characters removed (`runs.rs`).
+//!   Cyrillic, Greek, Armenian and Latin-extension look-alike letters read
+//!   as the ASCII letter they imitate ([`CONFUSABLES`]: `ѕк-…`, `Κ`, `ο`;
+//!   round8 #8), Unicode tag characters (U+E0020..E007E) read as the ASCII
+//!   they copy, and invisible characters between its characters removed
+//!   (`runs.rs`).
 //!
 //! [`Redactor::redact_cut_tail`] also removes a partial secret (4 bytes or
 //! more of its start) at the end of text that was cut before it could be
@@ -110,11 +116,14 @@
 //! (UTF-16, quoted-printable, base85 wrapped over lines or of a short
 //! secret at an alignment that leaves fewer than 12 characters, base58,
 //! yEnc, nested base64/hex,
-//! compression, encryption, homoglyphs: the scrubber folds those for
-//! search phrases; the egress door decodes nested base64/hex, gzip, zlib
-//! and UTF-16 with [`layer_views`]); tag characters or full-width forms
-//! that are themselves percent- or otherwise escaped (the door decodes
-//! those first); an escaped form longer than 12 bytes per secret
+//! compression, encryption; the egress door decodes nested base64/hex,
+//! gzip, zlib and UTF-16 with [`layer_views`]); look-alikes outside
+//! [`CONFUSABLES`] (a letter imitated only loosely, Cherokee or
+//! mathematical forms NFKC does not fold), and `l`/`I`/`1` or `O`/`0`
+//! swapped inside ASCII; Perl's named characters (`\N{LATIN SMALL
+//! LETTER S}`); tag characters, full-width forms or look-alikes that are
+//! themselves percent- or otherwise escaped (the door decodes those
+//! first); an escaped form longer than 12 bytes per secret
 //! byte (deeper stacking); an escape glued to what precedes it so that the
 //! parse differs (`%4` before a secret starting with `1` decodes as `%41`;
 //! fragments still catch long secrets).
@@ -157,6 +166,7 @@ compile_error!(
 
 pub mod cap;
 mod config;
+mod confusables;
 mod encodings;
 mod engine;
 mod env;
@@ -174,6 +184,7 @@ pub mod shape;
 mod views;
 
 pub use config::PROJECT_CONFIG_FILES;
+pub use confusables::{CONFUSABLES, confusable};
 pub use views::unescape;
 
 pub use encodings::{
@@ -182,14 +193,15 @@ pub use encodings::{
 };
 pub use env::{
     EnvSecretReason, PATH_VALUED_NAMES, env_secret_reason, is_secret_env, is_secret_env_name,
-    secret_values_from_env,
+    is_secret_key_name, secret_values_from_env,
 };
 pub use files::{
-    SECRET_FILE_NAMES, SecretFileKind, is_secret_file, secret_file_glob_index, secret_file_globs,
-    secret_file_kind,
+    CREDENTIAL_CONFIG_FILES, SECRET_FILE_NAMES, SecretFileKind, is_credential_config_file,
+    is_secret_file, secret_file_glob_index, secret_file_globs, secret_file_kind,
 };
 pub use known::{
-    KnownSecretsError, MAX_PROJECT_SECRET_VALUES, MAX_SECRET_FILE_BYTES, MAX_SECRET_FILES,
+    HOME_CREDENTIAL_CACHES, HOME_CREDENTIAL_FILES, HOME_STORE_VARIABLES, KnownSecretsError,
+    MAX_HOME_CACHE_FILES, MAX_PROJECT_SECRET_VALUES, MAX_SECRET_FILE_BYTES, MAX_SECRET_FILES,
     MAX_SECRET_FILES_BYTES, MAX_WALK_DEPTH, MAX_WALK_ENTRIES, SecretSources, WALK_SKIPPED_FOLDERS,
     is_project_env_file, known_secrets, secrets_root, sources_secrets,
 };

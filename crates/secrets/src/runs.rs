@@ -764,8 +764,9 @@ fn untag(c: char) -> Option<u8> {
 }
 
 /// Whether the folded view changes `c` (the character itself or what it
-/// does to the one before it): invisible, a tag character, or not already
-/// in NFKC (full-width, ligatures, combining marks). Answers for the Basic
+/// does to the one before it): invisible, a tag character, a look-alike
+/// ([`crate::confusable`]), or not already in NFKC (full-width,
+/// ligatures, combining marks). Answers for the Basic
 /// Multilingual Plane come from a table filled 256 characters at a time on
 /// first use (the normalisation check costs far more than the text it
 /// looks at otherwise: every `é` of a log).
@@ -775,6 +776,7 @@ fn folds(c: char) -> bool {
     let slow = |c: char| {
         !c.is_ascii()
             && (ploy_text::is_invisible(c)
+                || crate::confusable(c).is_some()
                 || unicode_normalization::is_nfkc_quick(std::iter::once(c))
                     != unicode_normalization::IsNormalized::Yes)
     };
@@ -832,7 +834,9 @@ fn char_at(bytes: &[u8], at: usize) -> Option<char> {
 
 /// Views of `window` with Unicode compatibility forms folded (NFKC of
 /// each character with the combining marks after it: full-width
-/// `ｓｋ－ｌｉｖｅ`, ligatures, an NFD `a` + U+0308), tag characters read
+/// `ｓｋ－ｌｉｖｅ`, ligatures, an NFD `a` + U+0308), Cyrillic, Greek and
+/// other look-alikes read as the ASCII letter they imitate
+/// ([`crate::CONFUSABLES`], round8 #8), tag characters read
 /// as the ASCII they copy, and invisible characters (zero-width, soft
 /// hyphen, bidi controls: [`ploy_text::is_invisible`]) removed (secrets5
 /// #4/#12, round6 #5). One view per region of `reach` bytes around the
@@ -917,8 +921,15 @@ fn fold_region(region: &[u8], base: usize, views: &mut Vec<View>) {
                 chars.next();
             }
             let cluster = &region[at..end];
+            // NFKC, then look-alikes of other scripts to the ASCII they
+            // imitate (round8 #8: `ѕk-live-…` with a Cyrillic `ѕ`).
             let folded: String = std::str::from_utf8(cluster)
-                .map(|cluster| cluster.nfkc().collect())
+                .map(|cluster| {
+                    cluster
+                        .nfkc()
+                        .map(|c| crate::confusable(c).unwrap_or(c))
+                        .collect()
+                })
                 .unwrap_or_default();
             changed |= folded.as_bytes() != cluster;
             for byte in folded.bytes() {

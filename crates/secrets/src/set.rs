@@ -305,6 +305,22 @@ impl SecretSet {
         }
     }
 
+    /// Adds the credentials of a project configuration file
+    /// ([`crate::CREDENTIAL_CONFIG_FILES`]: Spring, Rails, Docker Compose;
+    /// round8 #12): secret-named entries, URL passwords, provider tokens
+    /// (`extract.rs`), each with its line.
+    pub(crate) fn add_credential_config_text(&mut self, label: &str, text: &str) {
+        for (value, line) in crate::extract::config_file_values(text) {
+            self.insert(
+                value,
+                SecretOrigin::File {
+                    path: label.to_owned(),
+                    line,
+                },
+            );
+        }
+    }
+
     /// Adds one value with its origin. Empty values are ignored.
     pub fn insert(&mut self, value: impl Into<String>, origin: SecretOrigin) {
         let value = value.into();

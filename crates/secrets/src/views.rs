@@ -8,9 +8,10 @@
 //! is repeated on its own output (up to [`MAX_DEPTH`] layers) for stacked
 //! encodings such as `%252D` or a percent-encoded `&#116;`:
 //! * percent: `%XX` (any case) and `%uXXXX` (JavaScript `escape`);
-//! * backslash escapes (JSON, JavaScript, Python, Rust): `\uXXXX` (with
-//!   surrogate pairs), `\u{X…}`, `\UXXXXXXXX`, `\xXX` (the byte), octal
-//!   `\NNN` (the byte, first digit 0-3), `\/`,
+//! * backslash escapes (JSON, JavaScript, Python, Rust, Perl): `\uXXXX`
+//!   (with surrogate pairs), `\u{X…}`, `\UXXXXXXXX`, `\xXX` (the byte),
+//!   octal `\NNN` (the byte, first digit 0-3), Perl's `\x{X…}`, `\o{N…}`
+//!   and `\N{U+X…}` (a code point, round8 #8), `\/`,
 //!   `\\`, `\"`, `\'`, `\n`, `\r`, `\t`, `\b`, `\f`;
 //! * HTML character references: decimal `&#116;` and hex `&#x74;` (any
 //!   case, up to 7 digits, `;` optional) and every named reference of the
@@ -166,11 +167,16 @@ fn backslash_unit(bytes: &[u8], at: usize) -> Option<Unit> {
             let value = hex_digits(bytes, at + 2, 8)?;
             Some(Unit::Char(char::from_u32(value)?, 10, KIND_BACKSLASH))
         }
+        // Perl's `\x{73}` (a code point, any number of digits up to 8).
+        b'x' if bytes.get(at + 2) == Some(&b'{') => braced_unit(bytes, at, 3, 16),
         b'x' => Some(Unit::Byte(
             hex_digits(bytes, at + 2, 2)? as u8,
             4,
             KIND_BACKSLASH,
         )),
+        // Perl's `\o{163}` (octal) and `\N{U+0073}` (a code point by number).
+        b'o' if bytes.get(at + 2) == Some(&b'{') => braced_unit(bytes, at, 3, 8),
+        b'N' if bytes.get(at + 2..at + 5) == Some(b"{U+") => braced_unit(bytes, at, 5, 16),
         // C, Python, JavaScript (legacy) and shell octal: `\164` is `t`.
         // C, Python, JavaScript (legacy) and shell octal: `\164` is `t`;
         // otherwise CSS (`\2d `).
@@ -203,6 +209,32 @@ fn backslash_unit(bytes: &[u8], at: usize) -> Option<Unit> {
         b't' => simple(b'\t'),
         _ => None,
     }
+}
+
+/// The most digits a braced escape holds (`\x{0010FFFF}`).
+const MAX_BRACED_DIGITS: usize = 8;
+
+/// A code point written as 1 to [`MAX_BRACED_DIGITS`] digits of `radix`
+/// from `bytes[at + head]` up to a closing `}` (Perl's `\x{…}`, `\o{…}`,
+/// `\N{U+…}`: `head` is the length of what comes before the digits).
+fn braced_unit(bytes: &[u8], at: usize, head: usize, radix: u32) -> Option<Unit> {
+    let digits = at + head;
+    let count = bytes
+        .get(digits..)?
+        .iter()
+        .take(MAX_BRACED_DIGITS + 1)
+        .take_while(|b| char::from(**b).is_digit(radix))
+        .count();
+    if count == 0 || count > MAX_BRACED_DIGITS || bytes.get(digits + count) != Some(&b'}') {
+        return None;
+    }
+    let text = std::str::from_utf8(&bytes[digits..digits + count]).ok()?;
+    let value = u32::from_str_radix(text, radix).ok()?;
+    Some(Unit::Char(
+        char::from_u32(value)?,
+        head + count + 1,
+        KIND_BACKSLASH,
+    ))
 }
 
 fn is_css_space(byte: u8) -> bool {
@@ -414,6 +446,10 @@ mod tests {
             ("\\u{74}\\u{1F600}", "t😀"),
             ("\\U00000074", "t"),
             ("\\x74\\x76", "tv"),
+            // Perl (round8 #8).
+            ("\\x{73}\\x{6b}\\x{0002d}", "sk-"),
+            ("\\N{U+0073}\\N{U+6B}", "sk"),
+            ("\\o{163}\\o{153}", "sk"),
             ("\\164\\166\\154\\171", "tvly"),
             ("\\73 \\6b \\2d \\43 x", "sk-Cx"),
             ("\\73\\6B\\2d", "sk-"),
@@ -442,6 +478,12 @@ mod tests {
             "\\d+",
             "&#;",
             "&#12345678;",
+            "\\x{}",
+            "\\x{73",
+            "\\x{123456789}",
+            "\\o{8}",
+            "\\N{LATIN SMALL LETTER S}",
+            "\\N{U+}",
         ] {
             assert!(decode(text.as_bytes(), 0, None).is_none(), "{text}");
         }

@@ -14,7 +14,7 @@
 //!    letters with Cyrillic or Greek ones (`ѕk-live-…` with a Cyrillic `ѕ`),
 //!    or that is long and holds digits, every run of Cyrillic or Greek
 //!    letters made *only* of look-alikes becomes the Latin letters it
-//!    imitates ([`CONFUSABLES`]). A run holding a letter that imitates
+//!    imitates (`ploy_secrets::CONFUSABLES`). A run holding a letter that imitates
 //!    nothing (`л` in `пароль=…`) is a real word and stays, and so do words
 //!    written wholly in Cyrillic or Greek (`ошибка`), so ordinary text in
 //!    those languages is not changed.
@@ -26,95 +26,16 @@ use std::borrow::Cow;
 
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
-/// Cyrillic and Greek letters that look like a Latin letter, with that
-/// letter. Case-preserving, so `AKIA` written with a Cyrillic `А` folds to
-/// `AKIA`. (A hand-kept table rather than the UTS 39 skeleton: the skeleton
-/// folds case and maps `I` to `l` and `0` to `O`, which would break the very
-/// key prefixes the rules look for.)
-pub(super) const CONFUSABLES: &[(char, char)] = &[
-    // Cyrillic lower case.
-    ('а', 'a'),
-    ('с', 'c'),
-    ('ԁ', 'd'),
-    ('е', 'e'),
-    ('һ', 'h'),
-    ('і', 'i'),
-    ('ј', 'j'),
-    ('к', 'k'),
-    ('ӏ', 'l'),
-    ('о', 'o'),
-    ('р', 'p'),
-    ('ԛ', 'q'),
-    ('ѕ', 's'),
-    ('ѵ', 'v'),
-    ('ԝ', 'w'),
-    ('х', 'x'),
-    ('у', 'y'),
-    // Cyrillic upper case.
-    ('А', 'A'),
-    ('В', 'B'),
-    ('С', 'C'),
-    ('Ԁ', 'D'),
-    ('Е', 'E'),
-    ('Һ', 'H'),
-    ('Н', 'H'),
-    ('І', 'I'),
-    ('Ӏ', 'I'),
-    ('Ј', 'J'),
-    ('К', 'K'),
-    ('М', 'M'),
-    ('О', 'O'),
-    ('Р', 'P'),
-    ('Ԛ', 'Q'),
-    ('Ѕ', 'S'),
-    ('Т', 'T'),
-    ('Ѵ', 'V'),
-    ('Ԝ', 'W'),
-    ('Х', 'X'),
-    ('У', 'Y'),
-    ('Ү', 'Y'),
-    ('З', '3'),
-    // Greek lower case.
-    ('α', 'a'),
-    ('ε', 'e'),
-    ('ι', 'i'),
-    ('κ', 'k'),
-    ('ν', 'v'),
-    ('ο', 'o'),
-    ('ρ', 'p'),
-    ('υ', 'u'),
-    ('χ', 'x'),
-    ('γ', 'y'),
-    ('ω', 'w'),
-    // Greek upper case.
-    ('Α', 'A'),
-    ('Β', 'B'),
-    ('Ε', 'E'),
-    ('Ζ', 'Z'),
-    ('Η', 'H'),
-    ('Ι', 'I'),
-    ('Κ', 'K'),
-    ('Μ', 'M'),
-    ('Ν', 'N'),
-    ('Ο', 'O'),
-    ('Ρ', 'P'),
-    ('Τ', 'T'),
-    ('Υ', 'Y'),
-    ('Χ', 'X'),
-    // Latin look-alikes outside ASCII that NFKC keeps.
-    ('ı', 'i'),
-    ('ȷ', 'j'),
-];
+// The one table of look-alikes (`ploy_secrets::CONFUSABLES`), shared with
+// the redactor's folded view. Case-preserving, so `AKIA` written with a
+// Cyrillic `А` folds to `AKIA`. (A hand-kept table rather than the UTS 39
+// skeleton: the skeleton folds case and maps `I` to `l` and `0` to `O`,
+// which would break the very key prefixes the rules look for.)
+use ploy_secrets::confusable;
 
 /// A word of look-alikes and ASCII digits at least this long is folded even
 /// without a Latin letter (a key written in Cyrillic letters and digits).
 const FOLD_WITHOUT_LATIN_MIN_CHARS: usize = 16;
-
-fn confusable(c: char) -> Option<char> {
-    CONFUSABLES
-        .iter()
-        .find_map(|&(from, to)| (from == c).then_some(to))
-}
 
 /// The phrase as the rules should see it (module docs).
 pub(super) fn normalize(phrase: &str) -> Cow<'_, str> {
