@@ -1664,7 +1664,7 @@ fn shell_c_string<'w>(args: &[&'w Word]) -> Option<&'w Word> {
 }
 
 /// `find … -exec CMD … ;` (also `-execdir`, `-ok`, `-okdir`, ended by `;` or `+`).
-fn find_exec_ranges(args: &[&Word]) -> Vec<(usize, usize)> {
+pub(crate) fn find_exec_ranges(args: &[&Word]) -> Vec<(usize, usize)> {
     let mut ranges = Vec::new();
     let mut i = 0;
     while i < args.len() {
