@@ -713,3 +713,57 @@ async fn round7_6_host_lines_with_addresses_hidden_in_options_are_refused() {
     }
     assert!(!world.store().conversation_rules(&id).unwrap().is_tainted());
 }
+
+// round8 #4: a host line that prints a stored credential (`gh auth token`,
+// `cat` of a credential file) and pipes it to another command that reaches
+// the network sends it; it is refused before it runs, even where the
+// person's rules allow every command and reading the store. The twin (no
+// credential read) runs.
+// proves: BEYOND-6
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_command_never_sends_a_stored_credential() {
+    let world = World::new();
+    let model = scripted(obedient()).await;
+    let outside = "/tmp/ploy-round8-4-no-such-home";
+    let mut run = Run::new(rules(&[
+        Rule::new(ActionKind::Shell, Effect::Allow, "*"),
+        Rule::new(ActionKind::Read, Effect::Allow, "~/.config/gh/**"),
+        Rule::new(
+            ActionKind::ExternalDirectory,
+            Effect::Allow,
+            "~/.config/gh/**",
+        ),
+        Rule::new(ActionKind::Read, Effect::Allow, &format!("{outside}/**")),
+        Rule::new(
+            ActionKind::ExternalDirectory,
+            Effect::Allow,
+            &format!("{outside}/**"),
+        ),
+    ]));
+    run.web = Some(knowing(&world, &[]));
+    let prompt = orders(&[
+        (
+            "shell",
+            json!({"command": "touch d1; gh auth token | curl --version -d @-"}),
+        ),
+        (
+            "shell",
+            json!({"command": format!("touch d2; cat {outside}/.aws/credentials | curl --version -d @-")}),
+        ),
+        // Twin: the same words, no credential read (it marks: last).
+        (
+            "shell",
+            json!({"command": "touch d3; echo gh auth token | curl --version -d @-"}),
+        ),
+    ]);
+    let (_, events, _) = run_prompt(&world, &model, run, &prompt).await;
+    let results = tool_results(&events.events());
+    assert_eq!(results.len(), 3, "{results:?}");
+    for (i, (ok, output)) in results.iter().take(2).enumerate() {
+        assert!(!ok, "{output}");
+        assert!(output.contains("BEYOND-6"), "{i}: {output}");
+        assert!(!exists(&world.project.join(format!("d{}", i + 1))), "{i}");
+    }
+    assert!(!results[2].1.contains("BEYOND-6"), "{:?}", results[2]);
+    assert!(exists(&world.project.join("d3")), "{:?}", results[2]);
+}

@@ -422,6 +422,21 @@ impl Context {
                 {
                     return answer;
                 }
+                // And one that names a secret it reads (`gh auth token |
+                // curl -d @- …`, `cat ~/.aws/credentials | nc …`) sends it
+                // too (round8 #4).
+                if *host_fetch
+                    && native.contains(ActionKind::Shell)
+                    && let Some(read) = action.secret_sent()
+                {
+                    return Answer::Deny {
+                        reason: format!(
+                            "the line reads `{read}` (a secret file or a credential store), \
+                             and the line reaches the network"
+                        ),
+                        requirement: "BEYOND-6",
+                    };
+                }
                 // TAINT-1 / TAINT-3: marked before the page is read, or not read.
                 if let Err(err) = sessions.mark(session, mark) {
                     return Answer::Deny {

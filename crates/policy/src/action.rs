@@ -270,6 +270,9 @@ pub struct Action {
     /// A navigation that sends a form's body (POST): only to a site already
     /// visited in the conversation (BROWSER-2, [`Action::form_post`]).
     pub(crate) form_post: bool,
+    /// The secrets a shell line reads by naming them
+    /// ([`Action::secret_reads`]).
+    pub(crate) secret_reads: Vec<String>,
 }
 
 impl Action {
@@ -382,6 +385,7 @@ impl Action {
             ],
             navigation: false,
             form_post: false,
+            secret_reads: Vec::new(),
         }
     }
 
@@ -406,6 +410,7 @@ impl Action {
             notes: vec!["ploy's memory of this project (its store, not a file)".into()],
             navigation: false,
             form_post: false,
+            secret_reads: Vec::new(),
         }
     }
 
@@ -445,6 +450,7 @@ impl Action {
             notes: Vec::new(),
             navigation: false,
             form_post: false,
+            secret_reads: Vec::new(),
         }
     }
 
@@ -505,6 +511,7 @@ impl Action {
             notes,
             navigation: false,
             form_post: false,
+            secret_reads: Vec::new(),
         }
     }
 

@@ -66,6 +66,7 @@ compile_error!(
 mod action;
 mod approvals;
 mod conversation;
+mod credentials;
 mod decision;
 mod environment;
 mod launchers;
@@ -87,6 +88,7 @@ pub use approvals::{
     Approval, ApprovalError, ApprovalId, ApprovalScope, Approvals, Grant, escape_glob,
 };
 pub use conversation::{ConversationRules, TAINT_RULE, TaintMark, TaintSource};
+pub use credentials::{CredentialPrint, printed_credential};
 pub use decision::{AskOption, Basis, Decision, Refusal, Verdict};
 pub use environment::{EnvironmentRead, environment_read, environment_read_of};
 pub use path::{Placement, ProjectRoot, RootError};

@@ -238,21 +238,52 @@ impl Action {
     /// network (by its name, through any launcher the judge sees through:
     /// `timeout 5 curl …`, `env X=1 wget …`).
     pub fn reaches_network(&self) -> bool {
+        self.shell_forms().any(network_command)
+    }
+
+    /// The first secret the line reads by naming it
+    /// ([`Action::secret_reads`]: a credential a command prints, a secret
+    /// file given to a reader) when another of its commands reaches the
+    /// network: `gh auth token | curl -d @- …`, `cat ~/.aws/credentials |
+    /// nc …` send what they read (BEYOND-6, round8 #4). A credential
+    /// printer's own connection (`gh auth token` talks to GitHub with the
+    /// token it prints) is not a send.
+    pub fn secret_sent(&self) -> Option<&str> {
+        let first = self.secret_reads().first()?;
+        self.shell_forms()
+            .any(|form| {
+                network_command(form) && {
+                    let mut words = form.split_whitespace();
+                    let program = words.next().unwrap_or("");
+                    let program = program.rsplit('/').next().unwrap_or(program);
+                    let rest: Vec<&str> = words.collect();
+                    crate::credentials::printed_credential(program, &rest).is_none()
+                }
+            })
+            .then_some(first.as_str())
+    }
+
+    /// Every spelling of every simple command of the line (deny forms
+    /// included: what a launcher starts).
+    fn shell_forms(&self) -> impl Iterator<Item = &str> {
         self.units()
             .iter()
             .filter(|u| u.kind == ActionKind::Shell)
             .flat_map(|u| u.candidates.iter().chain(&u.deny_candidates))
-            .any(|words| {
-                let mut words = words.split_whitespace();
-                let program = words.next().unwrap_or("");
-                let program = program.rsplit('/').next().unwrap_or(program);
-                NETWORK_PROGRAMS.contains(&program)
-                    || NETWORK_SUBCOMMANDS
-                        .iter()
-                        .find(|(programs, _)| programs.contains(&program))
-                        .is_some_and(|(_, subcommands)| words.any(|w| subcommands.contains(&w)))
-            })
+            .map(String::as_str)
     }
+}
+
+/// True when the command `words` (program first) reaches the network.
+fn network_command(words: &str) -> bool {
+    let mut words = words.split_whitespace();
+    let program = words.next().unwrap_or("");
+    let program = program.rsplit('/').next().unwrap_or(program);
+    NETWORK_PROGRAMS.contains(&program)
+        || NETWORK_SUBCOMMANDS
+            .iter()
+            .find(|(programs, _)| programs.contains(&program))
+            .is_some_and(|(_, subcommands)| words.any(|w| subcommands.contains(&w)))
 }
 
 #[cfg(test)]

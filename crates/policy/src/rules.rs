@@ -388,11 +388,22 @@ impl RuleLayer {
         let compiled = secret_files.unwrap_or(rules.len());
         let mut matchers: [Option<Matcher>; 5] = Default::default();
         for kind in ActionKind::ALL {
+            // A shell deny or ask rule also matches by its other
+            // spellings of the same command (`rm -Rf *` is `rm -rf *`):
+            // stricter only, so never for an allow rule.
             let patterns = rules[..compiled]
                 .iter()
                 .enumerate()
                 .filter(|(_, r)| r.kind == kind)
-                .map(|(i, r)| (i, r.pattern.clone()));
+                .flat_map(|(i, r)| {
+                    let others = if kind == ActionKind::Shell && r.effect != Effect::Allow {
+                        crate::subcommand::rule_forms(&r.pattern)
+                    } else {
+                        Vec::new()
+                    };
+                    std::iter::once((i, r.pattern.clone()))
+                        .chain(others.into_iter().map(move |p| (i, p)))
+                });
             matchers[kind.index()] = Matcher::build(kind, patterns)?;
         }
         if let Some(first) = secret_files

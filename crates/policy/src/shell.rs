@@ -220,6 +220,10 @@ struct Builder<'r> {
     from_input: bool,
     /// Paths already given a `read` unit (one unit per path).
     read_seen: HashSet<String>,
+    /// The secrets the line reads by naming them: secret files given to a
+    /// reader, credential stores a command prints from
+    /// ([`Action::secret_reads`]).
+    secret_reads: Vec<String>,
 }
 
 impl Action {
@@ -311,6 +315,7 @@ impl Action {
             guarded: None,
             from_input: false,
             read_seen: HashSet::new(),
+            secret_reads: Vec::new(),
             root,
             kinds: KindSet::EMPTY,
             units: Vec::new(),
@@ -331,6 +336,7 @@ impl Action {
             notes: builder.notes,
             navigation: false,
             form_post: false,
+            secret_reads: builder.secret_reads,
         }
     }
 }
@@ -708,6 +714,7 @@ impl Builder<'_> {
         if let Some(name) = name {
             self.option_effects(name, args, depth, blocker.as_deref());
             self.hidden_protected_writes(name, args);
+            self.printed_credential(name, args);
         }
         if let Some(name) = name {
             if let Some(launched) = crate::launchers::launched(name, args) {
@@ -848,6 +855,28 @@ impl Builder<'_> {
         }
     }
 
+    /// A command that prints a stored credential (`gh auth token`, `aws
+    /// configure get …`, `pass show x`; round8 #4): a `read` of the store
+    /// it prints from, which the secret-file read rule asks for (PERM-2).
+    fn printed_credential(&mut self, name: &str, args: &[&Word]) {
+        let texts: Vec<&str> = args.iter().map(|w| text_of(w)).collect();
+        if let Some(print) = crate::credentials::printed_credential(name, &texts) {
+            self.notes.push(format!(
+                "`{}` prints a stored credential (a read of `{}`)",
+                print.command, print.store
+            ));
+            self.note_secret_read(&print.store);
+            self.read_unit(&print.store);
+        }
+    }
+
+    /// Record a secret the line reads by naming it (once).
+    fn note_secret_read(&mut self, path: &str) {
+        if !self.secret_reads.iter().any(|p| p == path) {
+            self.secret_reads.push(path.to_string());
+        }
+    }
+
     /// The read set of one simple command (see [`Action::shell_judged`]).
     fn command_reads(&mut self, name: Option<&str>, args: &[&Word]) {
         if self.from_input {
@@ -897,7 +926,24 @@ impl Builder<'_> {
     fn blocked_read(&mut self, text: &str, why: &str) {
         if self.read_seen.insert(format!("\0{text}")) {
             self.notes.push(format!("may read `{text}`: {why}"));
-            self.blocked_unit(ActionKind::Read, text, why);
+            self.kinds.insert(ActionKind::Read);
+            let mut candidates = vec![text.to_string()];
+            // `"$HOME/.aws/credentials"` names the file `~/.aws/credentials`
+            // does: read rules (the secret-file asks) see that form too.
+            if let Some(home) = home_form(text)
+                && home != text
+            {
+                candidates.push(home);
+            }
+            if let Some(secret) = candidates
+                .iter()
+                .find(|c| ploy_secrets::is_secret_file(c))
+                .cloned()
+            {
+                self.note_secret_read(&secret);
+            }
+            self.units
+                .push(MatchUnit::blocked(ActionKind::Read, candidates, why));
         }
     }
 
@@ -906,6 +952,9 @@ impl Builder<'_> {
     fn read_path(&mut self, path: &str, recursive: bool) {
         if HARMLESS_DEVICES.contains(&path) {
             return;
+        }
+        if ploy_secrets::is_secret_file(path) {
+            self.note_secret_read(path);
         }
         let mut variants = vec![path.to_string()];
         if !path.starts_with('/') && !path.starts_with('~') {
@@ -969,6 +1018,9 @@ impl Builder<'_> {
             self.notes.push(format!(
                 "`{path}` leads to `{real}` through a symbolic link"
             ));
+            if ploy_secrets::is_secret_file(&real) {
+                self.note_secret_read(&real);
+            }
             push_path_units(
                 &mut self.kinds,
                 &mut self.units,
@@ -1222,6 +1274,11 @@ impl Builder<'_> {
             && let Some(why) = git_template(&texts)
         {
             self.push_protected_edit("git", ".git/hooks", why);
+        }
+        if name == "git"
+            && let Some((path, why)) = git_view_change(&texts)
+        {
+            self.push_protected_edit("git", path, why);
         }
         if let Some((path, why)) = armed_config(name, &texts) {
             self.push_protected_edit(name, path, why);
@@ -1617,6 +1674,18 @@ fn git_subcommand<'a>(args: &[&'a str]) -> Option<&'a str> {
     }
 }
 
+/// A computed word's text with its quotes removed and a leading `$HOME`
+/// or `${HOME}` written `~` (`"$HOME"/.netrc` → `~/.netrc`), or `None`
+/// when it does not start at the home folder.
+fn home_form(raw: &str) -> Option<String> {
+    let plain: String = raw.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
+    let rest = plain
+        .strip_prefix("${HOME}")
+        .or_else(|| plain.strip_prefix("$HOME"))
+        .or_else(|| plain.strip_prefix('~'))?;
+    (rest.is_empty() || rest.starts_with('/')).then(|| format!("~{rest}"))
+}
+
 /// Absolute, home-relative, or climbing out with `..`: worth placing.
 fn looks_like_escape(text: &str) -> bool {
     text.starts_with('/')
@@ -1780,6 +1849,67 @@ fn git_template(args: &[&str]) -> Option<String> {
     let what = setting.or(option)?;
     Some(format!(
         "`git … {what}` copies a template folder's hooks into .git/hooks, where git runs them"
+    ))
+}
+
+/// `git update-index` options that only refresh the index's file
+/// information (what `git status` does itself): every other option sets
+/// what git takes as unchanged, or writes entries.
+const UPDATE_INDEX_REFRESH: [&str; 7] = [
+    "--refresh",
+    "--really-refresh",
+    "-q",
+    "--ignore-missing",
+    "--unmerged",
+    "--ignore-submodules",
+    "--verbose",
+];
+
+/// Why `git ARGS` changes what later checks of the work tree see (PERM-7,
+/// round8 #11), and the file it writes: `git update-index` in any form but
+/// a refresh (`--assume-unchanged`, `--skip-worktree`, `--fsmonitor-valid`
+/// and their `--no-` forms hide a file's changes from `git status`/`git
+/// diff`, and so from a proof that checks them; `--cacheinfo`/`--index-info`
+/// write entries the work tree does not hold), and `git sparse-checkout`
+/// in any form but `list`/`check-rules` (it marks files skip-worktree and
+/// takes them out of the work tree). git's settings for the same
+/// (`core.sparseCheckout`, `index.*`) are `git config` writes, PERM-7 as
+/// every one is.
+fn git_view_change(args: &[&str]) -> Option<(&'static str, String)> {
+    let start = crate::subcommand::git_start(args).ok()??;
+    let rest = &args[start + 1..];
+    let what = match args[start] {
+        "update-index" => {
+            let refresh_only =
+                !rest.is_empty() && rest.iter().all(|a| UPDATE_INDEX_REFRESH.contains(a));
+            if refresh_only {
+                return None;
+            }
+            (
+                ".git/index",
+                "sets which files git takes as unchanged (`--assume-unchanged`,                  `--skip-worktree`, `--fsmonitor-valid`) or writes index entries: a file's                  changes may then be hidden from `git status`/`git diff` and the checks that                  use them",
+            )
+        }
+        "sparse-checkout" => {
+            let first = rest.iter().find(|a| !a.starts_with('-')).copied();
+            if matches!(first, Some("list" | "check-rules")) {
+                return None;
+            }
+            (
+                ".git/info/sparse-checkout",
+                "marks files skip-worktree and takes them out of the work tree: their changes                  are hidden from `git status`/`git diff` and the checks that use them",
+            )
+        }
+        _ => return None,
+    };
+    Some((
+        what.0,
+        format!(
+            "`git {}` {} (ploy's own protections: what later checks see)",
+            rest.iter()
+                .fold(args[start].to_string(), |line, a| format!("{line} {a}")),
+            what.1
+        ),
     ))
 }
 

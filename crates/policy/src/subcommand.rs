@@ -1153,6 +1153,14 @@ fn clusters(program: &str, args: &[&str], forms: &mut Vec<String>) {
             operands.push(arg);
         }
     }
+    // A removal's `-f` is implied for deny and ask rules (round8 rm
+    // residue): ploy's commands run with no terminal, where rm never
+    // prompts, so `-f` only silences the error for a missing operand. A
+    // rule's `-rf` is about the recursion: `rm -r x`, `rm -R x` and `rm
+    // --recursive x` remove what `rm -rf x` removes.
+    if rm {
+        add_letter(&mut letters, 'f');
+    }
     if letters.is_empty() {
         return;
     }
@@ -1187,6 +1195,63 @@ fn clusters(program: &str, args: &[&str], forms: &mut Vec<String>) {
             push_form(forms, program, &words);
         }
     }
+}
+
+/// The spellings of a shell deny or ask rule's pattern that mean the same
+/// command as ploy reads it (round8 rm residue): for a rule on `rm`, its
+/// options merged into one cluster with `-R` read as `-r` and the long
+/// options as their letters (`rm -Rf *`, `rm -r -f *`, `rm --recursive
+/// --force *` are `rm -rf *`), long options it has no letter for kept
+/// after the cluster, the other words in their order. The command side
+/// gives every order of its cluster ([`normalise`]), so one order is
+/// enough here. Empty when the pattern is not an `rm` rule, names no
+/// option, or an option word holds a glob (its meaning is not one option).
+pub(crate) fn rule_forms(pattern: &str) -> Vec<String> {
+    let mut words = pattern.split_whitespace();
+    if words.next() != Some("rm") {
+        return Vec::new();
+    }
+    let mut letters: Vec<char> = Vec::new();
+    let mut long: Vec<&str> = Vec::new();
+    let mut rest: Vec<&str> = Vec::new();
+    let mut options_end = false;
+    for word in words {
+        if options_end || word == "-" || !word.starts_with('-') {
+            rest.push(word);
+            continue;
+        }
+        if word == "--" {
+            options_end = true;
+            rest.push(word);
+            continue;
+        }
+        if word.contains(['*', '?', '[', '{', '\\']) {
+            return Vec::new();
+        }
+        if let Some(letter) = rm_long_letter(word) {
+            add_letter(&mut letters, letter);
+        } else if word.starts_with("--") {
+            long.push(word);
+        } else if word[1..].chars().all(|c| c.is_ascii_alphabetic()) {
+            for letter in word[1..].chars() {
+                add_letter(&mut letters, if letter == 'R' { 'r' } else { letter });
+            }
+        } else {
+            return Vec::new();
+        }
+    }
+    if letters.is_empty() {
+        return Vec::new();
+    }
+    let cluster: String = std::iter::once('-').chain(letters).collect();
+    let mut form = vec!["rm", cluster.as_str()];
+    form.extend(long);
+    form.extend(rest);
+    let form = form.join(" ");
+    if form == pattern {
+        return Vec::new();
+    }
+    vec![form]
 }
 
 /// `rm`'s long option `arg` as its letter: the full name or a unique

@@ -202,6 +202,14 @@ const RULES: &[(&str, &[&str], SecretFileKind)] = &[
     ("*.agekey", &[], SecretFileKind::PrivateKey),
     ("age/keys.txt", &[], SecretFileKind::PrivateKey),
     ("private-keys-v1.d/*", &[], SecretFileKind::PrivateKey),
+    // Password managers' and keyrings' stores: what `pass show`,
+    // `secret-tool lookup`, `security find-generic-password -w` and `op
+    // read` print from (round8 #4; ploy-policy's `credentials.rs`).
+    (".password-store/**", &[], SecretFileKind::PrivateKey),
+    ("keyrings/*.keyring", &[], SecretFileKind::PrivateKey),
+    ("*.keychain", &[], SecretFileKind::PrivateKey),
+    ("*.keychain-db", &[], SecretFileKind::PrivateKey),
+    (".config/op/config", &[], SecretFileKind::KeyValue),
 ];
 
 /// The secret-file names as a person reads them (docs, `ploy config`):
@@ -229,6 +237,8 @@ pub const SECRET_FILE_NAMES: &[&str] = &[
     "private keys and key stores: id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*, *.pem, *.key, *.p8, \
      *.p12, *.pfx, *.pkcs12, *.ppk, *.jks, *.jceks, *.keystore, *.kdbx, *.ovpn, *.agekey, \
      age/keys.txt, private-keys-v1.d/*",
+    "password managers and keyrings: .password-store/** (pass), keyrings/*.keyring, \
+     *.keychain, *.keychain-db, .config/op/config (1Password)",
     "and each environment file's name as an editor or a person backs it up: #name#, .#name, \
      name~, name.swp/.swo/.swn, name.bak/.old/.orig/.save/.backup/.tmp/.copy/.1",
 ];

@@ -124,6 +124,34 @@ pub fn load_context_files(
     files
 }
 
+/// The real path of `path`, a file a trusted project ships (`.ploy/SYSTEM.md`,
+/// a skill's `SKILL.md`, a prompt), when it stays inside `project`; else
+/// why not (TRUST-5, as for context files: a link out of the project,
+/// `.ploy/SYSTEM.md -> ~/.ssh/id_rsa`, or to one of its secret files, is
+/// not read). Trust lets a project's own files in, never the user's other
+/// files through its links. The returned path is the one to read.
+pub(crate) fn resolve_within(path: &Path, project: &Path) -> Result<PathBuf, String> {
+    let real = path
+        .canonicalize()
+        .map_err(|err| format!("where it leads cannot be resolved: {err}"))?;
+    match leads_elsewhere(path, &real, project, None) {
+        Some(why) => Err(format!("it leads to {}, {why}", real.display())),
+        None => Ok(real),
+    }
+}
+
+/// The project a trusted resource belongs to: the repository root above
+/// the folder holding its `.ploy` or `.agents` folder, or that folder when
+/// there is no repository (the same project as the context files').
+pub(crate) fn project_of_resource(resource: &Path) -> PathBuf {
+    let owner = resource
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(resource)
+        .to_path_buf();
+    context_dirs(&owner).into_iter().next().unwrap_or(owner)
+}
+
 /// Why the context file `path`, whose real path is `real`, must not be
 /// read, or `None` (module docs). Inside the project: any file but a
 /// secret file reached through a link (`AGENTS.md -> .env`: its values

@@ -24,12 +24,12 @@ use serde::Serialize;
 
 use crate::{
     PloyDirs, TrustError, canonical_dir,
-    context::{ContextFile, load_context_files, read_capped},
+    context::{ContextFile, load_context_files, project_of_resource, read_capped, resolve_within},
     detect::{DetectOptions, Resource, ResourceKind, detect},
     extension::{ExtensionOrigin, ExtensionSpec},
     prompt::TrustPrompt,
     resolve::{DefaultProjectTrust, Resolution, TrustRequest, Ui, UiMode, resolve},
-    skills::{Skill, SkillSource, discover_skills},
+    skills::{Skill, SkillSource, discover_project_skills, discover_skills},
     store::TrustStore,
 };
 
@@ -427,14 +427,16 @@ pub fn load_project(
                     );
                 }
                 ResourceKind::Skills | ResourceKind::AgentsSkills => {
-                    skills.extend(discover_skills(
+                    skills.extend(discover_project_skills(
                         path,
-                        SkillSource::Project,
+                        &project_of_resource(path),
                         &mut all_warnings,
                     ));
                 }
-                ResourceKind::Prompts => loaded.prompts = list_files(path),
-                ResourceKind::Themes => loaded.themes = list_files(path),
+                ResourceKind::Prompts => {
+                    loaded.prompts = files_within(path, &mut all_warnings);
+                }
+                ResourceKind::Themes => loaded.themes = files_within(path, &mut all_warnings),
                 ResourceKind::SystemPrompt => {
                     loaded.system_prompt = read_text_resource(path, &mut all_warnings);
                 }
@@ -472,8 +474,44 @@ fn is_executable(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The files of a trusted project's folder (prompts, themes) whose real
+/// path stays inside the project; a file that leads out is left out with a
+/// warning (TRUST-5). The resolved paths are the ones kept, so they are
+/// the ones read.
+fn files_within(dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
+    let project = project_of_resource(dir);
+    list_files(dir)
+        .into_iter()
+        .filter_map(|file| match resolve_within(&file, &project) {
+            Ok(real) => Some(real),
+            Err(why) => {
+                warnings.push(not_read(&file, &why));
+                None
+            }
+        })
+        .collect()
+}
+
+/// The warning for a project file left unread because of where it leads.
+fn not_read(path: &Path, why: &str) -> String {
+    format!(
+        "{} was not read: {why} (TRUST-5: a trusted project's files come from the project)",
+        path.display()
+    )
+}
+
+/// A trusted project's system prompt file, read only when its real path
+/// stays inside the project (TRUST-5: `.ploy/SYSTEM.md -> ~/.ssh/id_rsa`
+/// is not read into the system prompt). The resolved path is what is read.
 fn read_text_resource(path: &Path, warnings: &mut Vec<String>) -> Option<ContextFile> {
-    match read_capped(path, MAX_SYSTEM_PROMPT_BYTES) {
+    let real = match resolve_within(path, &project_of_resource(path)) {
+        Ok(real) => real,
+        Err(why) => {
+            warnings.push(not_read(path, &why));
+            return None;
+        }
+    };
+    match read_capped(&real, MAX_SYSTEM_PROMPT_BYTES) {
         Ok((text, cut)) => {
             if cut {
                 warnings.push(format!(

@@ -85,11 +85,48 @@ pub fn parse_front_matter(text: &str) -> Result<(String, String), String> {
 /// Finds every `SKILL.md` under `root` (at most [`MAX_SKILL_DEPTH`] folders
 /// deep; symlinked folders are not followed, so a loop cannot trap the walk).
 pub fn discover_skills(root: &Path, source: SkillSource, warnings: &mut Vec<String>) -> Vec<Skill> {
+    discover(root, source, None, warnings)
+}
+
+/// [`discover_skills`] for a trusted project's skills folder: a `SKILL.md`
+/// whose real path (links followed, the folder's own included) leaves
+/// `project`, or is one of its secret files, is skipped with a warning
+/// naming it and TRUST-5 (`skills/x/SKILL.md -> ~/.ssh/id_rsa` is never
+/// read); a skill's path is the resolved one, so a later read of its body
+/// reads what was checked.
+pub fn discover_project_skills(
+    root: &Path,
+    project: &Path,
+    warnings: &mut Vec<String>,
+) -> Vec<Skill> {
+    discover(root, SkillSource::Project, Some(project), warnings)
+}
+
+fn discover(
+    root: &Path,
+    source: SkillSource,
+    within: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Vec<Skill> {
     let mut skills = Vec::new();
     let mut files = Vec::new();
     collect(root, 0, &mut files);
     files.sort();
-    for path in files {
+    for found in files {
+        let path = match within {
+            None => found,
+            Some(project) => match crate::context::resolve_within(&found, project) {
+                Ok(real) => real,
+                Err(why) => {
+                    warnings.push(format!(
+                        "skill {} skipped: {why} (TRUST-5: a trusted project's skills come \
+                         from the project)",
+                        found.display()
+                    ));
+                    continue;
+                }
+            },
+        };
         let parsed = crate::context::read_capped(&path, MAX_SKILL_BYTES)
             .and_then(|(text, _)| parse_front_matter(&text));
         match parsed {

@@ -495,3 +495,95 @@ fn the_users_own_agents_skills_load_as_user_skills_not_project_resources() {
         ploy_trust::skills::SkillSource::User
     );
 }
+
+// proves: TRUST-5 (a trusted project's system prompt files, skills and
+// prompts are read only when their real path stays inside the project:
+// `.ploy/SYSTEM.md -> ~/.ssh/id_rsa`, a skill linked to a file outside, a
+// skills folder that is a link out, a prompt linked to the user's files,
+// and a link to the project's own `.env` are skipped with a warning naming
+// the file and TRUST-5; links that stay inside still load)
+#[test]
+fn a_trusted_projects_files_that_lead_out_of_it_are_not_read() {
+    use std::os::unix::fs::symlink;
+    let env = env(USER_SETTINGS);
+    let outside = env.root.join("home");
+    fs::create_dir_all(outside.join(".ssh")).unwrap();
+    let key = outside.join(".ssh/id_rsa");
+    fs::write(
+        &key,
+        "-----BEGIN OPENSSH PRIVATE KEY----- never in a prompt",
+    )
+    .unwrap();
+    // A file outside that parses as a skill: without the check it loads.
+    fs::create_dir_all(outside.join("notes/skills/stolen")).unwrap();
+    fs::write(
+        outside.join("notes/skills/stolen/SKILL.md"),
+        "---\nname: stolen\ndescription: the user's private notes\n---\nPRIVATE\n",
+    )
+    .unwrap();
+    let project = env.root.join("clone");
+    let ploy = project.join(".ploy");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    fs::create_dir_all(ploy.join("skills/own")).unwrap();
+    fs::create_dir_all(ploy.join("skills/linked")).unwrap();
+    fs::create_dir_all(ploy.join("prompts")).unwrap();
+    fs::create_dir_all(project.join(".agents")).unwrap();
+    fs::create_dir_all(project.join("docs")).unwrap();
+    symlink(&key, ploy.join("SYSTEM.md")).unwrap();
+    fs::write(project.join(".env"), "API_KEY=never-in-a-prompt").unwrap();
+    symlink("../.env", ploy.join("APPEND_SYSTEM.md")).unwrap();
+    fs::write(
+        project.join("docs/own.md"),
+        "---\nname: own\ndescription: the project's skill\n---\n",
+    )
+    .unwrap();
+    symlink("../../../docs/own.md", ploy.join("skills/own/SKILL.md")).unwrap();
+    symlink(
+        outside.join("notes/skills/stolen/SKILL.md"),
+        ploy.join("skills/linked/SKILL.md"),
+    )
+    .unwrap();
+    symlink(outside.join("notes/skills"), project.join(".agents/skills")).unwrap();
+    symlink(&key, ploy.join("prompts/review.md")).unwrap();
+    fs::write(project.join("docs/fix.md"), "fix it").unwrap();
+    symlink("../../docs/fix.md", ploy.join("prompts/fix.md")).unwrap();
+
+    let mut opts = options(&project);
+    opts.flag = Some(true);
+    let loaded = load_project(&env.dirs, &opts, &mut ScriptedPrompt::default()).unwrap();
+    assert!(loaded.resolution.is_trusted());
+    assert!(loaded.system_prompt.is_none(), "{:?}", loaded.system_prompt);
+    assert!(
+        loaded.append_system_prompt.is_none(),
+        "{:?}",
+        loaded.append_system_prompt
+    );
+    let names: Vec<&str> = loaded.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["own"], "{:?}", loaded.warnings);
+    assert!(loaded.skills[0].path.starts_with(project.join("docs")));
+    assert_eq!(loaded.prompts, [project.join("docs/fix.md")]);
+    for name in [
+        ".ploy/SYSTEM.md",
+        ".ploy/APPEND_SYSTEM.md",
+        ".ploy/skills/linked/SKILL.md",
+        ".agents/skills/stolen/SKILL.md",
+        ".ploy/prompts/review.md",
+    ] {
+        assert!(
+            loaded
+                .warnings
+                .iter()
+                .any(|w| w.contains(name) && w.contains("TRUST-5")),
+            "{name}: {:?}",
+            loaded.warnings
+        );
+    }
+    assert!(
+        !loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("PRIVATE") || w.contains("never-in-a-prompt")),
+        "{:?}",
+        loaded.warnings
+    );
+}

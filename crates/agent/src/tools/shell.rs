@@ -135,6 +135,7 @@ impl Tool for Shell {
         let plan = ShellPlan {
             command: command.to_string(),
             reaches_network: action.reaches_network(),
+            secret_read: action.secret_sent().map(str::to_string),
         };
         Ok(Prepared {
             actions: vec![action],
@@ -152,12 +153,15 @@ impl Tool for Shell {
             let ShellPlan {
                 command,
                 reaches_network,
+                secret_read,
             } = plan;
             let ctx = ctx.clone();
             let (stop, watcher) = stop_flag(&ctx.cancel);
             let joined = tokio::task::spawn_blocking(move || match ctx.profile.sandbox() {
                 SandboxMode::WorkspaceWrite => run_sandboxed(&ctx, &command, stop),
-                SandboxMode::DangerFullAccess => run_on_host(&ctx, &command, reaches_network),
+                SandboxMode::DangerFullAccess => {
+                    run_on_host(&ctx, &command, reaches_network, secret_read.as_deref())
+                }
             })
             .await;
             watcher.abort();
@@ -225,6 +229,10 @@ fn run_sandboxed(ctx: &ToolContext, command: &str, stop: Arc<AtomicBool>) -> Too
 struct ShellPlan {
     command: String,
     reaches_network: bool,
+    /// A secret the line reads by naming it (a secret file, a credential
+    /// store a command prints from) while another of its commands reaches
+    /// the network (`Action::secret_sent`).
+    secret_read: Option<String>,
 }
 
 /// Before a line that reaches the network runs on the host (round7 #1):
@@ -233,7 +241,11 @@ struct ShellPlan {
 /// (TAINT-1) — durably, or the line does not run (TAINT-3). Without the
 /// sandbox its program connects by itself, so this is the one place ploy
 /// sees that traffic; the sandbox (no network) is the closed form.
-fn guard_host_network(ctx: &ToolContext, command: &str) -> Result<(), ToolError> {
+fn guard_host_network(
+    ctx: &ToolContext,
+    command: &str,
+    secret_read: Option<&str>,
+) -> Result<(), ToolError> {
     // A URL written in the line, or an address its options or proxy
     // variables hide (round7 #6 residue: `curl --resolve h:443:127.0.0.1`).
     ploy_egress::check_urls_in_text(command)
@@ -246,6 +258,17 @@ fn guard_host_network(ctx: &ToolContext, command: &str) -> Result<(), ToolError>
         return Err(ToolError::rule(
             "BEYOND-6",
             format!("{read}, and the line reaches the network"),
+        ));
+    }
+    // So does `gh auth token | curl -d @- …` or `cat ~/.aws/credentials |
+    // nc …`: a secret the line reads by naming it (round8 #4).
+    if let Some(read) = secret_read {
+        return Err(ToolError::rule(
+            "BEYOND-6",
+            format!(
+                "the line reads `{read}` (a secret file or a credential store), and the line \
+                 reaches the network"
+            ),
         ));
     }
     let mark = TaintMark {
@@ -262,13 +285,18 @@ fn guard_host_network(ctx: &ToolContext, command: &str) -> Result<(), ToolError>
         })
 }
 
-fn run_on_host(ctx: &ToolContext, command: &str, reaches_network: bool) -> ToolOutput {
+fn run_on_host(
+    ctx: &ToolContext,
+    command: &str,
+    reaches_network: bool,
+    secret_read: Option<&str>,
+) -> ToolOutput {
     // Outside the sandbox any program may send what it is given: a known
     // secret in the line is refused whatever it names (round8 #2).
     if let Err(err) = ctx.host_door.check_if_known(command) {
         return ToolOutput::error("shell", &err);
     }
-    if reaches_network && let Err(err) = guard_host_network(ctx, command) {
+    if reaches_network && let Err(err) = guard_host_network(ctx, command, secret_read) {
         return ToolOutput::error("shell", &err);
     }
     let host = HostCommand {
