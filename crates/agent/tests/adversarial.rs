@@ -733,11 +733,11 @@ async fn a_host_command_never_sends_a_stored_credential() {
             Effect::Allow,
             "~/.config/gh/**",
         ),
-        Rule::new(ActionKind::Read, Effect::Allow, &format!("{outside}/**")),
+        Rule::new(ActionKind::Read, Effect::Allow, format!("{outside}/**")),
         Rule::new(
             ActionKind::ExternalDirectory,
             Effect::Allow,
-            &format!("{outside}/**"),
+            format!("{outside}/**"),
         ),
     ]));
     run.web = Some(knowing(&world, &[]));
