@@ -1553,6 +1553,8 @@ fn round7_6_addresses_hidden_in_options_ask() {
     .enumerate()
     {
         let answer = world.pre(&format!("t{n}"), "Bash", bash(line));
+        assert_eq!(decision(&answer), Some("allow"), "{line}: {answer:?}");
+    }
 }
 
 // round8 #4: a Bash line that prints a stored credential asks as a read of
