@@ -30,8 +30,20 @@ const CUT_JUNK_BYTES: usize = 8;
 
 /// Gram length of the prefilter.
 const GRAM: usize = 4;
-/// log2 of the prefilter's bit count (4 Mi bits = 512 KiB per table).
+/// log2 of the prefilter's largest bit count (4 Mi bits = 512 KiB per
+/// table), reached from about 130,000 grams (a hundred secrets).
 const FILTER_BITS_LOG2: u32 = 22;
+/// log2 of the prefilter's smallest bit count (8 Ki bits = 1 KiB).
+const MIN_FILTER_BITS_LOG2: u32 = 13;
+/// Bits of each table per gram it holds. A table is sized to its patterns,
+/// not fixed: a process that checks one short text (a hook call, one
+/// command line) paid for zeroing and faulting in 1 MiB of tables for a few
+/// thousand grams (about 250 page faults, a third of a hook call's extra
+/// CPU; issue 16). At 32 bits a gram, two bits each, a probe of ordinary
+/// text passes the 4-byte table about 0.4% of the time and the 8-byte
+/// confirmation as rarely, so the matcher still sees almost nothing of
+/// clean text; a smaller table also stays in cache (issue 14).
+const FILTER_BITS_PER_GRAM: usize = 32;
 /// Folds ASCII letters of a gram to lower case (and a few other bytes with
 /// them: the filter may only answer "maybe" more often, never "no" for a
 /// gram that case-insensitively matches a pattern's).
@@ -58,26 +70,44 @@ struct GramFilter {
     /// The 8-byte grams; `None` when a pattern is shorter than 8 bytes.
     long: Option<Vec<u64>>,
     step: usize,
+    /// How far a hash is shifted right to index a word of either table
+    /// (64 - log2 of the word count).
+    shift: u32,
 }
 
 impl GramFilter {
     /// The word of the table and the two bits in it for a hash: one memory
     /// access a probe (a blocked Bloom filter: both bits in one word).
-    fn word_and_bits(hash: u64) -> (usize, u64) {
-        let word = (hash >> (64 - (FILTER_BITS_LOG2 - 6))) as usize;
+    /// `shift`: 64 - log2 of the table's word count (at most 2^16 words,
+    /// so the word comes from bits the two bit positions do not use).
+    fn word_and_bits(hash: u64, shift: u32) -> (usize, u64) {
+        let word = (hash >> shift) as usize;
         let bits = 1u64 << ((hash >> 20) & 63) | 1u64 << ((hash >> 26) & 63);
         (word, bits)
     }
 
-    fn slots(gram: u32) -> (usize, u64) {
-        GramFilter::word_and_bits(u64::from(gram | GRAM_FOLD).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    fn slots(gram: u32, shift: u32) -> (usize, u64) {
+        GramFilter::word_and_bits(
+            u64::from(gram | GRAM_FOLD).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            shift,
+        )
     }
 
-    fn long_slots(gram: u64) -> (usize, u64) {
+    fn long_slots(gram: u64, shift: u32) -> (usize, u64) {
         let mut hash = (gram | LONG_GRAM_FOLD).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         hash ^= hash >> 32;
         hash = hash.wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        GramFilter::word_and_bits(hash)
+        GramFilter::word_and_bits(hash, shift)
+    }
+
+    /// log2 of the bit count of a table holding `grams` grams
+    /// ([`FILTER_BITS_PER_GRAM`] each, a power of two, between the bounds).
+    fn bits_log2(grams: usize) -> u32 {
+        grams
+            .saturating_mul(FILTER_BITS_PER_GRAM)
+            .checked_next_power_of_two()
+            .map_or(FILTER_BITS_LOG2, usize::trailing_zeros)
+            .clamp(MIN_FILTER_BITS_LOG2, FILTER_BITS_LOG2)
     }
 
     fn gram_at(bytes: &[u8], at: usize) -> u32 {
@@ -106,18 +136,26 @@ impl GramFilter {
         if min_len < GRAM {
             return None;
         }
-        let words = (1usize << FILTER_BITS_LOG2) / 64;
+        // Both tables the size the 4-byte grams ask for (there are at
+        // least as many of them as of 8-byte grams).
+        let grams: usize = patterns.iter().map(|p| p.len() - GRAM + 1).sum();
+        let log2 = GramFilter::bits_log2(grams);
+        let shift = 64 - (log2 - 6);
+        let words = (1usize << log2) / 64;
         let mut bits = vec![0u64; words];
         let mut long = (min_len >= LONG_GRAM).then(|| vec![0u64; words]);
         for pattern in patterns {
             let bytes = pattern.as_bytes();
             for at in 0..=bytes.len() - GRAM {
-                GramFilter::set(&mut bits, GramFilter::slots(GramFilter::gram_at(bytes, at)));
+                GramFilter::set(
+                    &mut bits,
+                    GramFilter::slots(GramFilter::gram_at(bytes, at), shift),
+                );
             }
             if let Some(long) = &mut long {
                 for at in 0..=bytes.len() - LONG_GRAM {
                     let gram = GramFilter::long_gram_at(bytes, at);
-                    GramFilter::set(long, GramFilter::long_slots(gram));
+                    GramFilter::set(long, GramFilter::long_slots(gram, shift));
                 }
             }
         }
@@ -125,6 +163,7 @@ impl GramFilter {
             bits,
             long,
             step: min_len - GRAM + 1,
+            shift,
         })
     }
 
@@ -132,7 +171,7 @@ impl GramFilter {
     fn hit(&self, window: &[u8], at: usize) -> bool {
         if !GramFilter::test(
             &self.bits,
-            GramFilter::slots(GramFilter::gram_at(window, at)),
+            GramFilter::slots(GramFilter::gram_at(window, at), self.shift),
         ) {
             return false;
         }
@@ -144,7 +183,7 @@ impl GramFilter {
             from + LONG_GRAM <= window.len()
                 && GramFilter::test(
                     long,
-                    GramFilter::long_slots(GramFilter::long_gram_at(window, from)),
+                    GramFilter::long_slots(GramFilter::long_gram_at(window, from), self.shift),
                 )
         })
     }
@@ -441,5 +480,56 @@ fn decoded_form(view: &View) -> SecretForm {
         SecretForm::Percent
     } else {
         SecretForm::Decoded
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table_bytes(engine: &Engine) -> usize {
+        engine.filter.as_ref().map_or(0, |f| {
+            8 * (f.bits.len() + f.long.as_ref().map_or(0, Vec::len))
+        })
+    }
+
+    // proves: REDACT-1 (a redactor built for a few secrets, as a hook call
+    // builds one, sizes its prefilter to its patterns: a fixed 1 MiB was
+    // zeroed and faulted in by every such process, issue 16) and the
+    // smaller table still finds every occurrence in every listed form
+    #[test]
+    fn a_few_secrets_get_a_small_prefilter_that_still_finds_them() {
+        let secret = "sk-live-0123456789abcdefXYZ".to_string();
+        let engine = Engine::build(vec![secret.clone()]).expect("builds");
+        let bytes = table_bytes(&engine);
+        assert!(bytes > 0, "a 27-byte secret is sampled");
+        assert!(
+            bytes <= 128 << 10,
+            "one secret's prefilter takes {bytes} bytes"
+        );
+        // Every listed pattern of the secret, alone and inside text, is found
+        // through the (small) prefilter.
+        for (pattern, _) in patterns_for(&secret) {
+            let text = format!("prefix {pattern} suffix");
+            let mut found = Vec::new();
+            engine.collect(text.as_bytes(), true, &mut found);
+            assert!(!found.is_empty(), "pattern {pattern:?} not found");
+        }
+    }
+
+    // proves: REDACT-1 (a hundred secrets still get the full-size table,
+    // so the prefilter's false hits stay rare on large sets)
+    #[test]
+    fn many_secrets_keep_the_largest_prefilter() {
+        let secrets: Vec<String> = (0..100)
+            .map(|i| {
+                format!(
+                    "sk-bench-{i:04}-{:016x}",
+                    (i as u64 + 1).wrapping_mul(0x9e37_79b9)
+                )
+            })
+            .collect();
+        let engine = Engine::build(secrets).expect("builds");
+        assert_eq!(table_bytes(&engine), 2 * ((1usize << FILTER_BITS_LOG2) / 8));
     }
 }

@@ -503,17 +503,22 @@ fn project_secret_files(project: &Path) -> Result<Vec<(PathBuf, FileUse)>, Known
             if seen > MAX_WALK_ENTRIES {
                 break;
             }
-            listed.push(entry);
+            listed.push((entry.file_name(), entry));
         }
-        listed.sort_by_key(std::fs::DirEntry::file_name);
-        for entry in listed {
-            let name = entry.file_name();
+        // By name, each name read once (sorting by `DirEntry::file_name`
+        // allocated two names per comparison: a quarter of the walk's CPU
+        // on a 10,000-file project, issue 11). Names in a folder are unique.
+        listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (name, entry) in listed {
             let Some(name) = name.to_str() else { continue };
-            let location = if relative.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{relative}/{name}")
-            };
+            // Joined by hand: `format!` cost more than the name rule on
+            // every entry of a large project (issue 11).
+            let mut location = String::with_capacity(relative.len() + 1 + name.len());
+            if !relative.is_empty() {
+                location.push_str(&relative);
+                location.push('/');
+            }
+            location.push_str(name);
             // The entry itself, never what a link points to.
             let Ok(file_type) = entry.file_type() else {
                 continue;

@@ -58,6 +58,9 @@ struct Pattern {
     slashes: Option<usize>,
     /// The bytes every match ends with (after the last wildcard).
     tail: Vec<u8>,
+    /// The byte every match starts with, when the tokens start with one:
+    /// most paths are told apart by it before anything else is compared.
+    head: Option<u8>,
 }
 
 /// The globs of the secret-file rule, ready to match.
@@ -103,13 +106,14 @@ impl NameGlobs {
             Some(byte) => &self.by_last[usize::from(*byte)],
             None => &[],
         };
+        let starts = Starts::of(path);
         let mut best: Option<usize> = None;
         for &at in ending.iter().chain(&self.open_ended) {
             let pattern = &self.patterns[at];
             if best.is_some_and(|b| b <= pattern.index) {
                 continue;
             }
-            if pattern.matches(path) {
+            if pattern.matches(path, &starts) {
                 best = Some(pattern.index);
             }
         }
@@ -144,53 +148,93 @@ impl Pattern {
             })
             .collect();
         tail.reverse();
+        let head = match tokens.first() {
+            Some(Token::Byte(byte)) => Some(*byte),
+            _ => None,
+        };
         Some(Self {
             index,
             tokens,
             any_folders,
             slashes,
             tail,
+            head,
         })
     }
 
-    fn matches(&self, path: &[u8]) -> bool {
-        if !path.ends_with(&self.tail) {
-            return false;
-        }
+    fn matches(&self, path: &[u8], starts: &Starts) -> bool {
         if !self.any_folders {
-            return matches_from(&self.tokens, path);
+            return path.ends_with(&self.tail) && matches_from(&self.tokens, path);
         }
         match self.slashes {
             // The tokens match exactly `n` slashes and nothing else can
             // take one: they start after the `n + 1`-th `/` from the end,
             // or at the start when the path has exactly `n`.
-            Some(n) => {
-                let mut seen = 0;
-                let mut start = None;
-                for (at, byte) in path.iter().enumerate().rev() {
-                    if *byte == b'/' {
-                        seen += 1;
-                        if seen == n + 1 {
-                            start = Some(at + 1);
-                            break;
-                        }
-                    }
+            Some(n) => match starts.start(path, n) {
+                Some(start) => {
+                    let part = &path[start..];
+                    self.head.is_none_or(|head| part.first() == Some(&head))
+                        && part.ends_with(&self.tail)
+                        && matches_from(&self.tokens, part)
                 }
-                match start {
-                    Some(start) => matches_from(&self.tokens, &path[start..]),
-                    None if seen == n => matches_from(&self.tokens, path),
-                    None => false,
-                }
-            }
+                None => false,
+            },
             // `(?:/?|.*/)`: nothing, or up to any `/`.
             None => {
-                matches_from(&self.tokens, path)
+                (path.ends_with(&self.tail) && matches_from(&self.tokens, path))
                     || path
                         .iter()
                         .enumerate()
                         .any(|(at, b)| *b == b'/' && matches_from(&self.tokens, &path[at + 1..]))
             }
         }
+    }
+}
+
+/// How many spans [`Starts`] keeps (the rule's globs span at most 2 `/`).
+const SPANS: usize = 8;
+
+/// Where in one path the part spanning exactly `n` `/` to its end starts,
+/// found once per path for every pattern (issue 11: each pattern scanned
+/// the path again, on every file of a project's walk).
+struct Starts {
+    /// `at[n]`: after the `n + 1`-th `/` from the end; 0 when the path
+    /// has exactly `n`; `None` when it has fewer.
+    at: [Option<usize>; SPANS],
+}
+
+impl Starts {
+    fn of(path: &[u8]) -> Self {
+        let mut at = [None; SPANS];
+        let mut seen = 0;
+        for (index, byte) in path.iter().enumerate().rev() {
+            if *byte == b'/' {
+                at[seen] = Some(index + 1);
+                seen += 1;
+                if seen == SPANS {
+                    return Self { at };
+                }
+            }
+        }
+        at[seen] = Some(0);
+        Self { at }
+    }
+
+    /// The start for `n` `/` (scanned again only past [`SPANS`]).
+    fn start(&self, path: &[u8], n: usize) -> Option<usize> {
+        if let Some(start) = self.at.get(n) {
+            return *start;
+        }
+        let mut seen = 0;
+        for (at, byte) in path.iter().enumerate().rev() {
+            if *byte == b'/' {
+                seen += 1;
+                if seen == n + 1 {
+                    return Some(at + 1);
+                }
+            }
+        }
+        (seen == n).then_some(0)
     }
 }
 
@@ -420,6 +464,14 @@ mod tests {
             "",
             "/",
             "é.env",
+            // More `/` than `Starts` keeps (SPANS), and exactly that many.
+            "1/2/3/4/5/6/7/8/9/.aws/sso/cache/t.json",
+            "1/2/3/4/5/6/7/8/9/x.pem",
+            "1/2/3/4/5/6/7/8/9/10/id_rsa",
+            "2/3/4/5/6/7/8/.env",
+            "1/2/3/4/5/6/7/8/.env",
+            "1/2/3/4/5/6/7/8/9/plain/name",
+            "1/2/3/4/5/6/7/8/9/.envs/a",
         ] {
             assert_eq!(
                 matcher.first_match(path.as_bytes()),
