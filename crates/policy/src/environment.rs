@@ -152,9 +152,7 @@ fn dumped_by(command: &ploy_shell::SimpleCommand) -> Option<String> {
 }
 
 fn dumped_through(program: &Word, args: &[&Word], depth: usize) -> Option<String> {
-    let Some(text) = program.value.as_deref() else {
-        return None;
-    };
+    let text = program.value.as_deref()?;
     let name = crate::launchers::program_name(text);
     if depth > MAX_LAUNCH_DEPTH {
         return Some(name.to_string());
@@ -165,19 +163,19 @@ fn dumped_through(program: &Word, args: &[&Word], depth: usize) -> Option<String
     }
     if name == "find" {
         for (start, end) in crate::shell::find_exec_ranges(args) {
-            if let Some((inner, rest)) = args[start..end].split_first() {
-                if let Some(found) = dumped_through(inner, rest, depth + 1) {
-                    return Some(found);
-                }
+            if let Some((inner, rest)) = args[start..end].split_first()
+                && let Some(found) = dumped_through(inner, rest, depth + 1)
+            {
+                return Some(found);
             }
         }
     }
     let launched = crate::launchers::launched(name, args)?;
     for start in &launched.starts {
-        if let Some((inner, rest)) = args.get(*start..).and_then(|a| a.split_first()) {
-            if let Some(found) = dumped_through(inner, rest, depth + 1) {
-                return Some(found);
-            }
+        if let Some((inner, rest)) = args.get(*start..).and_then(|a| a.split_first())
+            && let Some(found) = dumped_through(inner, rest, depth + 1)
+        {
+            return Some(found);
         }
     }
     launched.lines.iter().find_map(|line| {
