@@ -284,3 +284,17 @@ fn round8_7_pytest_runs_need_their_configuration_read() {
         );
     }
 }
+
+// proves: PROOF-1 (the validator never panics: the 10-minute fuzz run after
+// the round8 changes found `cargo clippy -- tϑ…` slicing a lint argument
+// inside a two-byte character)
+#[test]
+fn fuzz_crash_lint_argument_with_a_multibyte_second_character_is_refused() {
+    for line in [
+        "cargo clippy --workspace -- -Dwa/dev\u{3d1}ullrnings -W cllippy --workce -- -Dwa/dev\u{3d1}ullrnings -Wipp -- t\u{3d1}ullrnings -Wipp -- tesdtestrnticesdtestrntic",
+        "cargo clippy -- t\u{3d1}x",
+        "cargo clippy -- -\u{3d1}x",
+    ] {
+        assert!(!validate(line).is_accepted(), "{line}");
+    }
+}

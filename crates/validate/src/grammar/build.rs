@@ -370,7 +370,12 @@ fn lint_args(ctx: &mut Ctx, args: &[String]) {
             "-D" | "-W" | "-A" | "-F" | "--deny" | "--warn" | "--allow" | "--forbid" => {
                 (arg.as_str(), None)
             }
-            a if a.len() > 2 && ["-D", "-W", "-A", "-F"].contains(&&a[..2]) => {
+            // `get`: the second character may be more than one byte (the
+            // fuzzer's `tϑ…` panicked on a byte slice here).
+            a if a.len() > 2
+                && a.get(..2)
+                    .is_some_and(|p| ["-D", "-W", "-A", "-F"].contains(&p)) =>
+            {
                 (&a[..2], Some(&a[2..]))
             }
             a => {
