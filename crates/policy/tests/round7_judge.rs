@@ -11,15 +11,7 @@ use ploy_policy::{
 
 mod support;
 
-use support::{root, rules};
-
-/// The red team's settings: every command and every edit allowed.
-fn allow_all() -> Rules {
-    rules(&[
-        (ActionKind::Shell, Effect::Allow, "*"),
-        (ActionKind::Edit, Effect::Allow, "**"),
-    ])
-}
+use support::{allow_all, root, rules};
 
 /// (verdict, requirement) for `line` under `rules`.
 fn judge(line: &str, rules: &Rules) -> (String, &'static str) {

@@ -8,7 +8,7 @@ use ploy_policy::{Action, ActionKind, Approvals, ConversationRules, Effect, Perm
 
 mod support;
 
-use support::{root, rules};
+use support::{allow_all, root, rules};
 
 /// (verdict, requirement) for `line` under `rules`.
 fn judge(line: &str, rules: &ploy_policy::Rules) -> (String, &'static str) {
@@ -293,14 +293,6 @@ fn round8_4_a_named_secret_read_is_reported_with_the_network() {
         let action = Action::shell("bash", line, &root());
         assert_eq!(action.secret_sent(), None, "{line}");
     }
-}
-
-/// The red team's settings: every command and every edit allowed.
-fn allow_all() -> ploy_policy::Rules {
-    rules(&[
-        (ActionKind::Shell, Effect::Allow, "*"),
-        (ActionKind::Edit, Effect::Allow, "**"),
-    ])
 }
 
 // proves: PERM-7 (round8 #11, the judge's side: git commands that change

@@ -18,3 +18,12 @@ pub fn rules(list: &[(ActionKind, Effect, &str)]) -> Rules {
     .unwrap();
     Rules::builtin().with_layer(layer, ProjectTrust::Untrusted)
 }
+
+/// The red team's settings: every command and every edit allowed.
+#[allow(dead_code)] // not every test file that includes this module uses it
+pub fn allow_all() -> Rules {
+    rules(&[
+        (ActionKind::Shell, Effect::Allow, "*"),
+        (ActionKind::Edit, Effect::Allow, "**"),
+    ])
+}
