@@ -18,6 +18,8 @@
 //!   process). No test seam is compiled into ploy: the fixture sites are,
 //!   to the egress door, hosts on the internet.
 //! * [`sites`]: the fixture sites and the sink (every request recorded).
+//! * [`round9`]: round 9's outside attack as scenarios (options and
+//!   variables that run commands, `xargs` input, venv start-up files).
 //! * [`run`]: the runner (each run a fresh project, home and state; `ploy`
 //!   started through the process door) and the judging on real effects.
 //! * [`judge`]: pure judging (what stopped a call; whether a request
@@ -28,6 +30,7 @@ pub mod faces;
 pub mod families;
 pub mod judge;
 pub mod report;
+pub mod round9;
 pub mod run;
 pub mod scenario;
 pub mod sites;

@@ -284,7 +284,7 @@ pub(crate) fn s(
 
 /// Every scenario, in report order: the agent's, the judge alone (no
 /// sandbox), secrets in project files, transformed secrets, the hook's and
-/// `ploy mcp`'s, the grep oracle and round 7's attacks; known gaps included
+/// `ploy mcp`'s, the grep oracle and rounds 7 and 9's attacks; known gaps included
 /// ([`Scenario::gap`]).
 pub fn all() -> Vec<Scenario> {
     let mut all = agent();
@@ -295,6 +295,7 @@ pub fn all() -> Vec<Scenario> {
     all.extend(crate::families::mcp());
     all.extend(crate::families::oracles());
     all.extend(crate::families::round7());
+    all.extend(crate::round9::round9());
     all
 }
 
